@@ -1,0 +1,24 @@
+//! The Relay-style IR: types, expressions, modules, the op registry, structural equality and
+//! hashing, and the well-formedness check. `ir` knows nothing about passes, the text format's
+//! parser, the command language or any front end.
+
+pub mod attrs;
+pub mod dtype;
+pub mod expr;
+pub mod module;
+pub mod op;
+mod op_table;
+pub mod structural;
+pub mod tensor;
+pub mod types;
+pub mod visit;
+pub mod well_formed;
+
+pub use attrs::{AttrValue, Attrs};
+pub use dtype::DType;
+pub use expr::{Call, Expr, ExprKind, Function, GlobalVar, If, Let, Span, Var};
+pub use module::{Module, ModuleError, SourceFile, TypeDef};
+pub use op::{Op, OpPattern};
+pub use structural::{expr_equal, expr_hash, module_equal, module_hash};
+pub use tensor::{Constant, TensorData};
+pub use types::{Dim, TensorType, Type};

@@ -1,0 +1,197 @@
+//! Attributes: of op calls (typed by the op's schema, stored in schema order with defaults
+//! filled in) and of functions (an ordered dictionary such as `Primitive=1`).
+
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// One attribute value, as the text format spells it.
+#[derive(Clone, Debug)]
+pub enum AttrValue {
+    /// `None` / `nullptr`.
+    Null,
+    Bool(bool),
+    /// An integer immediate with its bit width (32 prints plain, 64 as `1i64`, 16 as `1i16`).
+    Int(i64, u8),
+    /// A floating-point value (doubles and float immediates both print as `0.5f`).
+    Float(f64),
+    Str(Arc<str>),
+    Array(Arc<[AttrValue]>),
+    /// `?` (a dynamic extent inside an attribute).
+    Any,
+    /// `meta[Key][i]`: an object kept by reference to the metadata table.
+    Meta(Arc<str>, usize),
+}
+
+impl PartialEq for AttrValue {
+    fn eq(&self, other: &Self) -> bool {
+        use AttrValue::*;
+        match (self, other) {
+            (Null, Null) | (Any, Any) => true,
+            (Bool(a), Bool(b)) => a == b,
+            (Int(a, wa), Int(b, wb)) => a == b && wa == wb,
+            (Float(a), Float(b)) => a.to_bits() == b.to_bits() || (a == b),
+            (Str(a), Str(b)) => a == b,
+            (Array(a), Array(b)) => a == b,
+            (Meta(ka, ia), Meta(kb, ib)) => ka == kb && ia == ib,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for AttrValue {}
+
+impl Hash for AttrValue {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        std::mem::discriminant(self).hash(h);
+        match self {
+            AttrValue::Null | AttrValue::Any => {}
+            AttrValue::Bool(b) => b.hash(h),
+            AttrValue::Int(v, w) => (v, w).hash(h),
+            AttrValue::Float(f) => (if *f == 0.0 { 0.0f64 } else { *f }).to_bits().hash(h),
+            AttrValue::Str(s) => s.hash(h),
+            AttrValue::Array(a) => a.hash(h),
+            AttrValue::Meta(k, i) => (k, i).hash(h),
+        }
+    }
+}
+
+impl AttrValue {
+    pub fn int(v: i64) -> AttrValue {
+        AttrValue::Int(v, 32)
+    }
+
+    pub fn str(s: &str) -> AttrValue {
+        AttrValue::Str(s.into())
+    }
+
+    pub fn ints(vs: &[i64]) -> AttrValue {
+        AttrValue::Array(vs.iter().map(|v| AttrValue::int(*v)).collect())
+    }
+
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            AttrValue::Int(v, _) => Some(*v),
+            AttrValue::Bool(b) => Some(*b as i64),
+            _ => None,
+        }
+    }
+
+    pub fn as_float(&self) -> Option<f64> {
+        match self {
+            AttrValue::Float(v) => Some(*v),
+            AttrValue::Int(v, _) => Some(*v as f64),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            AttrValue::Bool(b) => Some(*b),
+            AttrValue::Int(v, _) => Some(*v != 0),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            AttrValue::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&[AttrValue]> {
+        match self {
+            AttrValue::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// An array of integers (`[1, 2]`), or a single integer as a one-element list.
+    pub fn as_int_list(&self) -> Option<Vec<i64>> {
+        match self {
+            AttrValue::Array(a) => a.iter().map(AttrValue::as_int).collect(),
+            AttrValue::Int(v, _) => Some(vec![*v]),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, AttrValue::Null)
+    }
+}
+
+/// The attributes of a call: `None` for calls without any, otherwise an ordered field list.
+#[derive(Clone, Default, PartialEq, Eq, Hash, Debug)]
+pub struct Attrs(pub Option<Arc<AttrsNode>>);
+
+/// The body of [`Attrs`].
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct AttrsNode {
+    /// The attrs type key (`relay.attrs.Conv2DAttrs`, or the `attrs_type_key=` of a non-op call).
+    pub type_key: Option<Arc<str>>,
+    /// Fields in printing order. For ops with a schema every field is present.
+    pub fields: Vec<(Arc<str>, AttrValue)>,
+}
+
+impl Attrs {
+    pub const NONE: Attrs = Attrs(None);
+
+    pub fn new(type_key: Option<&str>, fields: Vec<(Arc<str>, AttrValue)>) -> Attrs {
+        Attrs(Some(Arc::new(AttrsNode {
+            type_key: type_key.map(Into::into),
+            fields,
+        })))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.as_ref().is_none_or(|n| n.fields.is_empty())
+    }
+
+    pub fn fields(&self) -> &[(Arc<str>, AttrValue)] {
+        self.0.as_ref().map(|n| n.fields.as_slice()).unwrap_or(&[])
+    }
+
+    pub fn type_key(&self) -> Option<&str> {
+        self.0.as_ref().and_then(|n| n.type_key.as_deref())
+    }
+
+    pub fn get(&self, name: &str) -> Option<&AttrValue> {
+        self.fields()
+            .iter()
+            .find(|(k, _)| &**k == name)
+            .map(|(_, v)| v)
+    }
+
+    pub fn get_int(&self, name: &str) -> Option<i64> {
+        self.get(name).and_then(AttrValue::as_int)
+    }
+
+    pub fn get_float(&self, name: &str) -> Option<f64> {
+        self.get(name).and_then(AttrValue::as_float)
+    }
+
+    pub fn get_bool(&self, name: &str) -> Option<bool> {
+        self.get(name).and_then(AttrValue::as_bool)
+    }
+
+    pub fn get_str(&self, name: &str) -> Option<&str> {
+        self.get(name).and_then(AttrValue::as_str)
+    }
+
+    pub fn get_ints(&self, name: &str) -> Option<Vec<i64>> {
+        self.get(name).and_then(AttrValue::as_int_list)
+    }
+
+    /// A copy with one field set (replaced in place, or appended when new).
+    pub fn with(&self, name: &str, value: AttrValue) -> Attrs {
+        let mut node = self.0.as_deref().cloned().unwrap_or(AttrsNode {
+            type_key: None,
+            fields: Vec::new(),
+        });
+        match node.fields.iter_mut().find(|(k, _)| &**k == name) {
+            Some(slot) => slot.1 = value,
+            None => node.fields.push((name.into(), value)),
+        }
+        Attrs(Some(Arc::new(node)))
+    }
+}

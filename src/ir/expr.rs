@@ -1,0 +1,470 @@
+//! Expressions: immutable nodes shared by reference counting. A pass that changes one call
+//! rebuilds only the path to it; everything else is shared with the input, so older module
+//! values stay valid and cheap to keep.
+//!
+//! Identity matters: two `Expr`s are the same node when they point at the same allocation
+//! ([`Expr::ptr_eq`], [`Expr::id`]); variables are identified by their `VarNode`, never by name.
+//! Dropping is iterative, so a million-deep let chain is freed without recursion.
+
+use super::attrs::{AttrValue, Attrs};
+use super::op::Op;
+use super::tensor::Constant;
+use super::types::Type;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// A byte range in the source text an expression was parsed from.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Span {
+    pub lo: u32,
+    pub hi: u32,
+}
+
+impl Span {
+    pub const DUMMY: Span = Span { lo: 0, hi: 0 };
+
+    pub fn new(lo: usize, hi: usize) -> Span {
+        Span {
+            lo: lo as u32,
+            hi: hi as u32,
+        }
+    }
+
+    pub fn is_dummy(&self) -> bool {
+        self.lo == 0 && self.hi == 0
+    }
+}
+
+/// A local variable. Identity is the allocation; the name is only a hint for printing.
+#[derive(Clone)]
+pub struct Var(Arc<VarNode>);
+
+/// The body of a [`Var`].
+#[derive(Debug)]
+pub struct VarNode {
+    pub name: Arc<str>,
+    /// The type annotation written on the binder (`%x: T`), if any.
+    pub ann: Option<Type>,
+    /// The `{virtual_device=...}` pseudo-attribute of a function parameter.
+    pub virtual_device: Option<AttrValue>,
+    id: u64,
+}
+
+static NEXT_VAR: AtomicU64 = AtomicU64::new(1);
+
+impl Var {
+    pub fn new(name: &str, ann: Option<Type>) -> Var {
+        Var::with_device(name, ann, None)
+    }
+
+    pub fn with_device(name: &str, ann: Option<Type>, vd: Option<AttrValue>) -> Var {
+        Var(Arc::new(VarNode {
+            name: name.into(),
+            ann,
+            virtual_device: vd,
+            id: NEXT_VAR.fetch_add(1, Ordering::Relaxed),
+        }))
+    }
+
+    /// A process-unique id, stable for the life of the variable.
+    pub fn id(&self) -> u64 {
+        self.0.id
+    }
+
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    pub fn ann(&self) -> Option<&Type> {
+        self.0.ann.as_ref()
+    }
+
+    /// A fresh variable with the same name and a new annotation.
+    pub fn with_ann(&self, ann: Option<Type>) -> Var {
+        Var::with_device(&self.0.name, ann, self.0.virtual_device.clone())
+    }
+}
+
+impl std::ops::Deref for Var {
+    type Target = VarNode;
+    fn deref(&self) -> &VarNode {
+        &self.0
+    }
+}
+
+impl PartialEq for Var {
+    fn eq(&self, o: &Var) -> bool {
+        Arc::ptr_eq(&self.0, &o.0)
+    }
+}
+impl Eq for Var {}
+impl std::hash::Hash for Var {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.id.hash(h)
+    }
+}
+impl fmt::Debug for Var {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "%{}#{}", self.0.name, self.0.id)
+    }
+}
+
+/// A reference to a global function, `@name`. Globals are identified by name.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct GlobalVar(pub Arc<str>);
+
+impl GlobalVar {
+    pub fn new(name: &str) -> GlobalVar {
+        GlobalVar(name.into())
+    }
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A call: of an op, a function literal, a variable or a global.
+#[derive(Clone, Debug)]
+pub struct Call {
+    pub callee: Expr,
+    pub args: Vec<Expr>,
+    pub attrs: Attrs,
+}
+
+/// `let %var = value; body`.
+#[derive(Clone, Debug)]
+pub struct Let {
+    pub var: Var,
+    pub value: Expr,
+    pub body: Expr,
+}
+
+/// `if (cond) { then } else { else }`.
+#[derive(Clone, Debug)]
+pub struct If {
+    pub cond: Expr,
+    pub then_branch: Expr,
+    pub else_branch: Expr,
+}
+
+/// A function: `fn (%x: T, Primitive=1) -> R { body }` or the body of a `def`.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub params: Vec<Var>,
+    pub body: Expr,
+    pub ret_type: Option<Type>,
+    /// Function attributes in the order written (`Primitive=1`, `Compiler="x"`, ...).
+    pub attrs: Vec<(Arc<str>, AttrValue)>,
+}
+
+impl Function {
+    pub fn attr(&self, name: &str) -> Option<&AttrValue> {
+        self.attrs.iter().find(|(k, _)| &**k == name).map(|(_, v)| v)
+    }
+
+    /// True for functions a function pass must skip: `SkipOptimization` or `Extern` non-zero,
+    /// or any `Compiler` attribute.
+    pub fn skips_optimization(&self) -> bool {
+        let nonzero = |k| self.attr(k).is_some_and(|v| v.as_int().unwrap_or(1) != 0);
+        nonzero("SkipOptimization") || nonzero("Extern") || self.attr("Compiler").is_some()
+    }
+
+    /// The function's type, when every parameter and the result are annotated.
+    pub fn func_type(&self) -> Option<Type> {
+        let params = self
+            .params
+            .iter()
+            .map(|p| p.ann().cloned())
+            .collect::<Option<Vec<_>>>()?;
+        Some(Type::func(params, self.ret_type.clone()?))
+    }
+}
+
+/// The kinds of expression.
+#[derive(Debug)]
+pub enum ExprKind {
+    Var(Var),
+    GlobalVar(GlobalVar),
+    Constant(Constant),
+    Tuple(Vec<Expr>),
+    TupleGetItem(Expr, usize),
+    Call(Call),
+    Let(Let),
+    If(If),
+    Function(Function),
+    Op(Op),
+}
+
+/// The body of an [`Expr`].
+#[derive(Debug)]
+pub struct ExprNode {
+    pub kind: ExprKind,
+    /// The checked type (filled in by type inference), if known.
+    pub ty: Option<Type>,
+    /// Where the expression came from, when it was parsed from text.
+    pub span: Span,
+}
+
+/// An immutable, shared expression node.
+#[derive(Clone)]
+pub struct Expr(Arc<ExprNode>);
+
+impl Expr {
+    pub fn new(kind: ExprKind) -> Expr {
+        Expr(Arc::new(ExprNode {
+            kind,
+            ty: None,
+            span: Span::DUMMY,
+        }))
+    }
+
+    pub fn with_info(kind: ExprKind, ty: Option<Type>, span: Span) -> Expr {
+        Expr(Arc::new(ExprNode { kind, ty, span }))
+    }
+
+    pub fn var(v: &Var) -> Expr {
+        Expr::new(ExprKind::Var(v.clone()))
+    }
+
+    pub fn global(name: &str) -> Expr {
+        Expr::new(ExprKind::GlobalVar(GlobalVar::new(name)))
+    }
+
+    pub fn op(op: Op) -> Expr {
+        Expr::new(ExprKind::Op(op))
+    }
+
+    /// A constant node (untyped until type inference runs, as in TVM).
+    pub fn constant(c: Constant) -> Expr {
+        Expr::new(ExprKind::Constant(c))
+    }
+
+    pub fn tuple(fields: Vec<Expr>) -> Expr {
+        Expr::new(ExprKind::Tuple(fields))
+    }
+
+    pub fn get_item(tuple: Expr, index: usize) -> Expr {
+        Expr::new(ExprKind::TupleGetItem(tuple, index))
+    }
+
+    pub fn call(callee: Expr, args: Vec<Expr>, attrs: Attrs) -> Expr {
+        Expr::new(ExprKind::Call(Call {
+            callee,
+            args,
+            attrs,
+        }))
+    }
+
+    /// A call of a registered op with its default attributes (panics on an unknown op name:
+    /// for programmatic construction with literal names).
+    pub fn call_op(name: &str, args: Vec<Expr>) -> Expr {
+        let op = Op::get(name).unwrap_or_else(|| panic!("unknown op {name}"));
+        Expr::call(Expr::op(op), args, op.default_attrs())
+    }
+
+    pub fn let_(var: Var, value: Expr, body: Expr) -> Expr {
+        Expr::new(ExprKind::Let(Let { var, value, body }))
+    }
+
+    pub fn if_(cond: Expr, then_branch: Expr, else_branch: Expr) -> Expr {
+        Expr::new(ExprKind::If(If {
+            cond,
+            then_branch,
+            else_branch,
+        }))
+    }
+
+    pub fn function(f: Function) -> Expr {
+        Expr::new(ExprKind::Function(f))
+    }
+
+    pub fn kind(&self) -> &ExprKind {
+        &self.0.kind
+    }
+
+    pub fn ty(&self) -> Option<&Type> {
+        self.0.ty.as_ref()
+    }
+
+    pub fn span(&self) -> Span {
+        self.0.span
+    }
+
+    /// A copy of this node (same children) with another checked type.
+    pub fn with_ty(&self, ty: Option<Type>) -> Expr {
+        Expr::with_info(self.0.kind.shallow_clone(), ty, self.0.span)
+    }
+
+    /// A new node of the given kind that keeps this node's span (and no type).
+    pub fn rebuild(&self, kind: ExprKind) -> Expr {
+        Expr::with_info(kind, None, self.0.span)
+    }
+
+    /// True when both handles point at the same node.
+    pub fn ptr_eq(&self, other: &Expr) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// The node's identity, for memo tables (valid while the node is alive).
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
+    pub fn as_function(&self) -> Option<&Function> {
+        match &self.0.kind {
+            ExprKind::Function(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    pub fn as_var(&self) -> Option<&Var> {
+        match &self.0.kind {
+            ExprKind::Var(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn as_call(&self) -> Option<&Call> {
+        match &self.0.kind {
+            ExprKind::Call(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    pub fn as_constant(&self) -> Option<&Constant> {
+        match &self.0.kind {
+            ExprKind::Constant(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The op, when this is a call of an op.
+    pub fn call_op_of(&self) -> Option<(Op, &Call)> {
+        let call = self.as_call()?;
+        match call.callee.kind() {
+            ExprKind::Op(op) => Some((*op, call)),
+            _ => None,
+        }
+    }
+
+    /// Number of references to this node (for "used once" decisions).
+    pub fn strong_count(&self) -> usize {
+        Arc::strong_count(&self.0)
+    }
+
+    /// The direct children in evaluation order (callee first, then arguments).
+    pub fn children(&self) -> Vec<&Expr> {
+        let mut out = Vec::new();
+        self.0.kind.for_each_child(|c| out.push(c));
+        out
+    }
+}
+
+impl ExprKind {
+    /// Calls `f` on each direct child expression, callee before arguments.
+    pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
+        match self {
+            ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_) => {}
+            ExprKind::Tuple(fs) => fs.iter().for_each(f),
+            ExprKind::TupleGetItem(t, _) => f(t),
+            ExprKind::Call(c) => {
+                f(&c.callee);
+                c.args.iter().for_each(f);
+            }
+            ExprKind::Let(l) => {
+                f(&l.value);
+                f(&l.body);
+            }
+            ExprKind::If(i) => {
+                f(&i.cond);
+                f(&i.then_branch);
+                f(&i.else_branch);
+            }
+            ExprKind::Function(fun) => f(&fun.body),
+        }
+    }
+
+    /// A copy that shares every child.
+    pub fn shallow_clone(&self) -> ExprKind {
+        match self {
+            ExprKind::Var(v) => ExprKind::Var(v.clone()),
+            ExprKind::GlobalVar(g) => ExprKind::GlobalVar(g.clone()),
+            ExprKind::Constant(c) => ExprKind::Constant(c.clone()),
+            ExprKind::Tuple(fs) => ExprKind::Tuple(fs.clone()),
+            ExprKind::TupleGetItem(t, i) => ExprKind::TupleGetItem(t.clone(), *i),
+            ExprKind::Call(c) => ExprKind::Call(c.clone()),
+            ExprKind::Let(l) => ExprKind::Let(l.clone()),
+            ExprKind::If(i) => ExprKind::If(i.clone()),
+            ExprKind::Function(f) => ExprKind::Function(f.clone()),
+            ExprKind::Op(o) => ExprKind::Op(*o),
+        }
+    }
+
+    /// The name of the node kind, for messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ExprKind::Var(_) => "variable",
+            ExprKind::GlobalVar(_) => "global",
+            ExprKind::Constant(_) => "constant",
+            ExprKind::Tuple(_) => "tuple",
+            ExprKind::TupleGetItem(..) => "tuple projection",
+            ExprKind::Call(_) => "call",
+            ExprKind::Let(_) => "let",
+            ExprKind::If(_) => "if",
+            ExprKind::Function(_) => "function",
+            ExprKind::Op(_) => "op",
+        }
+    }
+}
+
+impl fmt::Debug for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Expr({} @{:x})", self.0.kind.name(), self.id())
+    }
+}
+
+/// A shared leaf used as a placeholder while dismantling nodes in `Drop`.
+fn placeholder() -> Expr {
+    static LEAF: OnceLock<Expr> = OnceLock::new();
+    LEAF.get_or_init(|| Expr::new(ExprKind::Tuple(Vec::new())))
+        .clone()
+}
+
+impl ExprKind {
+    /// Moves the child expressions out of this node (leaving placeholders) onto `out`.
+    fn take_children(&mut self, out: &mut Vec<Expr>) {
+        let mut take = |e: &mut Expr| out.push(std::mem::replace(e, placeholder()));
+        match self {
+            ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_) => {}
+            ExprKind::Tuple(fs) => out.append(fs),
+            ExprKind::TupleGetItem(t, _) => take(t),
+            ExprKind::Call(c) => {
+                take(&mut c.callee);
+                out.append(&mut c.args);
+            }
+            ExprKind::Let(l) => {
+                take(&mut l.value);
+                take(&mut l.body);
+            }
+            ExprKind::If(i) => {
+                take(&mut i.cond);
+                take(&mut i.then_branch);
+                take(&mut i.else_branch);
+            }
+            ExprKind::Function(f) => take(&mut f.body),
+        }
+    }
+}
+
+impl Drop for ExprNode {
+    fn drop(&mut self) {
+        // Iterative teardown: move children onto a work list and free the ones we own last.
+        let mut stack = Vec::new();
+        self.kind.take_children(&mut stack);
+        while let Some(e) = stack.pop() {
+            if let Some(mut node) = Arc::into_inner(e.0) {
+                node.kind.take_children(&mut stack);
+            }
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Modules: an ordered list of global functions plus module attributes. A module is a value:
+//! cloning it copies a few pointers, and every change returns a new module.
+
+use super::attrs::AttrValue;
+use super::expr::{Expr, ExprKind, Function, GlobalVar};
+use super::types::Type;
+use std::sync::Arc;
+
+/// The text a module was parsed from, so diagnostics can point into it.
+#[derive(Debug)]
+pub struct SourceFile {
+    pub name: String,
+    pub text: String,
+}
+
+/// An algebraic data type definition, `type List[A] { Cons(A, List[A]), Nil }`. passlab keeps
+/// and prints these; programs that construct or match ADT values are not supported.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TypeDef {
+    pub name: Arc<str>,
+    pub params: Vec<Arc<str>>,
+    /// Constructors: name and field types.
+    pub ctors: Vec<(Arc<str>, Vec<Type>)>,
+}
+
+/// An IR module.
+#[derive(Clone, Default)]
+pub struct Module {
+    funcs: Vec<(GlobalVar, Expr)>,
+    /// ADT type definitions, in the order written.
+    pub type_defs: Vec<TypeDef>,
+    /// Module attributes, in insertion order.
+    pub attrs: Vec<(Arc<str>, AttrValue)>,
+    /// The source text, when the module was parsed.
+    pub source: Option<Arc<SourceFile>>,
+}
+
+/// Why a module edit was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModuleError {
+    Duplicate(String),
+    Missing(String),
+    NotAFunction(String),
+}
+
+impl std::fmt::Display for ModuleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModuleError::Duplicate(n) => write!(f, "the module already has a function @{n}"),
+            ModuleError::Missing(n) => write!(f, "the module has no function @{n}"),
+            ModuleError::NotAFunction(n) => write!(f, "@{n} must be bound to a function"),
+        }
+    }
+}
+
+impl std::error::Error for ModuleError {}
+
+impl Module {
+    pub fn new() -> Module {
+        Module::default()
+    }
+
+    /// The functions in module order.
+    pub fn functions(&self) -> impl Iterator<Item = (&GlobalVar, &Expr)> {
+        self.funcs.iter().map(|(g, e)| (g, e))
+    }
+
+    pub fn len(&self) -> usize {
+        self.funcs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.funcs.is_empty()
+    }
+
+    pub fn names(&self) -> Vec<&str> {
+        self.funcs.iter().map(|(g, _)| g.name()).collect()
+    }
+
+    /// The function expression bound to `@name`.
+    pub fn get(&self, name: &str) -> Option<&Expr> {
+        self.funcs
+            .iter()
+            .find(|(g, _)| g.name() == name)
+            .map(|(_, e)| e)
+    }
+
+    /// The function bound to `@name`.
+    pub fn get_function(&self, name: &str) -> Option<&Function> {
+        self.get(name).and_then(Expr::as_function)
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// Adds a new function; an existing name is an error.
+    pub fn add(&mut self, name: &str, func: Expr) -> Result<(), ModuleError> {
+        check_function(name, &func)?;
+        if self.contains(name) {
+            return Err(ModuleError::Duplicate(name.into()));
+        }
+        self.funcs.push((GlobalVar::new(name), func));
+        Ok(())
+    }
+
+    /// Adds or replaces a function (a replaced function keeps its position).
+    pub fn update(&mut self, name: &str, func: Expr) -> Result<(), ModuleError> {
+        check_function(name, &func)?;
+        match self.funcs.iter_mut().find(|(g, _)| g.name() == name) {
+            Some(slot) => slot.1 = func,
+            None => self.funcs.push((GlobalVar::new(name), func)),
+        }
+        Ok(())
+    }
+
+    /// Replaces an existing function.
+    pub fn replace(&mut self, name: &str, func: Expr) -> Result<(), ModuleError> {
+        if !self.contains(name) {
+            return Err(ModuleError::Missing(name.into()));
+        }
+        self.update(name, func)
+    }
+
+    /// Removes a function, returning it.
+    pub fn remove(&mut self, name: &str) -> Result<Expr, ModuleError> {
+        let pos = self
+            .funcs
+            .iter()
+            .position(|(g, _)| g.name() == name)
+            .ok_or_else(|| ModuleError::Missing(name.into()))?;
+        Ok(self.funcs.remove(pos).1)
+    }
+
+    /// A module with the same functions, each mapped through `f` (in module order).
+    pub fn map_functions<E>(
+        &self,
+        mut f: impl FnMut(&GlobalVar, &Expr) -> Result<Expr, E>,
+    ) -> Result<Module, E> {
+        let mut out = self.clone();
+        for slot in out.funcs.iter_mut() {
+            slot.1 = f(&slot.0, &slot.1)?;
+        }
+        Ok(out)
+    }
+
+    pub fn attr(&self, name: &str) -> Option<&AttrValue> {
+        self.attrs.iter().find(|(k, _)| &**k == name).map(|(_, v)| v)
+    }
+
+    /// True when both modules hold the very same function nodes (no pass changed anything).
+    pub fn same_as(&self, other: &Module) -> bool {
+        self.funcs.len() == other.funcs.len()
+            && self
+                .funcs
+                .iter()
+                .zip(&other.funcs)
+                .all(|((ga, ea), (gb, eb))| ga == gb && ea.ptr_eq(eb))
+            && self.attrs == other.attrs
+            && self.type_defs == other.type_defs
+    }
+}
+
+fn check_function(name: &str, func: &Expr) -> Result<(), ModuleError> {
+    match func.kind() {
+        ExprKind::Function(_) => Ok(()),
+        _ => Err(ModuleError::NotAFunction(name.into())),
+    }
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Module({})", self.names().join(", "))
+    }
+}

@@ -1,0 +1,247 @@
+//! The op registry: every Relay operator passlab knows, with its arity, attribute schema,
+//! fusion pattern (TVM's `TOpPattern`) and stateful flag. The table itself lives in
+//! `op_table.rs`; this file holds the types and the lookups.
+
+use super::attrs::{AttrValue, Attrs};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+/// TVM's `TOpPattern`, which FuseOps uses to decide what may be fused.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum OpPattern {
+    ElemWise = 0,
+    Broadcast = 1,
+    Injective = 2,
+    CommReduce = 3,
+    OutEWiseFusable = 4,
+    Tuple = 7,
+    Opaque = 8,
+}
+
+/// The declared type of an attribute field, used to coerce parsed values.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum AttrKind {
+    Int,
+    Bool,
+    Double,
+    Str,
+    /// A dtype, written as a string (`"float32"`); null means "same as the input".
+    DType,
+    /// An array of integers or of arrays (`[1, 1]`, `[[0, 0], [1, 1]]`), or an index expression.
+    Array,
+    /// Anything (`ObjectRef` fields such as `indices_or_sections`).
+    Any,
+}
+
+/// A field's default value; `None` in [`AttrField::default`] means "required".
+#[derive(Clone, Copy, Debug)]
+pub enum AttrDefault {
+    Null,
+    Int(i64),
+    Bool(bool),
+    Double(f64),
+    Str(&'static str),
+    Ints(&'static [i64]),
+}
+
+impl AttrDefault {
+    pub fn to_value(self) -> AttrValue {
+        match self {
+            AttrDefault::Null => AttrValue::Null,
+            AttrDefault::Int(v) => AttrValue::int(v),
+            AttrDefault::Bool(b) => AttrValue::Bool(b),
+            AttrDefault::Double(f) => AttrValue::Float(f),
+            AttrDefault::Str(s) => AttrValue::str(s),
+            AttrDefault::Ints(vs) => AttrValue::ints(vs),
+        }
+    }
+}
+
+/// One field of an attribute schema.
+#[derive(Debug)]
+pub struct AttrField {
+    pub name: &'static str,
+    pub kind: AttrKind,
+    /// `None`: no default, so the field is always printed and required when parsing.
+    pub default: Option<AttrDefault>,
+}
+
+/// The attribute schema of an attrs type (`relay.attrs.Conv2DAttrs`), fields in printing order.
+#[derive(Debug)]
+pub struct AttrSchema {
+    pub type_key: &'static str,
+    pub fields: &'static [AttrField],
+}
+
+/// One registered operator.
+#[derive(Debug)]
+pub struct OpDef {
+    pub name: &'static str,
+    /// Number of inputs (`-1`: variadic).
+    pub num_inputs: i32,
+    /// `None` when TVM registers no pattern (FuseOps treats it as opaque).
+    pub pattern: Option<OpPattern>,
+    pub stateful: bool,
+    /// Not a computation (`on_device`, memory and VM ops): FoldConstant leaves them alone.
+    pub non_computational: bool,
+    /// The TVM type relation name, for documentation and `help`.
+    pub type_rel: &'static str,
+    /// The attrs type key, when the op has attributes (`relay.attrs.Conv2DAttrs`).
+    pub attrs_type_key: Option<&'static str>,
+    /// The schema of those attributes, when passlab knows it; ops with an attrs type but no
+    /// schema accept any fields and keep them in the order written.
+    pub schema: Option<&'static AttrSchema>,
+}
+
+/// A reference to a registered operator; equal when it is the same op.
+#[derive(Clone, Copy)]
+pub struct Op(pub &'static OpDef);
+
+impl PartialEq for Op {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+impl Eq for Op {}
+impl std::hash::Hash for Op {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.name.hash(h)
+    }
+}
+
+impl fmt::Debug for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Op({})", self.0.name)
+    }
+}
+
+impl std::ops::Deref for Op {
+    type Target = OpDef;
+    fn deref(&self) -> &OpDef {
+        self.0
+    }
+}
+
+fn index() -> &'static HashMap<&'static str, &'static OpDef> {
+    static INDEX: OnceLock<HashMap<&'static str, &'static OpDef>> = OnceLock::new();
+    INDEX.get_or_init(|| super::op_table::OPS.iter().map(|d| (d.name, d)).collect())
+}
+
+impl Op {
+    /// Looks an op up by name (`nn.conv2d`).
+    pub fn get(name: &str) -> Option<Op> {
+        index().get(name).map(|d| Op(d))
+    }
+
+    /// Looks an op up, or returns an error that suggests the closest known names.
+    pub fn lookup(name: &str) -> Result<Op, String> {
+        Op::get(name).ok_or_else(|| {
+            let names: Vec<&str> = all().map(|o| o.name).collect();
+            match crate::suggest::closest(name, names.iter().copied()) {
+                Some(s) => format!("unknown op `{name}`; did you mean `{s}`?"),
+                None => format!("unknown op `{name}`"),
+            }
+        })
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.0.name
+    }
+
+    /// The fusion pattern, opaque when TVM registers none.
+    pub fn pattern_or_opaque(&self) -> OpPattern {
+        self.0.pattern.unwrap_or(OpPattern::Opaque)
+    }
+
+    /// Builds this op's attributes from `key=value` pairs as written: checks the names against the
+    /// schema, coerces values to the field kinds, fills in defaults and reports missing required
+    /// fields. Ops without a schema keep the pairs as given.
+    pub fn make_attrs(&self, given: Vec<(Arc<str>, AttrValue)>) -> Result<Attrs, String> {
+        let Some(schema) = self.0.schema else {
+            if given.is_empty() && self.0.attrs_type_key.is_none() {
+                return Ok(Attrs::NONE);
+            }
+            return Ok(Attrs::new(self.0.attrs_type_key, given));
+        };
+        for (k, _) in &given {
+            if !schema.fields.iter().any(|f| f.name == &**k) {
+                let names = schema.fields.iter().map(|f| f.name);
+                let hint = crate::suggest::closest(k, names)
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                return Err(format!(
+                    "`{}` has no attribute `{k}` (its attributes: {}){hint}",
+                    self.0.name,
+                    schema
+                        .fields
+                        .iter()
+                        .map(|f| f.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+        }
+        let mut fields = Vec::with_capacity(schema.fields.len());
+        for f in schema.fields {
+            let value = match given.iter().find(|(k, _)| &**k == f.name) {
+                Some((_, v)) => coerce(f, v.clone())?,
+                None => match f.default {
+                    Some(d) => d.to_value(),
+                    None => {
+                        return Err(format!(
+                            "`{}` needs the attribute `{}` (write `{}=None` for a null value)",
+                            self.0.name, f.name, f.name
+                        ))
+                    }
+                },
+            };
+            fields.push((f.name.into(), value));
+        }
+        Ok(Attrs::new(Some(schema.type_key), fields))
+    }
+
+    /// The default attributes of this op (only for ops whose fields all have defaults).
+    pub fn default_attrs(&self) -> Attrs {
+        self.make_attrs(Vec::new()).unwrap_or(Attrs::NONE)
+    }
+}
+
+/// Every registered op, in table order.
+pub fn all() -> impl Iterator<Item = Op> {
+    super::op_table::OPS.iter().map(Op)
+}
+
+/// Whether a field equals its declared default (such fields are not printed).
+pub fn is_default(schema: &AttrSchema, name: &str, value: &AttrValue) -> bool {
+    schema
+        .fields
+        .iter()
+        .find(|f| f.name == name)
+        .and_then(|f| f.default)
+        .is_some_and(|d| d.to_value() == *value)
+}
+
+fn coerce(field: &AttrField, v: AttrValue) -> Result<AttrValue, String> {
+    let bad = |v: &AttrValue| {
+        Err(format!(
+            "attribute `{}` expects {:?}, got {}",
+            field.name,
+            field.kind,
+            crate::text::attr_value_to_string(v)
+        ))
+    };
+    Ok(match (field.kind, v) {
+        (_, AttrValue::Null) => AttrValue::Null,
+        (_, v @ AttrValue::Meta(..)) => v,
+        (AttrKind::Double, AttrValue::Int(i, _)) => AttrValue::Float(i as f64),
+        (AttrKind::Double, v @ AttrValue::Float(_)) => v,
+        (AttrKind::Int, v @ AttrValue::Int(..)) => v,
+        (AttrKind::Int, AttrValue::Bool(b)) => AttrValue::int(b as i64),
+        (AttrKind::Bool, AttrValue::Int(i, _)) => AttrValue::Bool(i != 0),
+        (AttrKind::Bool, v @ AttrValue::Bool(_)) => v,
+        (AttrKind::Str | AttrKind::DType, v @ AttrValue::Str(_)) => v,
+        (AttrKind::Array | AttrKind::Any, v) => v,
+        (_, v) => return bad(&v),
+    })
+}

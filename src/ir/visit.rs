@@ -1,0 +1,43 @@
+//! Stack-safe traversals shared by the analyses: post-order over the unique nodes of a DAG,
+//! with no recursion, so million-deep programs are visited in constant stack.
+
+use super::expr::Expr;
+use rustc_hash::FxHashSet;
+
+/// Calls `f` once on every unique node reachable from `root`, children before parents
+/// (callee before arguments, left to right, as TVM's `ExpandDataflow`).
+pub fn post_order(root: &Expr, mut f: impl FnMut(&Expr)) {
+    let mut seen: FxHashSet<usize> = FxHashSet::default();
+    post_order_with(root, &mut seen, &mut f);
+}
+
+/// [`post_order`] sharing a `seen` set across several roots.
+pub fn post_order_with(root: &Expr, seen: &mut FxHashSet<usize>, f: &mut impl FnMut(&Expr)) {
+    if seen.contains(&root.id()) {
+        return;
+    }
+    let mut stack: Vec<(Expr, bool)> = vec![(root.clone(), false)];
+    while let Some((e, expanded)) = stack.pop() {
+        if expanded {
+            f(&e);
+            continue;
+        }
+        if !seen.insert(e.id()) {
+            continue;
+        }
+        stack.push((e.clone(), true));
+        let children = e.children();
+        for c in children.into_iter().rev() {
+            if !seen.contains(&c.id()) {
+                stack.push((c.clone(), false));
+            }
+        }
+    }
+}
+
+/// The number of unique nodes reachable from `root` (a DAG counts shared nodes once).
+pub fn count_nodes(root: &Expr) -> usize {
+    let mut n = 0;
+    post_order(root, |_| n += 1);
+    n
+}

@@ -1,0 +1,1217 @@
+//! The Relay text parser (nom). Grammar and semantics follow TVM's parser as described in
+//! `shared/reference/RELAY_TEXT.md`: `def`s, graph bindings `%N = e;` (no node is created: a
+//! later `%N` *is* `e`, so sharing is preserved), `let`, `if`, tuples and `.N`, `fn` literals,
+//! call attributes checked against the op's schema, scalar literals with suffixes, binary
+//! operators, comments, `meta[...]` with or without a `#[metadata]` section, `free_var`, and
+//! ADT type definitions (kept, not type-checked).
+//!
+//! Differences from TVM, on purpose: graph ids are scoped to one definition and may not be
+//! rebound; a repeated `def` is an error; a file that holds a single bare expression becomes
+//! `@main`; projections may follow calls (`f(x).0`); programs that construct or match ADT values,
+//! or use references, are refused with a "not supported" error.
+//!
+//! Nesting depth is unbounded: let chains and binding sequences are parsed in a loop, and the
+//! recursive parts grow the stack on demand (`stacker`).
+
+use super::lexer::*;
+use super::metadata::{self, MetaTable};
+use crate::diagnostic::Diagnostic;
+use crate::ir::op::Op;
+use crate::ir::*;
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::sync::Arc;
+
+/// A syntax or name error, with the byte span it points at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    pub message: String,
+    pub span: Span,
+    pub label: Option<String>,
+}
+
+impl ParseError {
+    /// `error: ...`, then `--> name:line:col`, the line and a caret.
+    pub fn render(&self, source_name: &str, text: &str, color: bool) -> String {
+        self.diagnostic().render(source_name, text, color)
+    }
+
+    pub fn diagnostic(&self) -> Diagnostic {
+        Diagnostic {
+            message: self.message.clone(),
+            span: self.span,
+            label: self.label.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Parses a module. `source_name` is used in spans' rendering only.
+pub fn parse_module(text: &str, source_name: &str) -> Result<Module, ParseError> {
+    parse_module_with_meta(text, source_name, None)
+}
+
+/// Parses a module; `extra` supplies `meta[...]` entries appended after the file's own (TVM's
+/// `init_meta_table`).
+pub fn parse_module_with_meta(
+    text: &str,
+    source_name: &str,
+    extra: Option<&MetaTable>,
+) -> Result<Module, ParseError> {
+    let (body, meta) = split_metadata(text, extra)?;
+    let p = P::new(text, meta);
+    let mut m = p.run(body, |i| p.module(i))?;
+    m.source = Some(Arc::new(SourceFile {
+        name: source_name.to_string(),
+        text: text.to_string(),
+    }));
+    Ok(m)
+}
+
+/// Parses a single expression (the version header is optional; free variables must be
+/// declared with `free_var`).
+pub fn parse_expr(text: &str) -> Result<Expr, ParseError> {
+    let (body, meta) = split_metadata(text, None)?;
+    let p = P::new(text, meta);
+    p.run(body, |i| {
+        let (i, _) = p.version(i)?;
+        let (i, e) = p.expr(i)?;
+        let (i, _) = ws(i)?;
+        if !i.is_empty() {
+            return fail(i, "end of input");
+        }
+        Ok((i, e))
+    })
+}
+
+fn split_metadata<'t>(
+    text: &'t str,
+    extra: Option<&MetaTable>,
+) -> Result<(&'t str, MetaTable), ParseError> {
+    let (body, mut meta) = match metadata::find_marker(text) {
+        Some(at) => {
+            let json = &text[at + "#[metadata]".len()..];
+            let table = metadata::parse(json).map_err(|message| ParseError {
+                message,
+                span: Span::new(at, at + 11),
+                label: None,
+            })?;
+            (&text[..at], table)
+        }
+        None => (text, MetaTable::default()),
+    };
+    if let Some(extra) = extra {
+        meta.constants.extend(extra.constants.iter().cloned());
+        for (k, v) in &extra.attrs {
+            meta.attrs.entry(k.clone()).or_default().extend(v.iter().cloned());
+        }
+    }
+    Ok((body, meta))
+}
+
+/// Lexical scopes: name to the innermost binding (a var expression).
+#[derive(Default)]
+struct Scopes<'s> {
+    map: FxHashMap<&'s str, Vec<Expr>>,
+    frames: Vec<Vec<&'s str>>,
+}
+
+impl<'s> Scopes<'s> {
+    fn push(&mut self) {
+        self.frames.push(Vec::new());
+    }
+    fn pop(&mut self) {
+        for name in self.frames.pop().unwrap_or_default() {
+            if let Some(v) = self.map.get_mut(name) {
+                v.pop();
+                if v.is_empty() {
+                    self.map.remove(name);
+                }
+            }
+        }
+    }
+    fn bind(&mut self, name: &'s str, e: Expr) {
+        self.map.entry(name).or_default().push(e);
+        if let Some(f) = self.frames.last_mut() {
+            f.push(name);
+        }
+    }
+    fn lookup(&self, name: &str) -> Option<&Expr> {
+        self.map.get(name).and_then(|v| v.last())
+    }
+}
+
+struct P<'s> {
+    src: &'s str,
+    meta: MetaTable,
+    scopes: RefCell<Scopes<'s>>,
+    graph: RefCell<FxHashMap<u64, Expr>>,
+    /// `free_var` declarations (innermost fallback scope).
+    free: RefCell<FxHashMap<&'s str, Expr>>,
+    /// Globals referenced, with where, to check they are defined.
+    globals_used: RefCell<Vec<(String, Span)>>,
+    ctor_names: RefCell<Vec<String>>,
+    meta_consts: RefCell<FxHashMap<usize, Expr>>,
+}
+
+fn op_expr(name: &str) -> Expr {
+    Expr::op(Op::get(name).expect("binary operator ops are registered"))
+}
+
+impl<'s> P<'s> {
+    fn new(src: &'s str, meta: MetaTable) -> Self {
+        P {
+            src,
+            meta,
+            scopes: RefCell::default(),
+            graph: RefCell::default(),
+            free: RefCell::default(),
+            globals_used: RefCell::default(),
+            ctor_names: RefCell::default(),
+            meta_consts: RefCell::default(),
+        }
+    }
+
+    fn off(&self, i: &str) -> usize {
+        self.src.len() - i.len()
+    }
+
+    fn span(&self, from: &str, to: &str) -> Span {
+        Span::new(self.off(from), self.off(to))
+    }
+
+    fn run<T>(&self, input: &'s str, f: impl FnOnce(&'s str) -> R<'s, T>) -> Result<T, ParseError> {
+        match f(input) {
+            Ok((_, v)) => Ok(v),
+            Err(nom::Err::Error(e)) | Err(nom::Err::Failure(e)) => Err(self.to_error(e)),
+            Err(nom::Err::Incomplete(_)) => Err(ParseError {
+                message: "unexpected end of input".into(),
+                span: Span::new(self.src.len(), self.src.len()),
+                label: None,
+            }),
+        }
+    }
+
+    fn to_error(&self, e: PErr<'_>) -> ParseError {
+        let at = self.off(e.input);
+        let len = e.len.max(1).min(self.src.len().saturating_sub(at)).max(0);
+        let span = Span::new(at, at + len);
+        if let Some(message) = e.message {
+            return ParseError {
+                message,
+                span,
+                label: e.label,
+            };
+        }
+        let found = describe(e.input);
+        let mut expected: Vec<String> = e.expected.iter().map(|s| s.to_string()).collect();
+        expected.dedup();
+        let what = match expected.len() {
+            0 => "something else".to_string(),
+            1 => expected[0].clone(),
+            _ => {
+                let last = expected.pop().unwrap_or_default();
+                format!("{} or {}", expected.join(", "), last)
+            }
+        };
+        let tok_len = token_len(e.input);
+        ParseError {
+            message: format!("expected {what}, found {found}"),
+            span: Span::new(at, at + tok_len.max(1).min(self.src.len() - at)),
+            label: Some(format!("expected {what}")),
+        }
+    }
+
+    // ----- module level -------------------------------------------------------------------
+
+    fn version(&self, i: &'s str) -> R<'s, ()> {
+        let (i, _) = ws(i)?;
+        let Some(r) = i.strip_prefix("#[") else {
+            return Ok((i, ()));
+        };
+        let Some(end) = r.find(']') else {
+            return fatal(i, 2, "unterminated `#[...]` header");
+        };
+        let inner = r[..end].trim();
+        let Some(v) = inner.strip_prefix("version") else {
+            return fatal(i, end + 3, "expected `#[version = \"0.0.5\"]`");
+        };
+        let v = v.trim_start().trim_start_matches('=').trim();
+        if v != "\"0.0.5\"" {
+            return fatal(
+                i,
+                end + 3,
+                format!("unsupported text format version {v} (passlab reads \"0.0.5\")"),
+            );
+        }
+        Ok((&r[end + 1..], ()))
+    }
+
+    fn module(&self, i: &'s str) -> R<'s, Module> {
+        let (mut i, _) = self.version(i)?;
+        let mut m = Module::new();
+        loop {
+            let (r, _) = ws(i)?;
+            if r.is_empty() {
+                break;
+            }
+            if keyword("def")(r).is_ok() {
+                let (r2, _) = keyword("def")(r)?;
+                let (r2, _) = ws(r2)?;
+                let name_at = r2;
+                let (r2, name) = global(r2)?;
+                self.graph.borrow_mut().clear();
+                let (r2, f) = self.func_def(r2, name_at)?;
+                if m.contains(name) {
+                    return fatal(name_at, name.len() + 1, format!("@{name} is defined twice"));
+                }
+                m.add(name, f).expect("a function");
+                i = r2;
+            } else if keyword("type")(r).is_ok() {
+                let (r2, td) = self.type_def(r)?;
+                m.type_defs.push(td);
+                i = r2;
+            } else if keyword("extern")(r).is_ok() {
+                return fatal(r, 6, "not supported: `extern type` definitions");
+            } else if m.is_empty() && m.type_defs.is_empty() {
+                // A file holding one bare expression (as TVM's `parse_expr` accepts) becomes @main.
+                let (r2, e) = self.expr(r)?;
+                let (r2, _) = ws(r2)?;
+                if !r2.is_empty() {
+                    return fail(r2, "end of input");
+                }
+                let f = match e.kind() {
+                    ExprKind::Function(_) => e,
+                    _ => Expr::function(Function {
+                        params: Vec::new(),
+                        body: e,
+                        ret_type: None,
+                        attrs: Vec::new(),
+                    }),
+                };
+                m.add("main", f).expect("a function");
+                i = r2;
+            } else {
+                return fail(r, "`def`, `type` or the end of the module");
+            }
+        }
+        for (name, span) in self.globals_used.borrow().iter() {
+            if !m.contains(name) {
+                let at = &self.src[span.lo as usize..];
+                let hint = crate::suggest::closest(name, m.names()).map(|s| format!("did you mean `@{s}`?"));
+                return Err(nom::Err::Failure(
+                    PErr::message(at, name.len() + 1, format!("unknown global function @{name}"))
+                        .with_label(hint),
+                ));
+            }
+        }
+        Ok((i, m))
+    }
+
+    fn type_def(&self, i: &'s str) -> R<'s, TypeDef> {
+        let (i, _) = keyword("type")(i)?;
+        let (i, name) = ident(i)?;
+        let mut params = Vec::new();
+        let mut i = i;
+        if peek(i, "[") {
+            let (r, _) = sym("[")(i)?;
+            i = r;
+            loop {
+                if peek(i, "]") {
+                    break;
+                }
+                let (r, p) = ident(i)?;
+                params.push(Arc::<str>::from(p));
+                i = r;
+                if peek(i, ",") {
+                    i = sym(",")(i)?.0;
+                } else {
+                    break;
+                }
+            }
+            i = sym("]")(i)?.0;
+        }
+        let mut ctors = Vec::new();
+        if peek(i, "{") {
+            i = sym("{")(i)?.0;
+            loop {
+                if peek(i, "}") {
+                    break;
+                }
+                let (r, c) = ident(i)?;
+                i = r;
+                let mut fields = Vec::new();
+                if peek(i, "(") {
+                    i = sym("(")(i)?.0;
+                    loop {
+                        if peek(i, ")") {
+                            break;
+                        }
+                        let (r, t) = self.ty(i)?;
+                        fields.push(t);
+                        i = r;
+                        if peek(i, ",") {
+                            i = sym(",")(i)?.0;
+                        } else {
+                            break;
+                        }
+                    }
+                    i = sym(")")(i)?.0;
+                }
+                self.ctor_names.borrow_mut().push(c.to_string());
+                ctors.push((Arc::<str>::from(c), fields));
+                if peek(i, ",") {
+                    i = sym(",")(i)?.0;
+                } else {
+                    break;
+                }
+            }
+            i = sym("}")(i)?.0;
+        }
+        Ok((
+            i,
+            TypeDef {
+                name: name.into(),
+                params,
+                ctors,
+            },
+        ))
+    }
+
+    // ----- functions ----------------------------------------------------------------------
+
+    /// `( params, attrs ) -> T { body }` after `def @name` or `fn`.
+    fn func_def(&self, i: &'s str, start: &'s str) -> R<'s, Expr> {
+        let (i, _) = ws(i)?;
+        if i.starts_with('[') {
+            return fatal(i, 1, "not supported: type parameters (polymorphic functions)");
+        }
+        let (mut i, _) = sym("(")(i)?;
+        self.scopes.borrow_mut().push();
+        let result = (|| {
+            let mut params: Vec<Var> = Vec::new();
+            let mut attrs = Vec::new();
+            loop {
+                let (r, _) = ws(i)?;
+                if r.starts_with(')') {
+                    break;
+                }
+                if r.starts_with('%') {
+                    let at = r;
+                    let (r, name) = local(r)?;
+                    let (r, vd) = if peek(r, "{") {
+                        let (r, _) = sym("{")(r)?;
+                        let (r, pattrs) = self.attr_list(r, "}")?;
+                        let (r, _) = sym("}")(r)?;
+                        let mut vd = None;
+                        for (k, v) in pattrs {
+                            if &*k == "virtual_device" {
+                                vd = Some(v);
+                            } else {
+                                return fatal(at, name.len() + 1, format!("unknown parameter attribute `{k}`"));
+                            }
+                        }
+                        (r, vd)
+                    } else {
+                        (r, None)
+                    };
+                    let (r, ann) = if peek(r, ":") {
+                        let (r, _) = sym(":")(r)?;
+                        let (r, t) = self.ty(r)?;
+                        (r, Some(t))
+                    } else {
+                        (r, None)
+                    };
+                    if params.iter().any(|p| p.name() == name) {
+                        return fatal(at, name.len() + 1, format!("duplicate parameter %{name}"));
+                    }
+                    let v = Var::with_device(name, ann, vd);
+                    let ve = Expr::with_info(ExprKind::Var(v.clone()), None, self.span(at, r));
+                    self.scopes.borrow_mut().bind(name, ve);
+                    params.push(v);
+                    i = r;
+                } else if self.at_attr(r) {
+                    let (r, a) = self.attr_list(r, ")")?;
+                    attrs = a;
+                    i = r;
+                    break;
+                } else {
+                    return fail(r, "a parameter `%name`, an attribute or `)`");
+                }
+                let (r, _) = ws(i)?;
+                if let Some(r) = r.strip_prefix(',') {
+                    i = r;
+                } else {
+                    i = r;
+                    break;
+                }
+            }
+            let (i, _) = sym(")")(i)?;
+            let (i, ret_type) = if peek(i, "->") {
+                let (i, _) = sym("->")(i)?;
+                let (i, t) = self.ty(i)?;
+                (i, Some(t))
+            } else {
+                (i, None)
+            };
+            let (i, _) = sym("{")(i)?;
+            let (i, body) = self.expr(i)?;
+            let (i, _) = sym("}")(i)?;
+            let f = Function {
+                params,
+                body,
+                ret_type,
+                attrs,
+            };
+            Ok((i, Expr::with_info(ExprKind::Function(f), None, self.span(start, i))))
+        })();
+        self.scopes.borrow_mut().pop();
+        result
+    }
+
+    // ----- expressions --------------------------------------------------------------------
+
+    /// `Stmt (; Stmt)*`: bindings, lets and statements, then the value. Iterative.
+    fn expr(&self, i: &'s str) -> R<'s, Expr> {
+        stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || {
+            self.scopes.borrow_mut().push();
+            let r = self.expr_seq(i);
+            self.scopes.borrow_mut().pop();
+            r
+        })
+    }
+
+    fn expr_seq(&self, mut i: &'s str) -> R<'s, Expr> {
+        let mut lets: Vec<(Var, Expr, Span)> = Vec::new();
+        let last = loop {
+            let (r, _) = ws(i)?;
+            let start = r;
+            if keyword("free_var")(r).is_ok() {
+                let (r, _) = keyword("free_var")(r)?;
+                let (r, _) = ws(r)?;
+                let at = r;
+                let (r, name) = local(r)?;
+                let (r, ann) = if peek(r, ":") {
+                    let (r, _) = sym(":")(r)?;
+                    let (r, t) = self.ty(r)?;
+                    (r, Some(t))
+                } else {
+                    (r, None)
+                };
+                let v = Var::new(name, ann);
+                let ve = Expr::with_info(ExprKind::Var(v), None, self.span(at, r));
+                self.free.borrow_mut().insert(name, ve);
+                let (r, _) = sym(";")(r)?;
+                i = r;
+                continue;
+            }
+            if let Ok((r2, id)) = graph_id(r) {
+                if peek(r2, "=") && !peek(r2, "==") {
+                    let (r2, _) = sym("=")(r2)?;
+                    let (r2, value) = self.bin_expr(r2)?;
+                    let (r2, _) = sym(";")(r2)?;
+                    let mut graph = self.graph.borrow_mut();
+                    if graph.contains_key(&id) {
+                        let len = id.to_string().len() + 1;
+                        return fatal(start, len, format!("%{id} is already bound in this definition"));
+                    }
+                    graph.insert(id, value);
+                    i = r2;
+                    continue;
+                }
+            }
+            if keyword("let")(r).is_ok() {
+                let (r, _) = keyword("let")(r)?;
+                let (r, _) = ws(r)?;
+                let at = r;
+                let (r, name) = local(r)?;
+                let (r, ann) = if peek(r, ":") {
+                    let (r, _) = sym(":")(r)?;
+                    let (r, t) = self.ty(r)?;
+                    (r, Some(t))
+                } else {
+                    (r, None)
+                };
+                let v = Var::new(name, ann);
+                let ve = Expr::with_info(ExprKind::Var(v.clone()), None, self.span(at, r));
+                // Bound before its value so recursive local functions can refer to themselves.
+                self.scopes.borrow_mut().bind(name, ve);
+                let (r, _) = sym("=")(r)?;
+                let (r, value) = self.bin_expr(r)?;
+                let (r, _) = sym(";")(r)?;
+                lets.push((v, value, self.span(start, r)));
+                i = r;
+                continue;
+            }
+            let (r, e) = if r.starts_with('{') {
+                let (r, _) = sym("{")(r)?;
+                let (r, e) = self.expr(r)?;
+                let (r, _) = sym("}")(r)?;
+                (r, e)
+            } else {
+                self.bin_expr(r)?
+            };
+            let (r2, _) = ws(r)?;
+            if let Some(r3) = r2.strip_prefix(';') {
+                lets.push((Var::new("", None), e, self.span(start, r3)));
+                i = r3;
+                continue;
+            }
+            i = r;
+            break e;
+        };
+        let mut body = last;
+        while let Some((var, value, span)) = lets.pop() {
+            body = Expr::with_info(ExprKind::Let(Let { var, value, body }), None, span);
+        }
+        Ok((i, body))
+    }
+
+    fn bin_op(i: &str) -> Option<(&str, &'static str, u8)> {
+        let (i, _) = ws(i).ok()?;
+        let ops: [(&str, &str, u8); 10] = [
+            ("==", "equal", 7),
+            ("!=", "not_equal", 7),
+            ("<=", "less_equal", 8),
+            (">=", "greater_equal", 8),
+            ("<", "less", 8),
+            (">", "greater", 8),
+            ("+", "add", 10),
+            ("-", "subtract", 10),
+            ("*", "multiply", 12),
+            ("/", "divide", 12),
+        ];
+        for (tok, op, prec) in ops {
+            if let Some(r) = i.strip_prefix(tok) {
+                if tok == "-" && r.starts_with('>') {
+                    return None;
+                }
+                return Some((r, op, prec));
+            }
+        }
+        None
+    }
+
+    /// Operands joined by binary operators, by precedence (all left-associative).
+    fn bin_expr(&self, i: &'s str) -> R<'s, Expr> {
+        let (mut i, first) = self.call_expr(i)?;
+        let mut operands = vec![first];
+        let mut ops: Vec<(&'static str, u8)> = Vec::new();
+        let reduce = |operands: &mut Vec<Expr>, op: &'static str| {
+            let r = operands.pop().expect("operand");
+            let l = operands.pop().expect("operand");
+            let span = Span {
+                lo: l.span().lo,
+                hi: r.span().hi,
+            };
+            operands.push(Expr::with_info(
+                ExprKind::Call(Call {
+                    callee: op_expr(op),
+                    args: vec![l, r],
+                    attrs: Attrs::NONE,
+                }),
+                None,
+                span,
+            ));
+        };
+        while let Some((r, op, prec)) = Self::bin_op(i) {
+            while ops.last().is_some_and(|(_, p)| *p >= prec) {
+                let (o, _) = ops.pop().expect("op");
+                reduce(&mut operands, o);
+            }
+            ops.push((op, prec));
+            let (r, e) = self.call_expr(r)?;
+            operands.push(e);
+            i = r;
+        }
+        while let Some((o, _)) = ops.pop() {
+            reduce(&mut operands, o);
+        }
+        Ok((i, operands.pop().expect("operand")))
+    }
+
+    /// An atom followed by any number of calls `(...)` and projections `.N`.
+    fn call_expr(&self, i: &'s str) -> R<'s, Expr> {
+        let (i, _) = ws(i)?;
+        let start = i;
+        let (mut i, mut e) = self.atom(i)?;
+        loop {
+            if i.starts_with('(') || (peek(i, "(") && !matches!(e.kind(), ExprKind::Constant(_))) {
+                let (r, (args, attrs_given, meta_attrs)) = self.call_args(i)?;
+                e = self.make_call(start, r, e, args, attrs_given, meta_attrs)?;
+                i = r;
+            } else if let Some(r) = i.strip_prefix('.') {
+                match nom::character::complete::digit1::<_, PErr>(r) {
+                    Ok((r2, d)) => {
+                        let idx: usize = d.parse().unwrap_or(usize::MAX);
+                        e = Expr::with_info(ExprKind::TupleGetItem(e, idx), None, self.span(start, r2));
+                        i = r2;
+                    }
+                    Err(_) => return fail(r, "a tuple index after `.`"),
+                }
+            } else {
+                break;
+            }
+        }
+        Ok((i, e))
+    }
+
+    fn at_attr(&self, i: &str) -> bool {
+        match hier_name(i) {
+            Ok((r, _)) => peek(r, "=") && !peek(r, "=="),
+            Err(_) => false,
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn call_args(
+        &self,
+        i: &'s str,
+    ) -> R<'s, (Vec<Expr>, Vec<(Arc<str>, AttrValue)>, Option<(&'s str, &'s str, usize)>)> {
+        let (mut i, _) = sym("(")(i)?;
+        let mut args = Vec::new();
+        let mut attrs = Vec::new();
+        let mut meta_attrs = None;
+        loop {
+            let (r, _) = ws(i)?;
+            if r.starts_with(')') {
+                i = r;
+                break;
+            }
+            if self.at_attr(r) {
+                let (r, a) = self.attr_list(r, ")")?;
+                attrs = a;
+                i = r;
+                break;
+            }
+            if r.starts_with("meta[relay.attrs.") {
+                let at = r;
+                let (r, (key, idx)) = meta_ref(r)?;
+                meta_attrs = Some((at, key, idx));
+                let (r, _) = ws(r)?;
+                i = r.strip_prefix(',').unwrap_or(r);
+                break;
+            }
+            let (r, e) = self.expr(r)?;
+            args.push(e);
+            let (r, _) = ws(r)?;
+            if let Some(r) = r.strip_prefix(',') {
+                i = r;
+            } else {
+                i = r;
+                break;
+            }
+        }
+        let (i, _) = sym(")")(i)?;
+        Ok((i, (args, attrs, meta_attrs)))
+    }
+
+    fn make_call(
+        &self,
+        start: &'s str,
+        end: &'s str,
+        callee: Expr,
+        args: Vec<Expr>,
+        mut given: Vec<(Arc<str>, AttrValue)>,
+        meta_attrs: Option<(&'s str, &'s str, usize)>,
+    ) -> Result<Expr, nom::Err<PErr<'s>>> {
+        let span = self.span(start, end);
+        let attrs = if let ExprKind::Op(op) = callee.kind() {
+            if let Some((at, key, idx)) = meta_attrs {
+                let type_key = key;
+                let Some(raw) = self.meta.attrs.get(type_key).and_then(|v| v.get(idx)) else {
+                    return Err(nom::Err::Failure(PErr::message(
+                        at,
+                        at.find(']').map(|n| n + 4).unwrap_or(1),
+                        format!("meta[{key}][{idx}] is not in the metadata table"),
+                    )));
+                };
+                given = raw.to_fields(op.schema);
+            }
+            match op.make_attrs(given) {
+                Ok(a) => a,
+                Err(msg) => {
+                    return Err(nom::Err::Failure(PErr::message(
+                        start,
+                        span.hi as usize - span.lo as usize,
+                        msg,
+                    )))
+                }
+            }
+        } else if given.is_empty() && meta_attrs.is_none() {
+            Attrs::NONE
+        } else {
+            let key = given
+                .iter()
+                .position(|(k, _)| &**k == "attrs_type_key")
+                .map(|p| given.remove(p).1);
+            match key {
+                Some(AttrValue::Str(k)) => Attrs::new(Some(&k), given),
+                _ => {
+                    return Err(nom::Err::Failure(PErr::message(
+                        start,
+                        span.hi as usize - span.lo as usize,
+                        "attributes on a call of a non-operator need `attrs_type_key=\"...\"`",
+                    )))
+                }
+            }
+        };
+        Ok(Expr::with_info(
+            ExprKind::Call(Call {
+                callee,
+                args,
+                attrs,
+            }),
+            None,
+            span,
+        ))
+    }
+
+    fn atom(&self, i: &'s str) -> R<'s, Expr> {
+        let (i, _) = ws(i)?;
+        let start = i;
+        let c = i.chars().next().unwrap_or('\0');
+        match c {
+            '%' => {
+                if let Ok((r, id)) = graph_id(i) {
+                    return match self.graph.borrow().get(&id) {
+                        Some(e) => Ok((r, e.clone())),
+                        None => fatal(i, i.len() - r.len(), format!("%{id} is not bound")),
+                    };
+                }
+                let (r, name) = local(i)?;
+                if let Some(e) = self.scopes.borrow().lookup(name) {
+                    return Ok((r, e.clone()));
+                }
+                if let Some(e) = self.free.borrow().get(name) {
+                    return Ok((r, e.clone()));
+                }
+                let scopes = self.scopes.borrow();
+                let names: Vec<&str> = scopes.map.keys().copied().collect();
+                let hint = crate::suggest::closest(name, names).map(|s| format!("did you mean `%{s}`?"));
+                Err(nom::Err::Failure(
+                    PErr::message(i, name.len() + 1, format!("unbound variable %{name}")).with_label(hint),
+                ))
+            }
+            '@' => {
+                let (r, name) = global(i)?;
+                self.globals_used
+                    .borrow_mut()
+                    .push((name.to_string(), self.span(start, r)));
+                Ok((r, Expr::with_info(ExprKind::GlobalVar(GlobalVar::new(name)), None, self.span(start, r))))
+            }
+            '(' => self.paren(i),
+            '{' => {
+                let (r, _) = sym("{")(i)?;
+                let (r, e) = self.expr(r)?;
+                let (r, _) = sym("}")(r)?;
+                Ok((r, e))
+            }
+            '"' => fatal(i, 1, "a string is not an expression"),
+            c if c.is_ascii_digit() || c == '-' => {
+                let (r, n) = number(i)?;
+                Ok((r, self.scalar(n, self.span(start, r))))
+            }
+            _ if i.starts_with("meta[") => self.meta_expr(i),
+            c if is_ident_start(c) => self.word(i),
+            _ => fail(i, "an expression"),
+        }
+    }
+
+    fn scalar(&self, n: Number, span: Span) -> Expr {
+        let c = match n {
+            Number::Int(v, bits) => {
+                let dt = match bits {
+                    Some(8) => DType::INT8,
+                    Some(16) => DType::INT16,
+                    Some(64) => DType::INT64,
+                    None if i32::try_from(v).is_err() => DType::INT64,
+                    _ => DType::INT32,
+                };
+                Constant::from_data(TensorData::from_i64(dt, vec![], &[v]))
+            }
+            Number::Float(v, bits) => {
+                let dt = match bits {
+                    16 => DType::FLOAT16,
+                    64 => DType::FLOAT64,
+                    _ => DType::FLOAT32,
+                };
+                Constant::from_data(TensorData::from_f64(dt, vec![], &[v]))
+            }
+        };
+        Expr::with_info(ExprKind::Constant(c), None, span)
+    }
+
+    fn meta_expr(&self, i: &'s str) -> R<'s, Expr> {
+        let start = i;
+        let (r, (key, idx)) = meta_ref(i)?;
+        let span = self.span(start, r);
+        if key != "relay.Constant" {
+            return fatal(start, r.len().abs_diff(start.len()), format!("meta[{key}] cannot be used as an expression"));
+        }
+        // A typed dump writes the constant's type right after it: use it for opaque constants.
+        let ann = match type_comment(r) {
+            Some((ty_text, _)) => match self.ty(ty_text) {
+                Ok((rest, Type::Tensor(t))) if rest.trim().is_empty() => Some((*t).clone()),
+                _ => None,
+            },
+            None => None,
+        };
+        if let Some(e) = self.meta_consts.borrow().get(&idx) {
+            return Ok((r, e.clone()));
+        }
+        let c = match self.meta.constants.get(idx) {
+            Some(Some(data)) => Constant {
+                ty: Some(TensorType::new(
+                    data.shape.iter().map(|d| Dim::Static(*d)).collect(),
+                    data.dtype,
+                )),
+                data: Some(data.clone()),
+                meta_index: None,
+            },
+            _ => Constant::opaque(ann, idx),
+        };
+        let e = Expr::with_info(ExprKind::Constant(c), None, span);
+        self.meta_consts.borrow_mut().insert(idx, e.clone());
+        Ok((r, e))
+    }
+
+    /// Keywords, booleans and op names.
+    fn word(&self, i: &'s str) -> R<'s, Expr> {
+        let start = i;
+        let (r, name) = hier_name(i)?;
+        let span = self.span(start, r);
+        match name {
+            "True" | "False" => {
+                let c = Constant::scalar_bool(name == "True");
+                Ok((r, Expr::with_info(ExprKind::Constant(c), None, span)))
+            }
+            "inff" => {
+                let (r, n) = number(i)?;
+                Ok((r, self.scalar(n, self.span(start, r))))
+            }
+            "fn" => self.func_def(r, start),
+            "if" => {
+                let (r, _) = sym("(")(r)?;
+                let (r, cond) = self.expr(r)?;
+                let (r, _) = sym(")")(r)?;
+                let (r, _) = sym("{")(r)?;
+                let (r, t) = self.expr(r)?;
+                let (r, _) = sym("}")(r)?;
+                let (r, _) = keyword("else")(r)?;
+                let (r, _) = sym("{")(r)?;
+                let (r, f) = self.expr(r)?;
+                let (r, _) = sym("}")(r)?;
+                let e = Expr::with_info(
+                    ExprKind::If(If {
+                        cond,
+                        then_branch: t,
+                        else_branch: f,
+                    }),
+                    None,
+                    self.span(start, r),
+                );
+                Ok((r, e))
+            }
+            "ref" | "ref_read" | "ref_write" => fatal(
+                start,
+                name.len(),
+                format!("not supported: references (`{name}`); passlab's IR has no reference type"),
+            ),
+            "match" => fatal(start, 5, "not supported: `match` on algebraic data types"),
+            "let" => fail(start, "an expression (a `let` must start a statement)"),
+            _ => {
+                if self.ctor_names.borrow().iter().any(|c| c == name) {
+                    return fatal(
+                        start,
+                        name.len(),
+                        format!("not supported: ADT constructor `{name}` used as a value"),
+                    );
+                }
+                match Op::lookup(name) {
+                    Ok(op) => Ok((r, Expr::with_info(ExprKind::Op(op), None, span))),
+                    Err(msg) => {
+                        let (msg, label) = match msg.split_once("; ") {
+                            Some((m, l)) => (m.to_string(), Some(l.to_string())),
+                            None => (msg, None),
+                        };
+                        Err(nom::Err::Failure(PErr::message(start, name.len(), msg).with_label(label)))
+                    }
+                }
+            }
+        }
+    }
+
+    /// `()`, `(e)`, `(e,)`, `(a, b, ...)`.
+    fn paren(&self, i: &'s str) -> R<'s, Expr> {
+        let start = i;
+        let (mut i, _) = sym("(")(i)?;
+        let mut fields = Vec::new();
+        let mut trailing_comma = false;
+        loop {
+            if peek(i, ")") {
+                break;
+            }
+            let (r, e) = self.expr(i)?;
+            fields.push(e);
+            trailing_comma = false;
+            if peek(r, ",") {
+                i = sym(",")(r)?.0;
+                trailing_comma = true;
+            } else {
+                i = r;
+                break;
+            }
+        }
+        let (i, _) = sym(")")(i)?;
+        if fields.len() == 1 && !trailing_comma {
+            return Ok((i, fields.pop().expect("one field")));
+        }
+        Ok((i, Expr::with_info(ExprKind::Tuple(fields), None, self.span(start, i))))
+    }
+
+    // ----- attributes ---------------------------------------------------------------------
+
+    /// `key=value, key=value` up to (not including) `close`.
+    fn attr_list(&self, mut i: &'s str, close: &'static str) -> R<'s, Vec<(Arc<str>, AttrValue)>> {
+        let mut out: Vec<(Arc<str>, AttrValue)> = Vec::new();
+        loop {
+            let (r, _) = ws(i)?;
+            if r.starts_with(close) {
+                return Ok((r, out));
+            }
+            let at = r;
+            let (r, key) = hier_name(r)?;
+            let (r, _) = sym("=")(r)?;
+            let (r, v) = self.attr_value(r)?;
+            if out.iter().any(|(k, _)| &**k == key) {
+                return fatal(at, key.len(), format!("attribute `{key}` is given twice"));
+            }
+            out.push((key.into(), v));
+            let (r, _) = ws(r)?;
+            i = r.strip_prefix(',').unwrap_or(r);
+            if i.len() == r.len() && !peek(i, close) && !self.at_attr(i) {
+                return fail(r, format!("`,` or `{close}`"));
+            }
+        }
+    }
+
+    fn attr_value(&self, i: &'s str) -> R<'s, AttrValue> {
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.attr_value_inner(i))
+    }
+
+    fn attr_value_inner(&self, i: &'s str) -> R<'s, AttrValue> {
+        let (i, _) = ws(i)?;
+        let c = i.chars().next().unwrap_or('\0');
+        match c {
+            '"' => {
+                let (r, s) = string_lit(i)?;
+                Ok((r, AttrValue::Str(s.into())))
+            }
+            '[' => {
+                let (mut r, _) = sym("[")(i)?;
+                let mut items = Vec::new();
+                loop {
+                    if peek(r, "]") {
+                        break;
+                    }
+                    let (r2, v) = self.attr_value(r)?;
+                    items.push(v);
+                    if peek(r2, ",") {
+                        r = sym(",")(r2)?.0;
+                    } else {
+                        r = r2;
+                        break;
+                    }
+                }
+                let (r, _) = sym("]")(r)?;
+                Ok((r, AttrValue::Array(items.into())))
+            }
+            '(' => {
+                let (r, _) = sym("(")(i)?;
+                let (r, v) = self.attr_value(r)?;
+                let (r, _) = sym(")")(r)?;
+                Ok((r, v))
+            }
+            '?' => Ok((&i[1..], AttrValue::Any)),
+            c if c.is_ascii_digit() || c == '-' => {
+                let (r, n) = number(i)?;
+                Ok((
+                    r,
+                    match n {
+                        Number::Int(v, bits) => AttrValue::Int(v, bits.unwrap_or(32)),
+                        Number::Float(v, _) => AttrValue::Float(v),
+                    },
+                ))
+            }
+            _ if i.starts_with("meta[") => {
+                let (r, (key, idx)) = meta_ref(i)?;
+                Ok((r, AttrValue::Meta(key.into(), idx)))
+            }
+            _ => {
+                let (r, w) = hier_name(i)?;
+                match w {
+                    "True" => Ok((r, AttrValue::Bool(true))),
+                    "False" => Ok((r, AttrValue::Bool(false))),
+                    "None" | "nullptr" => Ok((r, AttrValue::Null)),
+                    "inff" => Ok((r, AttrValue::Float(f64::INFINITY))),
+                    _ => fail(i, "an attribute value"),
+                }
+            }
+        }
+    }
+
+    // ----- types --------------------------------------------------------------------------
+
+    fn ty(&self, i: &'s str) -> R<'s, Type> {
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.ty_inner(i))
+    }
+
+    fn types_until(&self, mut i: &'s str, close: &'static str) -> R<'s, (Vec<Type>, bool)> {
+        let mut out = Vec::new();
+        let mut trailing = false;
+        loop {
+            if peek(i, close) {
+                break;
+            }
+            let (r, t) = self.ty(i)?;
+            out.push(t);
+            trailing = false;
+            if peek(r, ",") {
+                i = sym(",")(r)?.0;
+                trailing = true;
+            } else {
+                i = r;
+                break;
+            }
+        }
+        let (i, _) = sym(close)(i)?;
+        Ok((i, (out, trailing)))
+    }
+
+    fn ty_inner(&self, i: &'s str) -> R<'s, Type> {
+        let (i, _) = ws(i)?;
+        if i.starts_with('(') {
+            let (r, _) = sym("(")(i)?;
+            let (r, (fields, _)) = self.types_until(r, ")")?;
+            return Ok((r, Type::tuple(fields)));
+        }
+        let start = i;
+        let (r, word) = match raw_ident(i) {
+            Ok(x) => x,
+            Err(_) => return fail(i, "a type"),
+        };
+        match word {
+            "_" => Ok((r, Type::Incomplete)),
+            "fn" => {
+                let (r, _) = sym("(")(r)?;
+                let (r, (params, _)) = self.types_until(r, ")")?;
+                let (r, _) = sym("->")(r)?;
+                let (r, ret) = self.ty(r)?;
+                Ok((r, Type::func(params, ret)))
+            }
+            "Tensor" => {
+                let (r, _) = sym("[")(r)?;
+                let (r, shape) = self.shape(r)?;
+                let (r, _) = sym(",")(r)?;
+                let (r, _) = ws(r)?;
+                let dt_at = r;
+                let (r, dt) = raw_ident(r)?;
+                let Some(dtype) = DType::parse(dt) else {
+                    return fatal(dt_at, dt.len(), format!("unknown dtype `{dt}`"));
+                };
+                let (r, _) = sym("]")(r)?;
+                Ok((r, Type::tensor(shape, dtype)))
+            }
+            "ref" => fatal(start, 3, "not supported: reference types"),
+            w => {
+                if let Some(dt) = DType::parse(w) {
+                    return Ok((r, Type::scalar(dt)));
+                }
+                if w.starts_with(char::is_lowercase)
+                    && (w.starts_with("int") || w.starts_with("uint") || w.starts_with("float"))
+                {
+                    return fatal(start, w.len(), format!("unknown dtype `{w}`"));
+                }
+                // A type variable or an ADT type, possibly applied: `List[A]`.
+                let (r, args) = if r.starts_with('[') {
+                    let (r, _) = sym("[")(r)?;
+                    let (r, (args, _)) = self.types_until(r, "]")?;
+                    (r, args)
+                } else {
+                    (r, Vec::new())
+                };
+                Ok((r, Type::Named(w.into(), args.into())))
+            }
+        }
+    }
+
+    fn shape(&self, i: &'s str) -> R<'s, Vec<Dim>> {
+        let (mut i, _) = sym("(")(i)?;
+        let mut dims = Vec::new();
+        loop {
+            let (r, _) = ws(i)?;
+            if r.starts_with(')') {
+                i = r;
+                break;
+            }
+            let (r, d) = if let Some(r) = r.strip_prefix('?') {
+                (r, Dim::Any)
+            } else if r.starts_with("meta[") {
+                let (r, (k, idx)) = meta_ref(r)?;
+                (r, Dim::Meta(k.into(), idx))
+            } else {
+                let at = r;
+                match number(r) {
+                    Ok((r, Number::Int(v, bits))) => {
+                        if v < 0 {
+                            return fatal(at, at.len() - r.len(), "a dimension cannot be negative");
+                        }
+                        (r, if bits == Some(64) { Dim::Static64(v) } else { Dim::Static(v) })
+                    }
+                    Ok((r, _)) => return fatal(at, at.len() - r.len(), "a dimension must be an integer"),
+                    Err(_) => return fail(at, "a dimension (an integer or `?`)"),
+                }
+            };
+            dims.push(d);
+            let (r, _) = ws(r)?;
+            if let Some(r) = r.strip_prefix(',') {
+                i = r;
+            } else {
+                i = r;
+                break;
+            }
+        }
+        let (i, _) = sym(")")(i)?;
+        Ok((i, dims))
+    }
+}
+
+/// What the input holds at an error, for "found ...".
+fn describe(i: &str) -> String {
+    let Ok((i, _)) = ws(i) else {
+        return "an unterminated comment".into();
+    };
+    if i.is_empty() {
+        return "end of input".into();
+    }
+    let n = token_len(i);
+    format!("`{}`", &i[..n])
+}
+
+fn token_len(i: &str) -> usize {
+    let Some(c) = i.chars().next() else { return 0 };
+    if is_ident_char(c) || c == '%' || c == '@' {
+        let rest = &i[c.len_utf8()..];
+        c.len_utf8() + rest.find(|c: char| !(is_ident_char(c) || c == '.')).unwrap_or(rest.len())
+    } else {
+        c.len_utf8()
+    }
+}

@@ -1,0 +1,602 @@
+//! The Relay text printer, in TVM's conventions (`relay_text_printer.cc`):
+//! graph normal form (a non-atomic expression in argument position is bound once to `%N` and
+//! referenced afterwards; one `%N` counter for the whole print job; numbers are assigned when
+//! the first consumer is printed, arguments left to right before the callee), `let` kept, the
+//! tail of a scope and let values inlined when used once, variable names made unique per print
+//! job (`%x`, `%x1`), attributes in schema order with defaults omitted, and optional
+//! ` /* ty=T */` annotations. Tensors print as `meta[relay.Constant][i]` with a `#[metadata]`
+//! section holding their data, so the output parses back to an equal module.
+//!
+//! Deliberate differences: functions print in module order (TVM sorts by name); floats print
+//! with 6 significant digits like TVM *unless* that would lose bits, then with as many as needed.
+//!
+//! Dataflow is walked iteratively; only nested scopes (functions, `if` branches) recurse, and
+//! they grow the stack on demand.
+
+use super::metadata;
+use crate::ir::op::is_default;
+use crate::ir::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::fmt::Write;
+use std::sync::Arc;
+
+/// What to print besides the program.
+#[derive(Clone, Copy, Debug)]
+pub struct PrintOptions {
+    /// Append ` /* ty=T */` to nodes whose type is known.
+    pub types: bool,
+    /// Start with `#[version = "0.0.5"]`.
+    pub header: bool,
+    /// Append a `#[metadata]` section for tensor constants (needed to parse the data back).
+    pub metadata: bool,
+}
+
+impl Default for PrintOptions {
+    fn default() -> Self {
+        PrintOptions {
+            types: true,
+            header: true,
+            metadata: true,
+        }
+    }
+}
+
+/// Prints a module with the default options.
+pub fn print_module(m: &Module) -> String {
+    print_module_with(m, PrintOptions::default())
+}
+
+/// Prints a module.
+pub fn print_module_with(m: &Module, opts: PrintOptions) -> String {
+    let mut p = Printer::new(opts);
+    for (_, e) in m.functions() {
+        p.count_parents(e);
+    }
+    let mut items = Vec::new();
+    for td in &m.type_defs {
+        items.push(print_type_def(td));
+    }
+    for (g, e) in m.functions() {
+        let text = match e.kind() {
+            ExprKind::Function(f) => p.function(&format!("def @{}", g.name()), f),
+            _ => p.scope(e),
+        };
+        items.push(text);
+    }
+    let mut out = String::new();
+    if opts.header {
+        out.push_str("#[version = \"0.0.5\"]\n");
+    }
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(item);
+        out.push('\n');
+    }
+    p.append_metadata(&mut out);
+    out
+}
+
+/// Prints one expression (free variables are declared with `free_var`).
+pub fn print_expr(e: &Expr, opts: PrintOptions) -> String {
+    let mut p = Printer::new(opts);
+    p.count_parents(e);
+    let mut out = String::new();
+    if opts.header {
+        out.push_str("#[version = \"0.0.5\"]\n");
+    }
+    let body = match e.kind() {
+        ExprKind::Function(f) => {
+            let text = p.function("fn ", f);
+            let text = p.with_type_comment(e, text);
+            let mut lines = std::mem::take(&mut p.doc);
+            lines.push(text);
+            lines.join("\n")
+        }
+        _ => p.scope(e),
+    };
+    out.push_str(&body);
+    p.append_metadata(&mut out);
+    out
+}
+
+fn print_type_def(td: &TypeDef) -> String {
+    let mut s = format!("type {}", td.name);
+    if !td.params.is_empty() {
+        s.push('[');
+        s.push_str(&td.params.join(", "));
+        s.push(']');
+    }
+    s.push_str(" {\n");
+    for (name, fields) in &td.ctors {
+        s.push_str("  ");
+        s.push_str(name);
+        if !fields.is_empty() {
+            let fs: Vec<String> = fields.iter().map(|t| t.to_string()).collect();
+            let _ = write!(s, "({})", fs.join(", "));
+        }
+        s.push_str(",\n");
+    }
+    s.push('}');
+    s
+}
+
+enum Printed {
+    /// Printed text not yet bound to a temporary.
+    Raw(String),
+    /// Bound to `%N` (or always inline).
+    Bound(String),
+}
+
+struct Printer {
+    opts: PrintOptions,
+    memo: FxHashMap<usize, Printed>,
+    parents: FxHashMap<usize, u32>,
+    names: FxHashMap<u64, String>,
+    used_names: FxHashSet<String>,
+    temp: usize,
+    /// Lines of the scope being printed.
+    doc: Vec<String>,
+    /// Tensor constants written to the metadata section, by node.
+    meta_index: FxHashMap<usize, usize>,
+    meta_data: Vec<Option<Arc<TensorData>>>,
+    reserved_meta: usize,
+}
+
+fn always_inline(e: &Expr) -> bool {
+    matches!(
+        e.kind(),
+        ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_)
+    )
+}
+
+impl Printer {
+    fn new(opts: PrintOptions) -> Self {
+        Printer {
+            opts,
+            memo: FxHashMap::default(),
+            parents: FxHashMap::default(),
+            names: FxHashMap::default(),
+            used_names: FxHashSet::default(),
+            temp: 0,
+            doc: Vec::new(),
+            meta_index: FxHashMap::default(),
+            meta_data: Vec::new(),
+            reserved_meta: 0,
+        }
+    }
+
+    /// Counts parent edges of every node (for "used once" inlining) and reserves the meta
+    /// indices of opaque constants.
+    fn count_parents(&mut self, root: &Expr) {
+        let parents = &mut self.parents;
+        let reserved = &mut self.reserved_meta;
+        visit::post_order(root, |e| {
+            e.kind().for_each_child(|c| *parents.entry(c.id()).or_insert(0) += 1);
+            if let ExprKind::Constant(Constant {
+                meta_index: Some(i),
+                data: None,
+                ..
+            }) = e.kind()
+            {
+                *reserved = (*reserved).max(i + 1);
+            }
+        });
+    }
+
+    fn unique(&self, e: &Expr) -> bool {
+        self.parents.get(&e.id()).copied().unwrap_or(0) <= 1
+    }
+
+    fn alloc_var(&mut self, v: &Var) -> String {
+        let mut base = v.name().to_string();
+        if !base.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            base.insert(0, 'v');
+        }
+        let mut name = base.clone();
+        let mut k = 1;
+        while self.used_names.contains(&name) {
+            name = format!("{base}{k}");
+            k += 1;
+        }
+        self.used_names.insert(name.clone());
+        let text = format!("%{name}");
+        self.names.insert(v.id(), text.clone());
+        text
+    }
+
+    fn binder(&mut self, v: &Var) -> String {
+        let mut s = self.alloc_var(v);
+        if let Some(vd) = &v.virtual_device {
+            let _ = write!(s, " {{virtual_device={}}}", attr_value_to_string(vd));
+        }
+        if let Some(t) = v.ann() {
+            let _ = write!(s, ": {t}");
+            if self.opts.types {
+                let _ = write!(s, " /* ty={t} */");
+            }
+        }
+        s
+    }
+
+    fn with_type_comment(&self, e: &Expr, mut text: String) -> String {
+        if self.opts.types {
+            if let Some(t) = e.ty() {
+                if !matches!(e.kind(), ExprKind::Var(_) | ExprKind::Op(_) | ExprKind::GlobalVar(_))
+                    && !matches!(t, Type::Incomplete)
+                {
+                    let _ = write!(text, " /* ty={t} */");
+                }
+            }
+        }
+        text
+    }
+
+    /// Prints a scope: its bindings, then its value. Returns the lines joined.
+    fn scope(&mut self, e: &Expr) -> String {
+        let saved = std::mem::take(&mut self.doc);
+        let tail = self.tail(e);
+        let mut lines = std::mem::replace(&mut self.doc, saved);
+        lines.push(tail);
+        lines.join("\n")
+    }
+
+    /// The value of a scope: let chains become `let` lines, iteratively.
+    fn tail(&mut self, e: &Expr) -> String {
+        let mut cur = e.clone();
+        loop {
+            let ExprKind::Let(l) = cur.kind() else { break };
+            if self.memo.contains_key(&cur.id()) {
+                break;
+            }
+            let name = self.binder(&l.var);
+            let value = self.text(&l.value, true);
+            self.doc.push(format!("let {name} = {value};"));
+            let body = l.body.clone();
+            cur = body;
+        }
+        self.text(&cur, true)
+    }
+
+    /// The text of `e` where it is used: inline when atomic (or used once and `try_inline`),
+    /// else bound to a temporary on first use.
+    fn text(&mut self, e: &Expr, try_inline: bool) -> String {
+        if always_inline(e) {
+            return self.atom(e);
+        }
+        self.visit_dataflow(e);
+        match self.memo.get(&e.id()) {
+            Some(Printed::Bound(t)) => t.clone(),
+            Some(Printed::Raw(_)) if try_inline && self.unique(e) => {
+                match self.memo.remove(&e.id()) {
+                    Some(Printed::Raw(text)) => {
+                        self.memo.insert(e.id(), Printed::Bound(text.clone()));
+                        text
+                    }
+                    _ => unreachable!("checked above"),
+                }
+            }
+            Some(Printed::Raw(_)) => {
+                let Some(Printed::Raw(text)) = self.memo.remove(&e.id()) else {
+                    unreachable!("checked above")
+                };
+                let t = format!("%{}", self.temp);
+                self.temp += 1;
+                self.doc.push(format!("{t} = {text};"));
+                self.memo.insert(e.id(), Printed::Bound(t.clone()));
+                t
+            }
+            None => unreachable!("visit_dataflow memoizes its root"),
+        }
+    }
+
+    /// Post-order over the dataflow part under `root` (calls, tuples, projections), computing
+    /// each node's text once. Functions, ifs and lets are leaves here.
+    fn visit_dataflow(&mut self, root: &Expr) {
+        if self.memo.contains_key(&root.id()) {
+            return;
+        }
+        let mut stack: Vec<(Expr, bool)> = vec![(root.clone(), false)];
+        while let Some((e, expanded)) = stack.pop() {
+            if self.memo.contains_key(&e.id()) || always_inline(&e) {
+                continue;
+            }
+            if expanded {
+                let text = self.visit(&e);
+                let text = self.with_type_comment(&e, text);
+                self.memo.insert(e.id(), Printed::Raw(text));
+                continue;
+            }
+            stack.push((e.clone(), true));
+            let mut kids: Vec<Expr> = Vec::new();
+            match e.kind() {
+                ExprKind::Call(c) => {
+                    kids.push(c.callee.clone());
+                    kids.extend(c.args.iter().cloned());
+                }
+                ExprKind::Tuple(fs) => kids.extend(fs.iter().cloned()),
+                ExprKind::TupleGetItem(t, _) => kids.push(t.clone()),
+                _ => {}
+            }
+            for k in kids.into_iter().rev() {
+                if !self.memo.contains_key(&k.id()) && !always_inline(&k) {
+                    stack.push((k, false));
+                }
+            }
+        }
+    }
+
+    /// The text of one node whose children have been visited.
+    fn visit(&mut self, e: &Expr) -> String {
+        match e.kind() {
+            ExprKind::Call(c) => {
+                let args: Vec<String> = c.args.iter().map(|a| self.text(a, false)).collect();
+                let callee = self.text(&c.callee, false);
+                let mut parts = args;
+                parts.extend(self.attrs(c));
+                format!("{callee}({})", parts.join(", "))
+            }
+            ExprKind::Tuple(fs) => {
+                let fields: Vec<String> = fs.iter().map(|f| self.text(f, false)).collect();
+                if fields.len() == 1 {
+                    format!("({},)", fields[0])
+                } else {
+                    format!("({})", fields.join(", "))
+                }
+            }
+            ExprKind::TupleGetItem(t, i) => format!("{}.{i}", self.text(t, false)),
+            ExprKind::Function(f) => {
+                stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || self.function("fn ", f))
+            }
+            ExprKind::If(i) => stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || {
+                let cond = self.text(&i.cond, true);
+                let t = indent(&self.scope(&i.then_branch));
+                let f = indent(&self.scope(&i.else_branch));
+                format!("if ({cond}) {{\n{t}\n}} else {{\n{f}\n}}")
+            }),
+            ExprKind::Let(_) => stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || {
+                format!("(\n{}\n)", indent(&self.scope(e)))
+            }),
+            _ => self.atom(e),
+        }
+    }
+
+    fn atom(&mut self, e: &Expr) -> String {
+        match e.kind() {
+            ExprKind::Var(v) => match self.names.get(&v.id()) {
+                Some(n) => n.clone(),
+                None => {
+                    // A free variable: declare it where it is first used.
+                    let mut decl = self.alloc_var(v);
+                    if let Some(t) = v.ann() {
+                        let _ = write!(decl, ": {t}");
+                    }
+                    self.doc.push(format!("free_var {decl};"));
+                    self.names[&v.id()].clone()
+                }
+            },
+            ExprKind::GlobalVar(g) => format!("@{}", g.name()),
+            ExprKind::Op(op) => op.name().to_string(),
+            ExprKind::Constant(c) => {
+                let text = self.constant(e, c);
+                self.with_type_comment(e, text)
+            }
+            _ => unreachable!("atom() is only called on atomic nodes"),
+        }
+    }
+
+    fn constant(&mut self, e: &Expr, c: &Constant) -> String {
+        let Some(data) = &c.data else {
+            return format!("meta[relay.Constant][{}]", c.meta_index.unwrap_or(0));
+        };
+        if let Some(lit) = scalar_literal(data) {
+            return lit;
+        }
+        let idx = match self.meta_index.get(&e.id()) {
+            Some(i) => *i,
+            None => {
+                let i = self.reserved_meta + self.meta_data.len();
+                self.meta_data.push(Some(data.clone()));
+                self.meta_index.insert(e.id(), i);
+                i
+            }
+        };
+        format!("meta[relay.Constant][{idx}]")
+    }
+
+    fn attrs(&self, c: &Call) -> Vec<String> {
+        let mut out = Vec::new();
+        let schema = match c.callee.kind() {
+            ExprKind::Op(op) => op.schema,
+            _ => None,
+        };
+        for (k, v) in c.attrs.fields() {
+            if let Some(s) = schema {
+                if is_default(s, k, v) {
+                    continue;
+                }
+            }
+            out.push(format!("{k}={}", attr_value_to_string(v)));
+        }
+        if !matches!(c.callee.kind(), ExprKind::Op(_)) {
+            if let Some(key) = c.attrs.type_key() {
+                out.push(format!("attrs_type_key={}", quote(key)));
+            }
+        }
+        out
+    }
+
+    /// `prefix(params, attrs) -> R {\n  body\n}`.
+    fn function(&mut self, prefix: &str, f: &Function) -> String {
+        let mut parts: Vec<String> = f.params.iter().map(|p| self.binder(p)).collect();
+        for (k, v) in &f.attrs {
+            parts.push(format!("{k}={}", attr_value_to_string(v)));
+        }
+        let mut head = format!("{prefix}({})", parts.join(", "));
+        if let Some(r) = &f.ret_type {
+            let _ = write!(head, " -> {r}");
+        }
+        let body = self.scope(&f.body);
+        format!("{head} {{\n{}\n}}", indent(&body))
+    }
+
+    fn append_metadata(&self, out: &mut String) {
+        if !self.opts.metadata || self.meta_data.is_empty() {
+            return;
+        }
+        let mut all: Vec<Option<Arc<TensorData>>> = vec![None; self.reserved_meta];
+        all.extend(self.meta_data.iter().cloned());
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str("#[metadata]\n");
+        out.push_str(&metadata::write_constants(&all));
+        out.push('\n');
+    }
+}
+
+fn indent(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 64);
+    for (i, line) in s.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        if !line.is_empty() {
+            out.push_str("  ");
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// A 0-d constant of a dtype with a literal syntax, as TVM prints it.
+fn scalar_literal(d: &TensorData) -> Option<String> {
+    if !d.shape.is_empty() || d.dtype.lanes != 1 {
+        return None;
+    }
+    let dt = d.dtype;
+    Some(match (dt.code, dt.bits) {
+        (crate::ir::dtype::DTypeCode::Bool, _) => {
+            if d.get_i64(0) != 0 { "True" } else { "False" }.to_string()
+        }
+        (crate::ir::dtype::DTypeCode::Int, 16) => format!("{}i16", d.get_i64(0)),
+        (crate::ir::dtype::DTypeCode::Int, 32) => format!("{}", d.get_i64(0)),
+        (crate::ir::dtype::DTypeCode::Int, 64) => format!("{}i64", d.get_i64(0)),
+        (crate::ir::dtype::DTypeCode::Float, 16) => format!("{}f16", float_text(d.get_f64(0), 16)?),
+        (crate::ir::dtype::DTypeCode::Float, 32) => format!("{}f", float_text(d.get_f64(0), 32)?),
+        (crate::ir::dtype::DTypeCode::Float, 64) => format!("{}f64", float_text(d.get_f64(0), 64)?),
+        _ => return None,
+    })
+}
+
+/// Float text that parses back to the same value of the given width: C's `%g` with 6
+/// significant digits when that is exact, more digits when needed. NaN has no literal (`None`).
+pub fn float_text(v: f64, bits: u8) -> Option<String> {
+    if v.is_nan() {
+        return None;
+    }
+    if v.is_infinite() {
+        return Some(if v > 0.0 { "inf".into() } else { "-inf".into() });
+    }
+    let same = |s: &str| -> bool {
+        let Ok(p) = s.parse::<f64>() else { return false };
+        match bits {
+            16 => half::f16::from_f64(p) == half::f16::from_f64(v),
+            32 => (p as f32) == (v as f32),
+            _ => p == v,
+        }
+    };
+    for prec in [6usize, 9, 12, 17] {
+        let s = format_g(v, prec);
+        if same(&s) {
+            return Some(s);
+        }
+    }
+    Some(format_g(v, 17))
+}
+
+/// C's `%.{prec}g`.
+pub fn format_g(v: f64, prec: usize) -> String {
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0".into() } else { "0".into() };
+    }
+    let sci = format!("{:.*e}", prec - 1, v);
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if exp < -4 || exp >= prec as i32 {
+        let mant = strip_zeros(mant);
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mant}e{sign}{:02}", exp.abs())
+    } else {
+        let decimals = (prec as i32 - 1 - exp).max(0) as usize;
+        strip_zeros(&format!("{v:.decimals$}")).to_string()
+    }
+}
+
+fn strip_zeros(s: &str) -> &str {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
+    }
+}
+
+fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// An attribute value as the text format writes it.
+pub fn attr_value_to_string(v: &AttrValue) -> String {
+    match v {
+        AttrValue::Null => "None".into(),
+        AttrValue::Bool(b) => if *b { "True" } else { "False" }.into(),
+        AttrValue::Int(i, 64) => format!("{i}i64"),
+        AttrValue::Int(i, 16) => format!("{i}i16"),
+        AttrValue::Int(i, _) => i.to_string(),
+        AttrValue::Float(f) => match float_text(*f, 64) {
+            Some(s) => format!("{s}f"),
+            None => "nanf".into(),
+        },
+        AttrValue::Str(s) => quote(s),
+        AttrValue::Array(items) => {
+            let parts: Vec<String> = items.iter().map(attr_value_to_string).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        AttrValue::Any => "?".into(),
+        AttrValue::Meta(k, i) => format!("meta[{k}][{i}]"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn g_format_matches_c() {
+        assert_eq!(format_g(1e-5, 6), "1e-05");
+        assert_eq!(format_g(2e-5, 6), "2e-05");
+        assert_eq!(format_g(0.797885, 6), "0.797885");
+        assert_eq!(format_g(6.0, 6), "6");
+        assert_eq!(format_g(0.5, 6), "0.5");
+        assert_eq!(format_g(1234567.0, 6), "1.23457e+06");
+        assert_eq!(format_g(100000.0, 6), "100000");
+        assert_eq!(float_text(0.044715, 32).unwrap(), "0.044715");
+        assert_eq!(float_text(0.1f32 as f64, 32).unwrap(), "0.1");
+        assert_eq!(float_text(0.1, 64).unwrap(), "0.1");
+        assert_eq!(float_text(1.0 / 3.0, 64).unwrap(), "0.33333333333333331");
+    }
+}
