@@ -7,4 +7,5 @@
 pub mod diagnostic;
 pub mod ir;
 pub mod suggest;
+pub mod testgen;
 pub mod text;
