@@ -6,6 +6,7 @@
 
 pub mod diagnostic;
 pub mod ir;
+pub mod lang;
 pub mod suggest;
 pub mod testgen;
 pub mod text;

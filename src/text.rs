@@ -2,7 +2,7 @@
 //! highlighter kept apart from the plain printer.
 
 pub mod highlight;
-mod lexer;
+pub(crate) mod lexer;
 pub mod metadata;
 pub mod parser;
 pub mod printer;

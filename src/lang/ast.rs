@@ -1,0 +1,117 @@
+//! The command language's syntax tree: statements and expressions with byte spans into the
+//! input. Plain data: parsing builds it, the session executes it.
+
+use crate::ir::Span;
+
+/// One statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+/// What a breakpoint waits for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BreakSpec {
+    /// `break NAME`: before the pass.
+    Before(String),
+    /// `break after NAME`.
+    After(String),
+    /// `break changed @func`: after any pass that changed the function.
+    Changed(String),
+    /// `break verify`: after the first pass whose output fails the checks.
+    Verify,
+    /// `break slower 10ms`: after a pass slower than this many microseconds.
+    Slower(f64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    /// `name = expr`
+    Assign { name: String, name_span: Span, value: Expr },
+    /// `expr` (a non-None value is displayed)
+    Expr(Expr),
+    /// `show expr`
+    Show(Expr),
+    /// `enter expr`
+    Enter(Expr),
+    /// `exit`
+    Exit,
+    /// `with expr { body }`
+    With { ctx: Expr, body: Vec<Stmt> },
+    /// `timing`
+    Timing,
+    /// `passes`
+    Passes,
+    /// `configs`
+    Configs,
+    /// `vars`
+    Vars,
+    /// `diff a b [@func]`
+    Diff { a: Expr, b: Expr, func: Option<String> },
+    /// `help [NAME]`
+    Help(Option<(String, Span)>),
+    /// `break ...`
+    Break(BreakSpec),
+    /// `breakpoints`
+    Breakpoints,
+    /// `delete N` / `delete all` (None)
+    Delete(Option<usize>),
+    /// `where`
+    Where,
+    /// `step`
+    Step,
+    /// `continue`
+    Continue,
+    /// `abort`
+    Abort,
+    /// `history`
+    History,
+}
+
+/// An expression.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+/// A call argument, positional or `name=value`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Arg {
+    pub name: Option<(String, Span)>,
+    pub value: Expr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Bool(bool),
+    None,
+    /// A name: a variable, a constructor or a function.
+    Ident(String),
+    /// `@main` (used by `diff a b @main` and as a key).
+    Global(String),
+    List(Vec<Expr>),
+    Map(Vec<(Expr, Expr)>),
+    Call { callee: Box<Expr>, args: Vec<Arg> },
+    Index { base: Box<Expr>, index: Box<Expr> },
+}
+
+impl Expr {
+    /// The identifier, if this expression is a bare name.
+    pub fn as_ident(&self) -> Option<&str> {
+        match &self.kind {
+            ExprKind::Ident(n) => Some(n),
+            _ => None,
+        }
+    }
+}
+
+/// Statement keywords (a variable cannot take these names).
+pub const KEYWORDS: &[&str] = &[
+    "show", "enter", "exit", "with", "timing", "passes", "configs", "vars", "diff", "help",
+    "break", "breakpoints", "delete", "where", "step", "continue", "abort", "history",
+];

@@ -1,0 +1,597 @@
+//! The command language parser (nom): statements separated by newlines or `;`, `#` comments,
+//! `with expr { ... }` blocks, calls with keyword arguments, lists, maps, `"..."` and `"""..."""`
+//! strings. Parsing has no effects; errors carry a span, what was expected, and a "did you
+//! mean" for misspelt statement keywords. Nesting grows the stack on demand.
+
+use super::ast::*;
+use crate::ir::Span;
+use crate::text::lexer::{fail, fatal, PErr, R};
+use crate::text::ParseError;
+use nom::bytes::complete::{tag, take_while, take_while1};
+use nom::character::complete::digit1;
+
+/// Parses a whole input (a cell, a script, a REPL entry) into statements.
+pub fn parse_program(src: &str) -> Result<Vec<Stmt>, ParseError> {
+    let p = LangParser { src };
+    match p.program(src, None) {
+        Ok((_, stmts)) => Ok(stmts),
+        Err(nom::Err::Error(e)) | Err(nom::Err::Failure(e)) => Err(p.to_error(e)),
+        Err(nom::Err::Incomplete(_)) => Err(ParseError {
+            message: "unexpected end of input".into(),
+            span: Span::new(src.len(), src.len()),
+            label: None,
+        }),
+    }
+}
+
+struct LangParser<'s> {
+    src: &'s str,
+}
+
+/// Skips spaces, tabs and comments (not newlines).
+fn ws(i: &str) -> R<'_, ()> {
+    let mut i = i.trim_start_matches([' ', '\t', '\r']);
+    while i.starts_with('#') {
+        i = i.find('\n').map(|n| &i[n..]).unwrap_or("");
+        i = i.trim_start_matches([' ', '\t', '\r']);
+    }
+    Ok((i, ()))
+}
+
+/// Skips whitespace including newlines, and comments (inside brackets).
+fn wsn(i: &str) -> R<'_, ()> {
+    let mut i = i.trim_start();
+    while i.starts_with('#') {
+        i = i.find('\n').map(|n| &i[n..]).unwrap_or("");
+        i = i.trim_start();
+    }
+    Ok((i, ()))
+}
+
+fn is_ident_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+fn ident(i: &str) -> R<'_, &str> {
+    match nom::combinator::recognize(nom::sequence::pair(
+        take_while1::<_, _, PErr>(is_ident_start),
+        take_while(is_ident_char),
+    ))(i)
+    {
+        Ok(r) => Ok(r),
+        Err(_) => fail(i, "a name"),
+    }
+}
+
+fn punct<'a>(i: &'a str, s: &'static str, nl: bool) -> R<'a, &'a str> {
+    let (i, _) = if nl { wsn(i)? } else { ws(i)? };
+    match tag::<_, _, PErr>(s)(i) {
+        Ok(r) => Ok(r),
+        Err(_) => fail(i, format!("`{s}`")),
+    }
+}
+
+impl<'s> LangParser<'s> {
+    fn off(&self, i: &str) -> usize {
+        self.src.len() - i.len()
+    }
+
+    fn span(&self, from: &str, to: &str) -> Span {
+        Span::new(self.off(from), self.off(to))
+    }
+
+    fn to_error(&self, e: PErr<'_>) -> ParseError {
+        let at = self.off(e.input);
+        let found_len = token_len(e.input);
+        if let Some(message) = e.message {
+            return ParseError {
+                message,
+                span: Span::new(at, at + e.len.max(1).min(self.src.len().saturating_sub(at)).max(0)),
+                label: e.label,
+            };
+        }
+        let mut expected: Vec<String> = e.expected.iter().map(|s| s.to_string()).collect();
+        expected.dedup();
+        let what = match expected.len() {
+            0 => "something else".to_string(),
+            1 => expected[0].clone(),
+            _ => {
+                let last = expected.pop().unwrap_or_default();
+                format!("{} or {}", expected.join(", "), last)
+            }
+        };
+        let found = if e.input.trim_start_matches([' ', '\t']).is_empty() {
+            "end of input".to_string()
+        } else if e.input.starts_with('\n') {
+            "end of line".to_string()
+        } else {
+            format!("`{}`", &e.input[..found_len])
+        };
+        ParseError {
+            message: format!("expected {what}, found {found}"),
+            span: Span::new(at, at + found_len.max(1).min(self.src.len().saturating_sub(at))),
+            label: e.label.or(Some(format!("expected {what}"))),
+        }
+    }
+
+    /// Statements until the end of input (`close` None) or the closing `}` of a block.
+    fn program(&self, mut i: &'s str, close: Option<&'static str>) -> R<'s, Vec<Stmt>> {
+        let mut out = Vec::new();
+        loop {
+            // Separators: newlines, `;`, comments.
+            loop {
+                let (r, _) = ws(i)?;
+                if let Some(r) = r.strip_prefix('\n').or_else(|| r.strip_prefix(';')) {
+                    i = r;
+                } else {
+                    i = r;
+                    break;
+                }
+            }
+            if i.is_empty() {
+                if let Some(c) = close {
+                    return fail(i, format!("`{c}` to close the block"));
+                }
+                return Ok((i, out));
+            }
+            if let Some(c) = close {
+                if i.starts_with(c) {
+                    return Ok((i, out));
+                }
+            }
+            let (r, stmt) = self.stmt(i)?;
+            out.push(stmt);
+            let (r, _) = ws(r)?;
+            let ended = r.is_empty()
+                || r.starts_with('\n')
+                || r.starts_with(';')
+                || close.is_some_and(|c| r.starts_with(c));
+            if !ended {
+                let mut err = PErr::expected(r, "the end of the statement");
+                err.label = self.keyword_hint(i);
+                return Err(nom::Err::Failure(err));
+            }
+            i = r;
+        }
+    }
+
+    /// "did you mean `show`?" when a statement starts with a near-miss of a keyword.
+    fn keyword_hint(&self, stmt_start: &str) -> Option<String> {
+        let (_, word) = ident(stmt_start).ok()?;
+        if KEYWORDS.contains(&word) {
+            return None;
+        }
+        crate::suggest::closest(word, KEYWORDS.iter().copied()).map(|k| format!("did you mean `{k}`?"))
+    }
+
+    fn stmt(&self, i: &'s str) -> R<'s, Stmt> {
+        let start = i;
+        let (r, kind) = self.stmt_kind(i)?;
+        Ok((r, Stmt {
+            kind,
+            span: self.span(start, r),
+        }))
+    }
+
+    fn stmt_kind(&self, i: &'s str) -> R<'s, StmtKind> {
+        let start = i;
+        if let Ok((r, word)) = ident(i) {
+            let (after_ws, _) = ws(r)?;
+            let assigning = after_ws.starts_with('=') && !after_ws.starts_with("==");
+            let indexing = after_ws.starts_with('[') || after_ws.starts_with('(');
+            if KEYWORDS.contains(&word) && assigning {
+                return fatal(start, word.len(), format!("`{word}` is a command and cannot be assigned"));
+            }
+            if KEYWORDS.contains(&word) && !(indexing && word == "history") {
+                return self.command(word, r, start);
+            }
+            if assigning {
+                let name_span = self.span(start, r);
+                let (r, _) = punct(r, "=", false)?;
+                let (r, value) = self.expr(r)?;
+                return Ok((r, StmtKind::Assign {
+                    name: word.to_string(),
+                    name_span,
+                    value,
+                }));
+            }
+        }
+        let (r, e) = self.expr(i)?;
+        Ok((r, StmtKind::Expr(e)))
+    }
+
+    fn command(&self, word: &str, r: &'s str, start: &'s str) -> R<'s, StmtKind> {
+        let simple = |k: StmtKind| Ok((r, k));
+        match word {
+            "show" => {
+                let (r, e) = self.expr(r)?;
+                Ok((r, StmtKind::Show(e)))
+            }
+            "enter" => {
+                let (r, e) = self.expr(r)?;
+                Ok((r, StmtKind::Enter(e)))
+            }
+            "exit" => simple(StmtKind::Exit),
+            "with" => {
+                let (r, ctx) = self.expr(r)?;
+                let (r, _) = punct(r, "{", false)?;
+                let (r, body) = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.program(r, Some("}")))?;
+                let (r, _) = punct(r, "}", true)?;
+                Ok((r, StmtKind::With { ctx, body }))
+            }
+            "timing" => simple(StmtKind::Timing),
+            "passes" => simple(StmtKind::Passes),
+            "configs" => simple(StmtKind::Configs),
+            "vars" => simple(StmtKind::Vars),
+            "breakpoints" => simple(StmtKind::Breakpoints),
+            "where" => simple(StmtKind::Where),
+            "step" => simple(StmtKind::Step),
+            "continue" => simple(StmtKind::Continue),
+            "abort" => simple(StmtKind::Abort),
+            "history" => simple(StmtKind::History),
+            "diff" => {
+                let (r, a) = self.expr(r)?;
+                let (r, b) = self.expr(r)?;
+                let (r2, _) = ws(r)?;
+                if let Some(g) = r2.strip_prefix('@') {
+                    let (r3, name) = ident(g)?;
+                    return Ok((r3, StmtKind::Diff {
+                        a,
+                        b,
+                        func: Some(name.to_string()),
+                    }));
+                }
+                Ok((r, StmtKind::Diff { a, b, func: None }))
+            }
+            "help" => {
+                let (r2, _) = ws(r)?;
+                if r2.is_empty() || r2.starts_with('\n') || r2.starts_with(';') {
+                    return Ok((r2, StmtKind::Help(None)));
+                }
+                let at = r2;
+                let (r3, name) = take_while1::<_, _, PErr>(|c: char| is_ident_char(c) || c == '.')(r2)
+                    .or_else(|_| fail(r2, "a name to get help on"))?;
+                Ok((r3, StmtKind::Help(Some((name.to_string(), self.span(at, r3))))))
+            }
+            "delete" => {
+                let (r2, _) = ws(r)?;
+                if let Ok((r3, _)) = tag::<_, _, PErr>("all")(r2) {
+                    return Ok((r3, StmtKind::Delete(None)));
+                }
+                match digit1::<_, PErr>(r2) {
+                    Ok((r3, d)) => Ok((r3, StmtKind::Delete(Some(d.parse().unwrap_or(usize::MAX))))),
+                    Err(_) => fail(r2, "a breakpoint number or `all`"),
+                }
+            }
+            "break" => self.break_spec(r),
+            _ => fatal(start, word.len(), format!("`{word}` is not a command")),
+        }
+    }
+
+    fn break_spec(&self, r: &'s str) -> R<'s, StmtKind> {
+        let (r, _) = ws(r)?;
+        let (r2, word) = ident(r).or_else(|_| fail(r, "a pass name, `after`, `changed`, `verify` or `slower`"))?;
+        let name_after = |r: &'s str| -> R<'s, String> {
+            let (r, _) = ws(r)?;
+            let (r, n) = ident(r).or_else(|_| fail(r, "a pass name"))?;
+            Ok((r, n.to_string()))
+        };
+        match word {
+            "after" => {
+                let (r, n) = name_after(r2)?;
+                Ok((r, StmtKind::Break(BreakSpec::After(n))))
+            }
+            "changed" => {
+                let (r, _) = ws(r2)?;
+                let Some(g) = r.strip_prefix('@') else {
+                    return fail(r, "a function `@name`");
+                };
+                let (r, n) = ident(g)?;
+                Ok((r, StmtKind::Break(BreakSpec::Changed(n.to_string()))))
+            }
+            "verify" => Ok((r2, StmtKind::Break(BreakSpec::Verify))),
+            "slower" => {
+                let (r, _) = ws(r2)?;
+                let at = r;
+                let (r, num) = take_while1::<_, _, PErr>(|c: char| c.is_ascii_digit() || c == '.')(r)
+                    .or_else(|_| fail(r, "a duration such as `10ms`"))?;
+                let value: f64 = num.parse().unwrap_or(0.0);
+                let (r, unit) = take_while::<_, _, PErr>(|c: char| c.is_ascii_alphabetic())(r)?;
+                let us = match unit {
+                    "us" => value,
+                    "ms" | "" => value * 1e3,
+                    "s" => value * 1e6,
+                    _ => return fatal(at, at.len() - r.len(), format!("unknown time unit `{unit}` (use us, ms or s)")),
+                };
+                Ok((r, StmtKind::Break(BreakSpec::Slower(us))))
+            }
+            name => Ok((r2, StmtKind::Break(BreakSpec::Before(name.to_string())))),
+        }
+    }
+
+    // ----- expressions --------------------------------------------------------------------
+
+    fn expr(&self, i: &'s str) -> R<'s, Expr> {
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.postfix(i))
+    }
+
+    fn postfix(&self, i: &'s str) -> R<'s, Expr> {
+        let (i, _) = ws(i)?;
+        let start = i;
+        let (mut i, mut e) = self.primary(i)?;
+        loop {
+            let (r, _) = ws(i)?;
+            if r.starts_with('(') {
+                let (r, args) = self.args(r)?;
+                e = Expr {
+                    kind: ExprKind::Call {
+                        callee: Box::new(e),
+                        args,
+                    },
+                    span: self.span(start, r),
+                };
+                i = r;
+            } else if r.starts_with('[') {
+                let (r, _) = punct(r, "[", false)?;
+                let (r, _) = wsn(r)?;
+                let (r, idx) = self.expr(r)?;
+                let (r, _) = punct(r, "]", true)?;
+                e = Expr {
+                    kind: ExprKind::Index {
+                        base: Box::new(e),
+                        index: Box::new(idx),
+                    },
+                    span: self.span(start, r),
+                };
+                i = r;
+            } else {
+                return Ok((i, e));
+            }
+        }
+    }
+
+    fn args(&self, i: &'s str) -> R<'s, Vec<Arg>> {
+        let (mut i, _) = punct(i, "(", false)?;
+        let mut out = Vec::new();
+        loop {
+            let (r, _) = wsn(i)?;
+            if r.starts_with(')') {
+                i = r;
+                break;
+            }
+            let mut named = false;
+            if let Ok((r2, n)) = ident(r) {
+                let (r3, _) = wsn(r2)?;
+                if r3.starts_with('=') && !r3.starts_with("==") {
+                    let name = Some((n.to_string(), self.span(r, r2)));
+                    let (r4, _) = wsn(&r3[1..])?;
+                    let (r5, value) = self.expr(r4)?;
+                    out.push(Arg { name, value });
+                    i = r5;
+                    named = true;
+                }
+            }
+            if !named {
+                if out.iter().any(|a: &Arg| a.name.is_some()) {
+                    return fatal(r, token_len(r), "a positional argument cannot follow keyword arguments");
+                }
+                let (r2, value) = self.expr(r)?;
+                out.push(Arg { name: None, value });
+                i = r2;
+            }
+            let (r, _) = wsn(i)?;
+            if let Some(r) = r.strip_prefix(',') {
+                i = r;
+            } else {
+                i = r;
+                break;
+            }
+        }
+        let (i, _) = punct(i, ")", true)?;
+        Ok((i, out))
+    }
+
+    fn primary(&self, i: &'s str) -> R<'s, Expr> {
+        let start = i;
+        let mk = |kind: ExprKind, r: &'s str| Expr {
+            kind,
+            span: self.span(start, r),
+        };
+        let c = i.chars().next().unwrap_or('\0');
+        match c {
+            '"' if i.starts_with("\"\"\"") => match i[3..].find("\"\"\"") {
+                Some(end) => {
+                    let r = &i[3 + end + 3..];
+                    Ok((r, mk(ExprKind::Str(i[3..3 + end].to_string()), r)))
+                }
+                None => fatal(i, 3, "unterminated `\"\"\"` string"),
+            },
+            '"' => {
+                let mut out = String::new();
+                let mut chars = i[1..].char_indices();
+                while let Some((k, ch)) = chars.next() {
+                    match ch {
+                        '"' => {
+                            let r = &i[1 + k + 1..];
+                            return Ok((r, mk(ExprKind::Str(out), r)));
+                        }
+                        '\\' => match chars.next() {
+                            Some((_, 'n')) => out.push('\n'),
+                            Some((_, 't')) => out.push('\t'),
+                            Some((_, c)) => out.push(c),
+                            None => break,
+                        },
+                        '\n' => break,
+                        c => out.push(c),
+                    }
+                }
+                fatal(i, 1, "unterminated string")
+            }
+            '[' => {
+                let (mut r, _) = punct(i, "[", false)?;
+                let mut items = Vec::new();
+                loop {
+                    let (r2, _) = wsn(r)?;
+                    if r2.starts_with(']') {
+                        r = r2;
+                        break;
+                    }
+                    let (r3, e) = self.expr(r2)?;
+                    items.push(e);
+                    let (r4, _) = wsn(r3)?;
+                    if let Some(r5) = r4.strip_prefix(',') {
+                        r = r5;
+                    } else {
+                        r = r4;
+                        break;
+                    }
+                }
+                let (r, _) = punct(r, "]", true)?;
+                Ok((r, mk(ExprKind::List(items), r)))
+            }
+            '{' => {
+                let (mut r, _) = punct(i, "{", false)?;
+                let mut items = Vec::new();
+                loop {
+                    let (r2, _) = wsn(r)?;
+                    if r2.starts_with('}') {
+                        r = r2;
+                        break;
+                    }
+                    let (r3, k) = self.expr(r2)?;
+                    let (r3, _) = punct(r3, ":", true)?;
+                    let (r3, _) = wsn(r3)?;
+                    let (r3, v) = self.expr(r3)?;
+                    items.push((k, v));
+                    let (r4, _) = wsn(r3)?;
+                    if let Some(r5) = r4.strip_prefix(',') {
+                        r = r5;
+                    } else {
+                        r = r4;
+                        break;
+                    }
+                }
+                let (r, _) = punct(r, "}", true)?;
+                Ok((r, mk(ExprKind::Map(items), r)))
+            }
+            '(' => {
+                let (r, _) = punct(i, "(", false)?;
+                let (r, _) = wsn(r)?;
+                let (r, e) = self.expr(r)?;
+                let (r, _) = punct(r, ")", true)?;
+                Ok((r, Expr {
+                    kind: e.kind,
+                    span: self.span(start, r),
+                }))
+            }
+            '@' => {
+                let (r, name) = ident(&i[1..]).or_else(|_| fail(i, "a function name after `@`"))?;
+                Ok((r, mk(ExprKind::Global(name.to_string()), r)))
+            }
+            c if c.is_ascii_digit() || c == '-' => self.number(i),
+            c if is_ident_start(c) => {
+                let (r, word) = ident(i)?;
+                let kind = match word {
+                    "true" | "True" => ExprKind::Bool(true),
+                    "false" | "False" => ExprKind::Bool(false),
+                    "None" => ExprKind::None,
+                    w => ExprKind::Ident(w.to_string()),
+                };
+                Ok((r, mk(kind, r)))
+            }
+            _ => fail(i, "an expression"),
+        }
+    }
+
+    fn number(&self, i: &'s str) -> R<'s, Expr> {
+        let start = i;
+        let body = i.strip_prefix('-').unwrap_or(i);
+        let (mut r, _) = digit1::<_, PErr>(body).or_else(|_| fail(i, "a number"))?;
+        let mut float = false;
+        if let Some(r2) = r.strip_prefix('.') {
+            if let Ok((r3, _)) = digit1::<_, PErr>(r2) {
+                r = r3;
+                float = true;
+            }
+        }
+        if let Some(r2) = r.strip_prefix(['e', 'E']) {
+            let r2 = r2.strip_prefix(['+', '-']).unwrap_or(r2);
+            if let Ok((r3, _)) = digit1::<_, PErr>(r2) {
+                r = r3;
+                float = true;
+            }
+        }
+        if r.starts_with(is_ident_char) {
+            return fatal(start, start.len() - r.len() + 1, "malformed number");
+        }
+        let text = &start[..start.len() - r.len()];
+        let kind = if float {
+            ExprKind::Float(text.parse().unwrap_or(0.0))
+        } else {
+            match text.parse() {
+                Ok(v) => ExprKind::Int(v),
+                Err(_) => return fatal(start, text.len(), "integer out of range"),
+            }
+        };
+        Ok((r, Expr {
+            kind,
+            span: self.span(start, r),
+        }))
+    }
+}
+
+fn token_len(i: &str) -> usize {
+    let Some(c) = i.chars().next() else { return 0 };
+    if c == '\n' {
+        return 1;
+    }
+    if is_ident_char(c) {
+        i.find(|c: char| !is_ident_char(c)).unwrap_or(i.len())
+    } else {
+        c.len_utf8()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<StmtKind> {
+        parse_program(src).unwrap().into_iter().map(|s| s.kind).collect()
+    }
+
+    #[test]
+    fn statements() {
+        let k = kinds("m = load(\"a.relay\")\nshow m; exit\n# comment\nwith PassContext(opt_level=3) {\n  m2 = seq(m)\n}\n");
+        assert_eq!(k.len(), 4);
+        assert!(matches!(&k[0], StmtKind::Assign { name, .. } if name == "m"));
+        assert!(matches!(&k[1], StmtKind::Show(_)));
+        assert_eq!(k[2], StmtKind::Exit);
+        match &k[3] {
+            StmtKind::With { body, .. } => assert_eq!(body.len(), 1),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(&kinds("break after FoldConstant")[0], StmtKind::Break(BreakSpec::After(n)) if n == "FoldConstant"));
+        assert_eq!(kinds("break slower 10ms")[0], StmtKind::Break(BreakSpec::Slower(10_000.0)));
+        assert!(matches!(&kinds("x = history[2]")[0], StmtKind::Assign { .. }));
+        assert!(matches!(&kinds("diff a b @main")[0], StmtKind::Diff { func: Some(f), .. } if f == "main"));
+        assert!(matches!(&kinds("PassContext(config={\"a\": 1,\n \"b\": [1, 2]})")[0], StmtKind::Expr(_)));
+    }
+
+    #[test]
+    fn errors_point_and_suggest() {
+        let e = parse_program("shwo m").unwrap_err();
+        assert_eq!(e.label.as_deref(), Some("did you mean `show`?"));
+        assert_eq!(e.span.lo, 5);
+        let e = parse_program("x = f(1,").unwrap_err();
+        assert!(e.message.contains("expected"), "{}", e.message);
+        let e = parse_program("timing = 1").unwrap_err();
+        assert!(e.message.contains("is a command"));
+        let e = parse_program("f(a=1, 2)").unwrap_err();
+        assert!(e.message.contains("positional"));
+    }
+}
