@@ -6,6 +6,7 @@ pub mod attrs;
 pub mod dtype;
 pub mod expr;
 pub mod module;
+pub mod mutate;
 pub mod op;
 mod op_table;
 pub mod structural;

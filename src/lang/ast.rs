@@ -28,7 +28,11 @@ pub enum BreakSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
     /// `name = expr`
-    Assign { name: String, name_span: Span, value: Expr },
+    Assign {
+        name: String,
+        name_span: Span,
+        value: Expr,
+    },
     /// `expr` (a non-None value is displayed)
     Expr(Expr),
     /// `show expr`
@@ -48,7 +52,11 @@ pub enum StmtKind {
     /// `vars`
     Vars,
     /// `diff a b [@func]`
-    Diff { a: Expr, b: Expr, func: Option<String> },
+    Diff {
+        a: Expr,
+        b: Expr,
+        func: Option<String>,
+    },
     /// `help [NAME]`
     Help(Option<(String, Span)>),
     /// `break ...`
@@ -96,8 +104,14 @@ pub enum ExprKind {
     Global(String),
     List(Vec<Expr>),
     Map(Vec<(Expr, Expr)>),
-    Call { callee: Box<Expr>, args: Vec<Arg> },
-    Index { base: Box<Expr>, index: Box<Expr> },
+    Call {
+        callee: Box<Expr>,
+        args: Vec<Arg>,
+    },
+    Index {
+        base: Box<Expr>,
+        index: Box<Expr>,
+    },
 }
 
 impl Expr {
@@ -112,6 +126,22 @@ impl Expr {
 
 /// Statement keywords (a variable cannot take these names).
 pub const KEYWORDS: &[&str] = &[
-    "show", "enter", "exit", "with", "timing", "passes", "configs", "vars", "diff", "help",
-    "break", "breakpoints", "delete", "where", "step", "continue", "abort", "history",
+    "show",
+    "enter",
+    "exit",
+    "with",
+    "timing",
+    "passes",
+    "configs",
+    "vars",
+    "diff",
+    "help",
+    "break",
+    "breakpoints",
+    "delete",
+    "where",
+    "step",
+    "continue",
+    "abort",
+    "history",
 ];

@@ -7,7 +7,9 @@
 pub enum Completeness {
     Complete,
     /// More input is needed; `indent` is a suggested indentation for the next line.
-    Incomplete { indent: usize },
+    Incomplete {
+        indent: usize,
+    },
     Invalid,
 }
 
@@ -76,9 +78,18 @@ mod tests {
     #[test]
     fn brackets_strings_and_comments() {
         assert_eq!(is_complete("x = 1"), Completeness::Complete);
-        assert_eq!(is_complete("with PassContext() {"), Completeness::Incomplete { indent: 4 });
-        assert_eq!(is_complete("m = parse(\"\"\"def @main() {"), Completeness::Incomplete { indent: 0 });
-        assert_eq!(is_complete("m = parse(\"\"\"def @main() { 1 }\"\"\")"), Completeness::Complete);
+        assert_eq!(
+            is_complete("with PassContext() {"),
+            Completeness::Incomplete { indent: 4 }
+        );
+        assert_eq!(
+            is_complete("m = parse(\"\"\"def @main() {"),
+            Completeness::Incomplete { indent: 0 }
+        );
+        assert_eq!(
+            is_complete("m = parse(\"\"\"def @main() { 1 }\"\"\")"),
+            Completeness::Complete
+        );
         assert_eq!(is_complete("x = [1, # ]\n 2]"), Completeness::Complete);
         assert_eq!(is_complete("s = \"{\""), Completeness::Complete);
         assert_eq!(is_complete("x = )"), Completeness::Invalid);

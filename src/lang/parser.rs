@@ -90,7 +90,10 @@ impl<'s> LangParser<'s> {
         if let Some(message) = e.message {
             return ParseError {
                 message,
-                span: Span::new(at, at + e.len.max(1).min(self.src.len().saturating_sub(at)).max(0)),
+                span: Span::new(
+                    at,
+                    at + e.len.max(1).min(self.src.len().saturating_sub(at)).max(0),
+                ),
                 label: e.label,
             };
         }
@@ -113,7 +116,10 @@ impl<'s> LangParser<'s> {
         };
         ParseError {
             message: format!("expected {what}, found {found}"),
-            span: Span::new(at, at + found_len.max(1).min(self.src.len().saturating_sub(at))),
+            span: Span::new(
+                at,
+                at + found_len.max(1).min(self.src.len().saturating_sub(at)),
+            ),
             label: e.label.or(Some(format!("expected {what}"))),
         }
     }
@@ -165,16 +171,20 @@ impl<'s> LangParser<'s> {
         if KEYWORDS.contains(&word) {
             return None;
         }
-        crate::suggest::closest(word, KEYWORDS.iter().copied()).map(|k| format!("did you mean `{k}`?"))
+        crate::suggest::closest(word, KEYWORDS.iter().copied())
+            .map(|k| format!("did you mean `{k}`?"))
     }
 
     fn stmt(&self, i: &'s str) -> R<'s, Stmt> {
         let start = i;
         let (r, kind) = self.stmt_kind(i)?;
-        Ok((r, Stmt {
-            kind,
-            span: self.span(start, r),
-        }))
+        Ok((
+            r,
+            Stmt {
+                kind,
+                span: self.span(start, r),
+            },
+        ))
     }
 
     fn stmt_kind(&self, i: &'s str) -> R<'s, StmtKind> {
@@ -184,7 +194,11 @@ impl<'s> LangParser<'s> {
             let assigning = after_ws.starts_with('=') && !after_ws.starts_with("==");
             let indexing = after_ws.starts_with('[') || after_ws.starts_with('(');
             if KEYWORDS.contains(&word) && assigning {
-                return fatal(start, word.len(), format!("`{word}` is a command and cannot be assigned"));
+                return fatal(
+                    start,
+                    word.len(),
+                    format!("`{word}` is a command and cannot be assigned"),
+                );
             }
             if KEYWORDS.contains(&word) && !(indexing && word == "history") {
                 return self.command(word, r, start);
@@ -193,11 +207,14 @@ impl<'s> LangParser<'s> {
                 let name_span = self.span(start, r);
                 let (r, _) = punct(r, "=", false)?;
                 let (r, value) = self.expr(r)?;
-                return Ok((r, StmtKind::Assign {
-                    name: word.to_string(),
-                    name_span,
-                    value,
-                }));
+                return Ok((
+                    r,
+                    StmtKind::Assign {
+                        name: word.to_string(),
+                        name_span,
+                        value,
+                    },
+                ));
             }
         }
         let (r, e) = self.expr(i)?;
@@ -219,7 +236,8 @@ impl<'s> LangParser<'s> {
             "with" => {
                 let (r, ctx) = self.expr(r)?;
                 let (r, _) = punct(r, "{", false)?;
-                let (r, body) = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.program(r, Some("}")))?;
+                let (r, body) =
+                    stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.program(r, Some("}")))?;
                 let (r, _) = punct(r, "}", true)?;
                 Ok((r, StmtKind::With { ctx, body }))
             }
@@ -239,11 +257,14 @@ impl<'s> LangParser<'s> {
                 let (r2, _) = ws(r)?;
                 if let Some(g) = r2.strip_prefix('@') {
                     let (r3, name) = ident(g)?;
-                    return Ok((r3, StmtKind::Diff {
-                        a,
-                        b,
-                        func: Some(name.to_string()),
-                    }));
+                    return Ok((
+                        r3,
+                        StmtKind::Diff {
+                            a,
+                            b,
+                            func: Some(name.to_string()),
+                        },
+                    ));
                 }
                 Ok((r, StmtKind::Diff { a, b, func: None }))
             }
@@ -253,9 +274,13 @@ impl<'s> LangParser<'s> {
                     return Ok((r2, StmtKind::Help(None)));
                 }
                 let at = r2;
-                let (r3, name) = take_while1::<_, _, PErr>(|c: char| is_ident_char(c) || c == '.')(r2)
-                    .or_else(|_| fail(r2, "a name to get help on"))?;
-                Ok((r3, StmtKind::Help(Some((name.to_string(), self.span(at, r3))))))
+                let (r3, name) =
+                    take_while1::<_, _, PErr>(|c: char| is_ident_char(c) || c == '.')(r2)
+                        .or_else(|_| fail(r2, "a name to get help on"))?;
+                Ok((
+                    r3,
+                    StmtKind::Help(Some((name.to_string(), self.span(at, r3)))),
+                ))
             }
             "delete" => {
                 let (r2, _) = ws(r)?;
@@ -263,7 +288,9 @@ impl<'s> LangParser<'s> {
                     return Ok((r3, StmtKind::Delete(None)));
                 }
                 match digit1::<_, PErr>(r2) {
-                    Ok((r3, d)) => Ok((r3, StmtKind::Delete(Some(d.parse().unwrap_or(usize::MAX))))),
+                    Ok((r3, d)) => {
+                        Ok((r3, StmtKind::Delete(Some(d.parse().unwrap_or(usize::MAX)))))
+                    }
                     Err(_) => fail(r2, "a breakpoint number or `all`"),
                 }
             }
@@ -274,7 +301,8 @@ impl<'s> LangParser<'s> {
 
     fn break_spec(&self, r: &'s str) -> R<'s, StmtKind> {
         let (r, _) = ws(r)?;
-        let (r2, word) = ident(r).or_else(|_| fail(r, "a pass name, `after`, `changed`, `verify` or `slower`"))?;
+        let (r2, word) = ident(r)
+            .or_else(|_| fail(r, "a pass name, `after`, `changed`, `verify` or `slower`"))?;
         let name_after = |r: &'s str| -> R<'s, String> {
             let (r, _) = ws(r)?;
             let (r, n) = ident(r).or_else(|_| fail(r, "a pass name"))?;
@@ -297,15 +325,22 @@ impl<'s> LangParser<'s> {
             "slower" => {
                 let (r, _) = ws(r2)?;
                 let at = r;
-                let (r, num) = take_while1::<_, _, PErr>(|c: char| c.is_ascii_digit() || c == '.')(r)
-                    .or_else(|_| fail(r, "a duration such as `10ms`"))?;
+                let (r, num) =
+                    take_while1::<_, _, PErr>(|c: char| c.is_ascii_digit() || c == '.')(r)
+                        .or_else(|_| fail(r, "a duration such as `10ms`"))?;
                 let value: f64 = num.parse().unwrap_or(0.0);
                 let (r, unit) = take_while::<_, _, PErr>(|c: char| c.is_ascii_alphabetic())(r)?;
                 let us = match unit {
                     "us" => value,
                     "ms" | "" => value * 1e3,
                     "s" => value * 1e6,
-                    _ => return fatal(at, at.len() - r.len(), format!("unknown time unit `{unit}` (use us, ms or s)")),
+                    _ => {
+                        return fatal(
+                            at,
+                            at.len() - r.len(),
+                            format!("unknown time unit `{unit}` (use us, ms or s)"),
+                        )
+                    }
                 };
                 Ok((r, StmtKind::Break(BreakSpec::Slower(us))))
             }
@@ -377,7 +412,11 @@ impl<'s> LangParser<'s> {
             }
             if !named {
                 if out.iter().any(|a: &Arg| a.name.is_some()) {
-                    return fatal(r, token_len(r), "a positional argument cannot follow keyword arguments");
+                    return fatal(
+                        r,
+                        token_len(r),
+                        "a positional argument cannot follow keyword arguments",
+                    );
                 }
                 let (r2, value) = self.expr(r)?;
                 out.push(Arg { name: None, value });
@@ -483,10 +522,13 @@ impl<'s> LangParser<'s> {
                 let (r, _) = wsn(r)?;
                 let (r, e) = self.expr(r)?;
                 let (r, _) = punct(r, ")", true)?;
-                Ok((r, Expr {
-                    kind: e.kind,
-                    span: self.span(start, r),
-                }))
+                Ok((
+                    r,
+                    Expr {
+                        kind: e.kind,
+                        span: self.span(start, r),
+                    },
+                ))
             }
             '@' => {
                 let (r, name) = ident(&i[1..]).or_else(|_| fail(i, "a function name after `@`"))?;
@@ -537,10 +579,13 @@ impl<'s> LangParser<'s> {
                 Err(_) => return fatal(start, text.len(), "integer out of range"),
             }
         };
-        Ok((r, Expr {
-            kind,
-            span: self.span(start, r),
-        }))
+        Ok((
+            r,
+            Expr {
+                kind,
+                span: self.span(start, r),
+            },
+        ))
     }
 }
 
@@ -561,7 +606,11 @@ mod tests {
     use super::*;
 
     fn kinds(src: &str) -> Vec<StmtKind> {
-        parse_program(src).unwrap().into_iter().map(|s| s.kind).collect()
+        parse_program(src)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.kind)
+            .collect()
     }
 
     #[test]
@@ -575,11 +624,24 @@ mod tests {
             StmtKind::With { body, .. } => assert_eq!(body.len(), 1),
             other => panic!("{other:?}"),
         }
-        assert!(matches!(&kinds("break after FoldConstant")[0], StmtKind::Break(BreakSpec::After(n)) if n == "FoldConstant"));
-        assert_eq!(kinds("break slower 10ms")[0], StmtKind::Break(BreakSpec::Slower(10_000.0)));
-        assert!(matches!(&kinds("x = history[2]")[0], StmtKind::Assign { .. }));
-        assert!(matches!(&kinds("diff a b @main")[0], StmtKind::Diff { func: Some(f), .. } if f == "main"));
-        assert!(matches!(&kinds("PassContext(config={\"a\": 1,\n \"b\": [1, 2]})")[0], StmtKind::Expr(_)));
+        assert!(
+            matches!(&kinds("break after FoldConstant")[0], StmtKind::Break(BreakSpec::After(n)) if n == "FoldConstant")
+        );
+        assert_eq!(
+            kinds("break slower 10ms")[0],
+            StmtKind::Break(BreakSpec::Slower(10_000.0))
+        );
+        assert!(matches!(
+            &kinds("x = history[2]")[0],
+            StmtKind::Assign { .. }
+        ));
+        assert!(
+            matches!(&kinds("diff a b @main")[0], StmtKind::Diff { func: Some(f), .. } if f == "main")
+        );
+        assert!(matches!(
+            &kinds("PassContext(config={\"a\": 1,\n \"b\": [1, 2]})")[0],
+            StmtKind::Expr(_)
+        ));
     }
 
     #[test]

@@ -1,0 +1,342 @@
+//! The traversal API passes are written with (TVM's `ExprVisitor` / `ExprMutator`, seed 003):
+//! a visitor and a mutator with per-node-kind hooks and a default that visits every child, so a
+//! pass overrides only the kinds it cares about.
+//!
+//! Both walk the graph post-order with an explicit stack (stack-safe on million-deep programs)
+//! and memoize by node identity, so a shared node is visited once and a DAG stays a DAG. The
+//! mutator does functional update: when no child changed, a hook's default returns the original
+//! node and allocates nothing. A rebuilt node keeps its span, and keeps its checked type when
+//! every child kept its type (types in Relay are determined by the children's types and the
+//! attributes); otherwise the type is dropped until InferType runs again.
+
+use super::attrs::Attrs;
+use super::expr::{Call, Expr, ExprKind, Function, If, Let, Var};
+use super::tensor::Constant;
+use super::types::Type;
+use rustc_hash::FxHashMap;
+
+/// Read-only traversal. `pre` decides whether to descend into a node's children; `visit` is
+/// called once per unique node, after its children.
+pub trait Visitor {
+    fn pre(&mut self, _e: &Expr) -> bool {
+        true
+    }
+    fn visit(&mut self, e: &Expr);
+}
+
+/// Walks `root` with `v` (see [`Visitor`]).
+pub fn walk<V: Visitor + ?Sized>(v: &mut V, root: &Expr) {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut stack: Vec<(Expr, bool)> = vec![(root.clone(), false)];
+    while let Some((e, expanded)) = stack.pop() {
+        if expanded {
+            v.visit(&e);
+            continue;
+        }
+        if !seen.insert(e.id()) {
+            continue;
+        }
+        stack.push((e.clone(), true));
+        if v.pre(&e) {
+            let kids = e.children();
+            for k in kids.into_iter().rev() {
+                if !seen.contains(&k.id()) {
+                    stack.push((k.clone(), false));
+                }
+            }
+        }
+    }
+}
+
+/// A rewrite. Every hook receives the original node and its already-rewritten children and
+/// returns the replacement; the defaults rebuild only when a child changed.
+pub trait Mutator {
+    /// Called before the children are visited; returning `Some` replaces the node without
+    /// visiting its children.
+    fn pre(&mut self, _e: &Expr) -> Option<Expr> {
+        None
+    }
+    fn var(&mut self, e: &Expr, _v: &Var) -> Expr {
+        e.clone()
+    }
+    fn constant(&mut self, e: &Expr, _c: &Constant) -> Expr {
+        e.clone()
+    }
+    /// Globals and op references.
+    fn leaf(&mut self, e: &Expr) -> Expr {
+        e.clone()
+    }
+    fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
+        let _ = attrs;
+        rebuild_call(e, callee, args)
+    }
+    fn tuple(&mut self, e: &Expr, fields: Vec<Expr>) -> Expr {
+        rebuild_tuple(e, fields)
+    }
+    fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
+        rebuild_get_item(e, tuple, index)
+    }
+    fn let_(&mut self, e: &Expr, var: &Var, value: Expr, body: Expr) -> Expr {
+        rebuild_let(e, var.clone(), value, body)
+    }
+    fn if_(&mut self, e: &Expr, cond: Expr, then_branch: Expr, else_branch: Expr) -> Expr {
+        rebuild_if(e, cond, then_branch, else_branch)
+    }
+    fn function(&mut self, e: &Expr, f: &Function, body: Expr) -> Expr {
+        rebuild_function(e, f, body)
+    }
+}
+
+/// The memo of a mutation, reusable across several roots (e.g. all functions of a module).
+#[derive(Default)]
+pub struct MutateState {
+    memo: FxHashMap<usize, Expr>,
+    /// Keeps the originals alive so their identities (memo keys) are never reused.
+    keep: Vec<Expr>,
+}
+
+impl MutateState {
+    /// The rewritten form of a node already visited.
+    pub fn get(&self, e: &Expr) -> Option<&Expr> {
+        self.memo.get(&e.id())
+    }
+}
+
+/// Rewrites `root` with `m`.
+pub fn mutate<M: Mutator + ?Sized>(m: &mut M, root: &Expr) -> Expr {
+    mutate_with(m, root, &mut MutateState::default())
+}
+
+/// Rewrites `root` with `m`, sharing `state` with earlier calls.
+pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut MutateState) -> Expr {
+    let mut stack: Vec<(Expr, bool)> = vec![(root.clone(), false)];
+    while let Some((e, expanded)) = stack.pop() {
+        if state.memo.contains_key(&e.id()) {
+            continue;
+        }
+        if !expanded {
+            if let Some(r) = m.pre(&e) {
+                state.memo.insert(e.id(), r);
+                state.keep.push(e);
+                continue;
+            }
+            stack.push((e.clone(), true));
+            for k in e.children().into_iter().rev() {
+                if !state.memo.contains_key(&k.id()) {
+                    stack.push((k.clone(), false));
+                }
+            }
+            continue;
+        }
+        let get = |x: &Expr| state.memo[&x.id()].clone();
+        let out = match e.kind() {
+            ExprKind::Var(v) => m.var(&e, v),
+            ExprKind::Constant(c) => m.constant(&e, c),
+            ExprKind::GlobalVar(_) | ExprKind::Op(_) => m.leaf(&e),
+            ExprKind::Call(c) => {
+                let callee = get(&c.callee);
+                let args = c.args.iter().map(get).collect();
+                m.call(&e, callee, args, &c.attrs)
+            }
+            ExprKind::Tuple(fs) => {
+                let fields = fs.iter().map(get).collect();
+                m.tuple(&e, fields)
+            }
+            ExprKind::TupleGetItem(t, i) => {
+                let t = get(t);
+                m.get_item(&e, t, *i)
+            }
+            ExprKind::Let(l) => {
+                let (value, body) = (get(&l.value), get(&l.body));
+                m.let_(&e, &l.var, value, body)
+            }
+            ExprKind::If(i) => {
+                let (c, t, f) = (get(&i.cond), get(&i.then_branch), get(&i.else_branch));
+                m.if_(&e, c, t, f)
+            }
+            ExprKind::Function(f) => {
+                let body = get(&f.body);
+                m.function(&e, f, body)
+            }
+        };
+        state.memo.insert(e.id(), out);
+        state.keep.push(e);
+    }
+    state.memo[&root.id()].clone()
+}
+
+fn same(a: &[Expr], b: &[&Expr]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.ptr_eq(y))
+}
+
+/// The original's type, if every new child has the same type as the old one.
+fn inherited_type(orig: &Expr, new_children: &[&Expr]) -> Option<Type> {
+    let old = orig.children();
+    let keep = old.len() == new_children.len()
+        && old
+            .iter()
+            .zip(new_children)
+            .all(|(o, n)| o.ptr_eq(n) || (o.ty().is_some() && o.ty() == n.ty()));
+    if keep {
+        orig.ty().cloned()
+    } else {
+        None
+    }
+}
+
+fn rebuilt(orig: &Expr, kind: ExprKind, children: &[&Expr]) -> Expr {
+    let ty = inherited_type(orig, children);
+    Expr::with_info(kind, ty, orig.span())
+}
+
+/// `orig` if nothing changed, else a new call with `orig`'s attributes.
+pub fn rebuild_call(orig: &Expr, callee: Expr, args: Vec<Expr>) -> Expr {
+    let ExprKind::Call(c) = orig.kind() else {
+        return orig.clone();
+    };
+    if callee.ptr_eq(&c.callee) && same(&args, &c.args.iter().collect::<Vec<_>>()) {
+        return orig.clone();
+    }
+    let mut kids: Vec<&Expr> = vec![&callee];
+    kids.extend(args.iter());
+    let ty = inherited_type(orig, &kids);
+    Expr::with_info(
+        ExprKind::Call(Call {
+            callee,
+            args,
+            attrs: c.attrs.clone(),
+        }),
+        ty,
+        orig.span(),
+    )
+}
+
+pub fn rebuild_tuple(orig: &Expr, fields: Vec<Expr>) -> Expr {
+    if let ExprKind::Tuple(old) = orig.kind() {
+        if same(&fields, &old.iter().collect::<Vec<_>>()) {
+            return orig.clone();
+        }
+    }
+    let ty = inherited_type(orig, &fields.iter().collect::<Vec<_>>());
+    Expr::with_info(ExprKind::Tuple(fields), ty, orig.span())
+}
+
+pub fn rebuild_get_item(orig: &Expr, tuple: Expr, index: usize) -> Expr {
+    if let ExprKind::TupleGetItem(t, i) = orig.kind() {
+        if t.ptr_eq(&tuple) && *i == index {
+            return orig.clone();
+        }
+    }
+    let kind = ExprKind::TupleGetItem(tuple.clone(), index);
+    rebuilt(orig, kind, &[&tuple])
+}
+
+pub fn rebuild_let(orig: &Expr, var: Var, value: Expr, body: Expr) -> Expr {
+    if let ExprKind::Let(l) = orig.kind() {
+        if l.var == var && l.value.ptr_eq(&value) && l.body.ptr_eq(&body) {
+            return orig.clone();
+        }
+    }
+    let kids = [&value, &body];
+    let ty = inherited_type(orig, &kids);
+    Expr::with_info(ExprKind::Let(Let { var, value, body }), ty, orig.span())
+}
+
+pub fn rebuild_if(orig: &Expr, cond: Expr, then_branch: Expr, else_branch: Expr) -> Expr {
+    if let ExprKind::If(i) = orig.kind() {
+        if i.cond.ptr_eq(&cond)
+            && i.then_branch.ptr_eq(&then_branch)
+            && i.else_branch.ptr_eq(&else_branch)
+        {
+            return orig.clone();
+        }
+    }
+    let ty = inherited_type(orig, &[&cond, &then_branch, &else_branch]);
+    Expr::with_info(
+        ExprKind::If(If {
+            cond,
+            then_branch,
+            else_branch,
+        }),
+        ty,
+        orig.span(),
+    )
+}
+
+pub fn rebuild_function(orig: &Expr, f: &Function, body: Expr) -> Expr {
+    if f.body.ptr_eq(&body) {
+        return orig.clone();
+    }
+    let ty = inherited_type(orig, &[&body]);
+    Expr::with_info(
+        ExprKind::Function(Function {
+            params: f.params.clone(),
+            body,
+            ret_type: f.ret_type.clone(),
+            attrs: f.attrs.clone(),
+        }),
+        ty,
+        orig.span(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::{parse_module, print_module_with, PrintOptions};
+
+    /// The seed's example: collapse every `if` to its true branch.
+    struct TakeTrueBranch;
+    impl Mutator for TakeTrueBranch {
+        fn if_(&mut self, _e: &Expr, _c: Expr, t: Expr, _f: Expr) -> Expr {
+            t
+        }
+    }
+
+    #[test]
+    fn mutator_rewrites_and_shares() {
+        let m = parse_module(
+            "def @main(%c: bool, %x: float32) { %0 = add(%x, 1f); if (%c) { multiply(%0, %0) } else { %0 } }",
+            "t",
+        )
+        .unwrap();
+        let f = m.get("main").unwrap();
+        let out = mutate(&mut TakeTrueBranch, f);
+        let mut m2 = m.clone();
+        m2.replace("main", out).unwrap();
+        let text = print_module_with(
+            &m2,
+            PrintOptions {
+                types: false,
+                header: false,
+                metadata: false,
+            },
+        );
+        assert!(text.contains("multiply(%0, %0)"), "{text}");
+        assert!(!text.contains("if"), "{text}");
+        // Nothing to change: the very same node comes back.
+        struct Nothing;
+        impl Mutator for Nothing {}
+        assert!(mutate(&mut Nothing, f).ptr_eq(f));
+    }
+
+    #[test]
+    fn visitor_counts_each_shared_node_once() {
+        let m = parse_module(
+            "def @main(%x: float32) { %0 = add(%x, %x); multiply(%0, %0) }",
+            "t",
+        )
+        .unwrap();
+        struct Count(usize);
+        impl Visitor for Count {
+            fn visit(&mut self, e: &Expr) {
+                if e.as_call().is_some() {
+                    self.0 += 1;
+                }
+            }
+        }
+        let mut c = Count(0);
+        walk(&mut c, m.get("main").unwrap());
+        assert_eq!(c.0, 2);
+    }
+}
