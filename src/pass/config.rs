@@ -303,7 +303,7 @@ fn unknown_key(k: &str) -> PassError {
     let names: Vec<&str> = keys.iter().map(|k| k.name).collect();
     let mut msg = format!("unknown config key {k:?}");
     if let Some(s) = suggest::closest(k, names.iter().copied()) {
-        msg.push_str(&format!("; did you mean {s:?}?"));
+        msg.push_str(&format!(" (did you mean {s:?}?)"));
     }
     msg.push_str(&format!("; known keys: {}", names.join(", ")));
     PassError::Config(msg)

@@ -224,7 +224,7 @@ impl Registered {
                 let known: Vec<&str> = self.options.iter().map(|s| s.name).collect();
                 let mut msg = format!("unknown option {k}");
                 if let Some(s) = suggest::closest(k, known.iter().copied()) {
-                    msg.push_str(&format!("; did you mean {s}?"));
+                    msg.push_str(&format!(" (did you mean {s}?)"));
                 }
                 if known.is_empty() {
                     msg.push_str(&format!("; {} takes no options", self.name));
