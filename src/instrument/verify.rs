@@ -37,7 +37,7 @@ impl Instrument for Verify {
         _cx: &InstrumentCx<'_>,
     ) -> Result<(), InstrumentError> {
         verify_module(m).map_err(|e| {
-            InstrumentError(format!("Verify: pass {} broke the IR: {e}", info.name()))
+            InstrumentError(format!("pass {} broke the IR: {e}", info.name()))
         })
     }
 }
