@@ -12,4 +12,5 @@ pub mod ir;
 pub mod pass;
 pub mod passes;
 pub mod suggest;
+pub mod testgen;
 pub mod text;

@@ -8,7 +8,11 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "passlab", version, about = "TVM-style pass pipelines, interactively")]
+#[command(
+    name = "passlab",
+    version,
+    about = "TVM-style pass pipelines, interactively"
+)]
 struct Cli {
     /// When to colour output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
@@ -57,7 +61,8 @@ fn main() -> ExitCode {
 }
 
 fn load(file: &str, color: bool) -> Result<(passlab::ir::Module, String), String> {
-    let src = std::fs::read_to_string(file).map_err(|e| format!("error: cannot read {file}: {e}"))?;
+    let src =
+        std::fs::read_to_string(file).map_err(|e| format!("error: cannot read {file}: {e}"))?;
     let m = text::parse_module(&src, file).map_err(|e| e.render(file, &src, color))?;
     Ok((m, src))
 }
@@ -84,7 +89,10 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 let d = passlab::diagnostic::Diagnostic::new(e.to_string(), e.span);
                 return Err(d.render(&file, &src, color));
             }
-            let nodes: usize = m.functions().map(|(_, e)| passlab::ir::visit::count_nodes(e)).sum();
+            let nodes: usize = m
+                .functions()
+                .map(|(_, e)| passlab::ir::visit::count_nodes(e))
+                .sum();
             println!(
                 "{file}: ok ({} function{}, {nodes} nodes, well-formed)",
                 m.len(),

@@ -1,20 +1,29 @@
 //! "Did you mean" suggestions: the closest known name by edit distance.
 
-/// Levenshtein distance between two strings, by characters, case-insensitively.
+/// Edit distance between two strings (insertions, deletions, substitutions and adjacent
+/// transpositions each cost 1), by characters, case-insensitively.
 pub fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.to_lowercase().chars().collect();
     let b: Vec<char> = b.to_lowercase().chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
+    let w = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * w];
+    for (j, cell) in d.iter_mut().enumerate().take(w) {
+        *cell = j;
     }
-    prev[b.len()]
+    for i in 1..=a.len() {
+        d[i * w] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[(i - 1) * w + j] + 1)
+                .min(d[i * w + j - 1] + 1)
+                .min(d[(i - 1) * w + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[(i - 2) * w + j - 2] + 1);
+            }
+            d[i * w + j] = v;
+        }
+    }
+    d[a.len() * w + b.len()]
 }
 
 /// The candidate closest to `name`, if it is close enough to be a plausible typo
@@ -38,6 +47,7 @@ mod tests {
     #[test]
     fn suggests_close_names() {
         assert_eq!(distance("kitten", "sitting"), 3);
+        assert_eq!(distance("alpah", "alpha"), 1);
         let names = ["Sequential", "FoldConstant", "InferType"];
         assert_eq!(closest("Sequentail", names), Some("Sequential"));
         assert_eq!(closest("foldconstant", names), Some("FoldConstant"));

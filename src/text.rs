@@ -9,4 +9,6 @@ pub mod printer;
 
 pub use highlight::highlight;
 pub use parser::{parse_expr, parse_module, parse_module_with_meta, ParseError};
-pub use printer::{attr_value_to_string, print_expr, print_module, print_module_with, PrintOptions};
+pub use printer::{
+    attr_value_to_string, print_expr, print_module, print_module_with, PrintOptions,
+};

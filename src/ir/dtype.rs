@@ -50,7 +50,10 @@ impl DType {
             _ => (s, 1),
         };
         let (code, rest) = if base == "bool" {
-            return Some(DType { lanes, ..DType::BOOL });
+            return Some(DType {
+                lanes,
+                ..DType::BOOL
+            });
         } else if let Some(r) = base.strip_prefix("bfloat") {
             (DTypeCode::BFloat, r)
         } else if let Some(r) = base.strip_prefix("float") {

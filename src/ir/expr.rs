@@ -159,7 +159,10 @@ pub struct Function {
 
 impl Function {
     pub fn attr(&self, name: &str) -> Option<&AttrValue> {
-        self.attrs.iter().find(|(k, _)| &**k == name).map(|(_, v)| v)
+        self.attrs
+            .iter()
+            .find(|(k, _)| &**k == name)
+            .map(|(_, v)| v)
     }
 
     /// True for functions a function pass must skip: `SkipOptimization` or `Extern` non-zero,
@@ -364,7 +367,8 @@ impl ExprKind {
     /// Calls `f` on each direct child expression, callee before arguments.
     pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
         match self {
-            ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_) => {}
+            ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_) => {
+            }
             ExprKind::Tuple(fs) => fs.iter().for_each(f),
             ExprKind::TupleGetItem(t, _) => f(t),
             ExprKind::Call(c) => {
@@ -435,7 +439,8 @@ impl ExprKind {
     fn take_children(&mut self, out: &mut Vec<Expr>) {
         let mut take = |e: &mut Expr| out.push(std::mem::replace(e, placeholder()));
         match self {
-            ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_) => {}
+            ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_) => {
+            }
             ExprKind::Tuple(fs) => out.append(fs),
             ExprKind::TupleGetItem(t, _) => take(t),
             ExprKind::Call(c) => {

@@ -167,7 +167,10 @@ impl Module {
     }
 
     pub fn attr(&self, name: &str) -> Option<&AttrValue> {
-        self.attrs.iter().find(|(k, _)| &**k == name).map(|(_, v)| v)
+        self.attrs
+            .iter()
+            .find(|(k, _)| &**k == name)
+            .map(|(_, v)| v)
     }
 
     /// True when both modules hold the very same function nodes (no pass changed anything).

@@ -94,6 +94,25 @@ pub struct OpDef {
     pub schema: Option<&'static AttrSchema>,
 }
 
+/// Why a call's attributes were refused: the message, the offending field (to point at it) and
+/// a "did you mean" hint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttrError {
+    pub message: String,
+    pub field: Option<Arc<str>>,
+    pub hint: Option<String>,
+}
+
+impl fmt::Display for AttrError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(h) = &self.hint {
+            write!(f, "; {h}")?;
+        }
+        Ok(())
+    }
+}
+
 /// A reference to a registered operator; equal when it is the same op.
 #[derive(Clone, Copy)]
 pub struct Op(pub &'static OpDef);
@@ -157,9 +176,16 @@ impl Op {
     /// Builds this op's attributes from `key=value` pairs as written: checks the names against the
     /// schema, coerces values to the field kinds, fills in defaults and reports missing required
     /// fields. Ops without a schema keep the pairs as given.
-    pub fn make_attrs(&self, given: Vec<(Arc<str>, AttrValue)>) -> Result<Attrs, String> {
+    pub fn make_attrs(&self, given: Vec<(Arc<str>, AttrValue)>) -> Result<Attrs, AttrError> {
         let Some(schema) = self.0.schema else {
-            if given.is_empty() && self.0.attrs_type_key.is_none() {
+            if self.0.attrs_type_key.is_none() {
+                if let Some((k, _)) = given.first() {
+                    return Err(AttrError {
+                        message: format!("`{}` takes no attributes", self.0.name),
+                        field: Some(k.clone()),
+                        hint: None,
+                    });
+                }
                 return Ok(Attrs::NONE);
             }
             return Ok(Attrs::new(self.0.attrs_type_key, given));
@@ -167,32 +193,43 @@ impl Op {
         for (k, _) in &given {
             if !schema.fields.iter().any(|f| f.name == &**k) {
                 let names = schema.fields.iter().map(|f| f.name);
-                let hint = crate::suggest::closest(k, names)
-                    .map(|s| format!("; did you mean `{s}`?"))
-                    .unwrap_or_default();
-                return Err(format!(
-                    "`{}` has no attribute `{k}` (its attributes: {}){hint}",
-                    self.0.name,
-                    schema
-                        .fields
-                        .iter()
-                        .map(|f| f.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
+                let hint =
+                    crate::suggest::closest(k, names).map(|s| format!("did you mean `{s}`?"));
+                return Err(AttrError {
+                    message: format!(
+                        "`{}` has no attribute `{k}` (its attributes: {})",
+                        self.0.name,
+                        schema
+                            .fields
+                            .iter()
+                            .map(|f| f.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    field: Some(k.clone()),
+                    hint,
+                });
             }
         }
         let mut fields = Vec::with_capacity(schema.fields.len());
         for f in schema.fields {
             let value = match given.iter().find(|(k, _)| &**k == f.name) {
-                Some((_, v)) => coerce(f, v.clone())?,
+                Some((k, v)) => coerce(f, v.clone()).map_err(|message| AttrError {
+                    message,
+                    field: Some(k.clone()),
+                    hint: None,
+                })?,
                 None => match f.default {
                     Some(d) => d.to_value(),
                     None => {
-                        return Err(format!(
-                            "`{}` needs the attribute `{}` (write `{}=None` for a null value)",
-                            self.0.name, f.name, f.name
-                        ))
+                        return Err(AttrError {
+                            message: format!(
+                                "`{}` needs the attribute `{}` (write `{}=None` for a null value)",
+                                self.0.name, f.name, f.name
+                            ),
+                            field: None,
+                            hint: None,
+                        })
                     }
                 },
             };

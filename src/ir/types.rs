@@ -193,11 +193,20 @@ mod tests {
 
     #[test]
     fn prints_like_tvm() {
-        let t = Type::tensor(vec![Dim::Static(1), Dim::Any, Dim::Static64(3)], DType::FLOAT32);
+        let t = Type::tensor(
+            vec![Dim::Static(1), Dim::Any, Dim::Static64(3)],
+            DType::FLOAT32,
+        );
         assert_eq!(t.to_string(), "Tensor[(1, ?, 3i64), float32]");
-        assert_eq!(Type::tensor(vec![Dim::Static(64)], DType::FLOAT32).to_string(), "Tensor[(64), float32]");
+        assert_eq!(
+            Type::tensor(vec![Dim::Static(64)], DType::FLOAT32).to_string(),
+            "Tensor[(64), float32]"
+        );
         assert_eq!(Type::scalar(DType::INT32).to_string(), "int32");
-        assert_eq!(Type::tuple(vec![Type::scalar(DType::BOOL)]).to_string(), "(bool,)");
+        assert_eq!(
+            Type::tuple(vec![Type::scalar(DType::BOOL)]).to_string(),
+            "(bool,)"
+        );
         assert_eq!(Type::tuple(vec![]).to_string(), "()");
         let f = Type::func(vec![Type::scalar(DType::INT32)], Type::Incomplete);
         assert_eq!(f.to_string(), "fn (int32) -> _");

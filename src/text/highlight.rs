@@ -33,11 +33,19 @@ pub fn highlight(text: &str) -> String {
                 j += 1;
             }
             let tok = &text[start..j];
-            out.push_str(&if c == b'@' { tok.magenta().bold().to_string() } else { tok.cyan().to_string() });
+            out.push_str(&if c == b'@' {
+                tok.magenta().bold().to_string()
+            } else {
+                tok.cyan().to_string()
+            });
             i = j;
         } else if c.is_ascii_digit() {
             let mut j = i;
-            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'.' || ((b[j] == b'-' || b[j] == b'+') && matches!(b[j - 1], b'e' | b'E'))) {
+            while j < b.len()
+                && (b[j].is_ascii_alphanumeric()
+                    || b[j] == b'.'
+                    || ((b[j] == b'-' || b[j] == b'+') && matches!(b[j - 1], b'e' | b'E')))
+            {
                 j += 1;
             }
             out.push_str(&text[start..j].yellow().to_string());
@@ -49,7 +57,9 @@ pub fn highlight(text: &str) -> String {
             }
             let tok = &text[start..j];
             let styled = match tok {
-                "def" | "fn" | "let" | "if" | "else" | "type" | "free_var" => tok.blue().bold().to_string(),
+                "def" | "fn" | "let" | "if" | "else" | "type" | "free_var" => {
+                    tok.blue().bold().to_string()
+                }
                 "True" | "False" | "None" => tok.yellow().to_string(),
                 "Tensor" => tok.green().to_string(),
                 _ if crate::ir::DType::parse(tok).is_some() => tok.green().to_string(),

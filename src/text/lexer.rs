@@ -304,7 +304,9 @@ pub fn number(i: &str) -> R<'_, Number> {
             }
             (r, Some((c, bits)))
         }
-        Some(c) if is_ident_char(c) => return fatal(start, text_len + 1, "malformed number literal"),
+        Some(c) if is_ident_char(c) => {
+            return fatal(start, text_len + 1, "malformed number literal")
+        }
         _ => (rest, None),
     };
     let full_len = start.len() - rest.len();
@@ -419,7 +421,11 @@ pub fn meta_ref(i: &str) -> R<'_, (&str, usize)> {
         Err(_) => return fatal(start, 5 + close + 2, "expected an index in `meta[...][i]`"),
     };
     let Some(r) = r.strip_prefix(']') else {
-        return fatal(start, start.len() - r.len(), "expected `]` after the meta index");
+        return fatal(
+            start,
+            start.len() - r.len(),
+            "expected `]` after the meta index",
+        );
     };
     let idx = digits.parse().unwrap_or(usize::MAX);
     Ok((r, (key, idx)))

@@ -81,12 +81,22 @@ fn object(nodes: &[Value], i: usize, depth: usize) -> AttrValue {
                 .collect(),
         ),
         "IntImm" => {
-            let v = attrs["value"].as_str().and_then(|s| s.parse().ok()).unwrap_or(0);
-            let bits = if attrs["dtype"].as_str() == Some("int64") { 64 } else { 32 };
+            let v = attrs["value"]
+                .as_str()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0);
+            let bits = if attrs["dtype"].as_str() == Some("int64") {
+                64
+            } else {
+                32
+            };
             AttrValue::Int(v, bits)
         }
         "FloatImm" => AttrValue::Float(
-            attrs["value"].as_str().and_then(|s| s.parse().ok()).unwrap_or(0.0),
+            attrs["value"]
+                .as_str()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0.0),
         ),
         "runtime.String" => AttrValue::str(node["repr_str"].as_str().unwrap_or_default()),
         "tir.Any" => AttrValue::Any,
@@ -122,7 +132,12 @@ pub fn parse(json_text: &str) -> Result<MetaTable, String> {
             .ok_or("metadata index out of range")?;
         let items: Vec<usize> = arr["data"]
             .as_array()
-            .map(|a| a.iter().filter_map(|x| x.as_u64()).map(|x| x as usize).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_u64())
+                    .map(|x| x as usize)
+                    .collect()
+            })
             .unwrap_or_default();
         for idx in items {
             let node = nodes.get(idx).ok_or("metadata index out of range")?;
@@ -319,7 +334,10 @@ mod tests {
 
     #[test]
     fn marker_outside_comments_only() {
-        assert_eq!(find_marker("// #[metadata]\n/* #[metadata] */x\n#[metadata]\n{}"), Some(35));
+        assert_eq!(
+            find_marker("// #[metadata]\n/* #[metadata] */x\n#[metadata]\n{}"),
+            Some(35)
+        );
         assert_eq!(find_marker("\"#[metadata]\""), None);
     }
 }

@@ -110,7 +110,10 @@ fn split_metadata<'t>(
     if let Some(extra) = extra {
         meta.constants.extend(extra.constants.iter().cloned());
         for (k, v) in &extra.attrs {
-            meta.attrs.entry(k.clone()).or_default().extend(v.iter().cloned());
+            meta.attrs
+                .entry(k.clone())
+                .or_default()
+                .extend(v.iter().cloned());
         }
     }
     Ok((body, meta))
@@ -201,7 +204,7 @@ impl<'s> P<'s> {
 
     fn to_error(&self, e: PErr<'_>) -> ParseError {
         let at = self.off(e.input);
-        let len = e.len.max(1).min(self.src.len().saturating_sub(at)).max(0);
+        let len = e.len.max(1).min(self.src.len().saturating_sub(at));
         let span = Span::new(at, at + len);
         if let Some(message) = e.message {
             return ParseError {
@@ -305,10 +308,15 @@ impl<'s> P<'s> {
         for (name, span) in self.globals_used.borrow().iter() {
             if !m.contains(name) {
                 let at = &self.src[span.lo as usize..];
-                let hint = crate::suggest::closest(name, m.names()).map(|s| format!("did you mean `@{s}`?"));
+                let hint = crate::suggest::closest(name, m.names())
+                    .map(|s| format!("did you mean `@{s}`?"));
                 return Err(nom::Err::Failure(
-                    PErr::message(at, name.len() + 1, format!("unknown global function @{name}"))
-                        .with_label(hint),
+                    PErr::message(
+                        at,
+                        name.len() + 1,
+                        format!("unknown global function @{name}"),
+                    )
+                    .with_label(hint),
                 ));
             }
         }
@@ -391,7 +399,11 @@ impl<'s> P<'s> {
     fn func_def(&self, i: &'s str, start: &'s str) -> R<'s, Expr> {
         let (i, _) = ws(i)?;
         if i.starts_with('[') {
-            return fatal(i, 1, "not supported: type parameters (polymorphic functions)");
+            return fatal(
+                i,
+                1,
+                "not supported: type parameters (polymorphic functions)",
+            );
         }
         let (mut i, _) = sym("(")(i)?;
         self.scopes.borrow_mut().push();
@@ -415,7 +427,11 @@ impl<'s> P<'s> {
                             if &*k == "virtual_device" {
                                 vd = Some(v);
                             } else {
-                                return fatal(at, name.len() + 1, format!("unknown parameter attribute `{k}`"));
+                                return fatal(
+                                    at,
+                                    name.len() + 1,
+                                    format!("unknown parameter attribute `{k}`"),
+                                );
                             }
                         }
                         (r, vd)
@@ -470,7 +486,10 @@ impl<'s> P<'s> {
                 ret_type,
                 attrs,
             };
-            Ok((i, Expr::with_info(ExprKind::Function(f), None, self.span(start, i))))
+            Ok((
+                i,
+                Expr::with_info(ExprKind::Function(f), None, self.span(start, i)),
+            ))
         })();
         self.scopes.borrow_mut().pop();
         result
@@ -520,7 +539,11 @@ impl<'s> P<'s> {
                     let mut graph = self.graph.borrow_mut();
                     if graph.contains_key(&id) {
                         let len = id.to_string().len() + 1;
-                        return fatal(start, len, format!("%{id} is already bound in this definition"));
+                        return fatal(
+                            start,
+                            len,
+                            format!("%{id} is already bound in this definition"),
+                        );
                     }
                     graph.insert(id, value);
                     i = r2;
@@ -651,7 +674,11 @@ impl<'s> P<'s> {
                 match nom::character::complete::digit1::<_, PErr>(r) {
                     Ok((r2, d)) => {
                         let idx: usize = d.parse().unwrap_or(usize::MAX);
-                        e = Expr::with_info(ExprKind::TupleGetItem(e, idx), None, self.span(start, r2));
+                        e = Expr::with_info(
+                            ExprKind::TupleGetItem(e, idx),
+                            None,
+                            self.span(start, r2),
+                        );
                         i = r2;
                     }
                     Err(_) => return fail(r, "a tuple index after `.`"),
@@ -674,7 +701,14 @@ impl<'s> P<'s> {
     fn call_args(
         &self,
         i: &'s str,
-    ) -> R<'s, (Vec<Expr>, Vec<(Arc<str>, AttrValue)>, Option<(&'s str, &'s str, usize)>)> {
+    ) -> R<
+        's,
+        (
+            Vec<Expr>,
+            Vec<(Arc<str>, AttrValue)>,
+            Option<(&'s str, &'s str, usize)>,
+        ),
+    > {
         let (mut i, _) = sym("(")(i)?;
         let mut args = Vec::new();
         let mut attrs = Vec::new();
@@ -737,12 +771,24 @@ impl<'s> P<'s> {
             }
             match op.make_attrs(given) {
                 Ok(a) => a,
-                Err(msg) => {
-                    return Err(nom::Err::Failure(PErr::message(
-                        start,
-                        span.hi as usize - span.lo as usize,
-                        msg,
-                    )))
+                Err(err) => {
+                    // Point at the offending `key=` when there is one, else at the whole call.
+                    let call_text = &start[..span.hi as usize - span.lo as usize];
+                    let (at, len) = err
+                        .field
+                        .as_deref()
+                        .and_then(|k| {
+                            call_text
+                                .match_indices(k)
+                                .find(|(i, _)| {
+                                    call_text[i + k.len()..].trim_start().starts_with('=')
+                                })
+                                .map(|(i, _)| (&start[i..], k.len()))
+                        })
+                        .unwrap_or((start, call_text.len()));
+                    return Err(nom::Err::Failure(
+                        PErr::message(at, len, err.message).with_label(err.hint),
+                    ));
                 }
             }
         } else if given.is_empty() && meta_attrs.is_none() {
@@ -795,9 +841,11 @@ impl<'s> P<'s> {
                 }
                 let scopes = self.scopes.borrow();
                 let names: Vec<&str> = scopes.map.keys().copied().collect();
-                let hint = crate::suggest::closest(name, names).map(|s| format!("did you mean `%{s}`?"));
+                let hint =
+                    crate::suggest::closest(name, names).map(|s| format!("did you mean `%{s}`?"));
                 Err(nom::Err::Failure(
-                    PErr::message(i, name.len() + 1, format!("unbound variable %{name}")).with_label(hint),
+                    PErr::message(i, name.len() + 1, format!("unbound variable %{name}"))
+                        .with_label(hint),
                 ))
             }
             '@' => {
@@ -805,7 +853,14 @@ impl<'s> P<'s> {
                 self.globals_used
                     .borrow_mut()
                     .push((name.to_string(), self.span(start, r)));
-                Ok((r, Expr::with_info(ExprKind::GlobalVar(GlobalVar::new(name)), None, self.span(start, r))))
+                Ok((
+                    r,
+                    Expr::with_info(
+                        ExprKind::GlobalVar(GlobalVar::new(name)),
+                        None,
+                        self.span(start, r),
+                    ),
+                ))
             }
             '(' => self.paren(i),
             '{' => {
@@ -854,7 +909,11 @@ impl<'s> P<'s> {
         let (r, (key, idx)) = meta_ref(i)?;
         let span = self.span(start, r);
         if key != "relay.Constant" {
-            return fatal(start, r.len().abs_diff(start.len()), format!("meta[{key}] cannot be used as an expression"));
+            return fatal(
+                start,
+                r.len().abs_diff(start.len()),
+                format!("meta[{key}] cannot be used as an expression"),
+            );
         }
         // A typed dump writes the constant's type right after it: use it for opaque constants.
         let ann = match type_comment(r) {
@@ -942,7 +1001,9 @@ impl<'s> P<'s> {
                             Some((m, l)) => (m.to_string(), Some(l.to_string())),
                             None => (msg, None),
                         };
-                        Err(nom::Err::Failure(PErr::message(start, name.len(), msg).with_label(label)))
+                        Err(nom::Err::Failure(
+                            PErr::message(start, name.len(), msg).with_label(label),
+                        ))
                     }
                 }
             }
@@ -974,7 +1035,10 @@ impl<'s> P<'s> {
         if fields.len() == 1 && !trailing_comma {
             return Ok((i, fields.pop().expect("one field")));
         }
-        Ok((i, Expr::with_info(ExprKind::Tuple(fields), None, self.span(start, i))))
+        Ok((
+            i,
+            Expr::with_info(ExprKind::Tuple(fields), None, self.span(start, i)),
+        ))
     }
 
     // ----- attributes ---------------------------------------------------------------------
@@ -1174,9 +1238,18 @@ impl<'s> P<'s> {
                         if v < 0 {
                             return fatal(at, at.len() - r.len(), "a dimension cannot be negative");
                         }
-                        (r, if bits == Some(64) { Dim::Static64(v) } else { Dim::Static(v) })
+                        (
+                            r,
+                            if bits == Some(64) {
+                                Dim::Static64(v)
+                            } else {
+                                Dim::Static(v)
+                            },
+                        )
                     }
-                    Ok((r, _)) => return fatal(at, at.len() - r.len(), "a dimension must be an integer"),
+                    Ok((r, _)) => {
+                        return fatal(at, at.len() - r.len(), "a dimension must be an integer")
+                    }
                     Err(_) => return fail(at, "a dimension (an integer or `?`)"),
                 }
             };
@@ -1210,7 +1283,10 @@ fn token_len(i: &str) -> usize {
     let Some(c) = i.chars().next() else { return 0 };
     if is_ident_char(c) || c == '%' || c == '@' {
         let rest = &i[c.len_utf8()..];
-        c.len_utf8() + rest.find(|c: char| !(is_ident_char(c) || c == '.')).unwrap_or(rest.len())
+        c.len_utf8()
+            + rest
+                .find(|c: char| !(is_ident_char(c) || c == '.'))
+                .unwrap_or(rest.len())
     } else {
         c.len_utf8()
     }

@@ -125,8 +125,11 @@ fn print_type_def(td: &TypeDef) -> String {
 enum Printed {
     /// Printed text not yet bound to a temporary.
     Raw(String),
-    /// Bound to `%N` (or always inline).
+    /// Bound to `%N`.
     Bound(String),
+    /// Printed inline at its only use; its text is not kept (nested scopes would otherwise keep
+    /// every level's full text alive, cubic in the nesting depth).
+    Inlined,
 }
 
 struct Printer {
@@ -173,7 +176,8 @@ impl Printer {
         let parents = &mut self.parents;
         let reserved = &mut self.reserved_meta;
         visit::post_order(root, |e| {
-            e.kind().for_each_child(|c| *parents.entry(c.id()).or_insert(0) += 1);
+            e.kind()
+                .for_each_child(|c| *parents.entry(c.id()).or_insert(0) += 1);
             if let ExprKind::Constant(Constant {
                 meta_index: Some(i),
                 data: None,
@@ -223,8 +227,10 @@ impl Printer {
     fn with_type_comment(&self, e: &Expr, mut text: String) -> String {
         if self.opts.types {
             if let Some(t) = e.ty() {
-                if !matches!(e.kind(), ExprKind::Var(_) | ExprKind::Op(_) | ExprKind::GlobalVar(_))
-                    && !matches!(t, Type::Incomplete)
+                if !matches!(
+                    e.kind(),
+                    ExprKind::Var(_) | ExprKind::Op(_) | ExprKind::GlobalVar(_)
+                ) && !matches!(t, Type::Incomplete)
                 {
                     let _ = write!(text, " /* ty={t} */");
                 }
@@ -245,8 +251,7 @@ impl Printer {
     /// The value of a scope: let chains become `let` lines, iteratively.
     fn tail(&mut self, e: &Expr) -> String {
         let mut cur = e.clone();
-        loop {
-            let ExprKind::Let(l) = cur.kind() else { break };
+        while let ExprKind::Let(l) = cur.kind() {
             if self.memo.contains_key(&cur.id()) {
                 break;
             }
@@ -269,13 +274,16 @@ impl Printer {
         match self.memo.get(&e.id()) {
             Some(Printed::Bound(t)) => t.clone(),
             Some(Printed::Raw(_)) if try_inline && self.unique(e) => {
-                match self.memo.remove(&e.id()) {
-                    Some(Printed::Raw(text)) => {
-                        self.memo.insert(e.id(), Printed::Bound(text.clone()));
-                        text
-                    }
+                match self.memo.insert(e.id(), Printed::Inlined) {
+                    Some(Printed::Raw(text)) => text,
                     _ => unreachable!("checked above"),
                 }
+            }
+            Some(Printed::Inlined) => {
+                // Only reachable for a node with one parent printed twice, which the printer
+                // never does; print it again rather than lose it.
+                self.memo.remove(&e.id());
+                self.text(e, try_inline)
             }
             Some(Printed::Raw(_)) => {
                 let Some(Printed::Raw(text)) = self.memo.remove(&e.id()) else {
@@ -380,7 +388,13 @@ impl Printer {
             ExprKind::Op(op) => op.name().to_string(),
             ExprKind::Constant(c) => {
                 let text = self.constant(e, c);
-                self.with_type_comment(e, text)
+                match (&c.data, &c.ty) {
+                    // An opaque constant's type lives only in this comment: always print it.
+                    (None, Some(t)) if !(self.opts.types && e.ty().is_some()) => {
+                        format!("{text} /* ty={t} */")
+                    }
+                    _ => self.with_type_comment(e, text),
+                }
             }
             _ => unreachable!("atom() is only called on atomic nodes"),
         }
@@ -500,7 +514,9 @@ pub fn float_text(v: f64, bits: u8) -> Option<String> {
         return Some(if v > 0.0 { "inf".into() } else { "-inf".into() });
     }
     let same = |s: &str| -> bool {
-        let Ok(p) = s.parse::<f64>() else { return false };
+        let Ok(p) = s.parse::<f64>() else {
+            return false;
+        };
         match bits {
             16 => half::f16::from_f64(p) == half::f16::from_f64(v),
             32 => (p as f32) == (v as f32),
@@ -519,7 +535,11 @@ pub fn float_text(v: f64, bits: u8) -> Option<String> {
 /// C's `%.{prec}g`.
 pub fn format_g(v: f64, prec: usize) -> String {
     if v == 0.0 {
-        return if v.is_sign_negative() { "-0".into() } else { "0".into() };
+        return if v.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
     }
     let sci = format!("{:.*e}", prec - 1, v);
     let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));

@@ -1,0 +1,46 @@
+//! Generated programs for tests and benchmarks: a ResNet-like stack of conv blocks of any size
+//! and deep let chains. Deterministic, so benchmark inputs never drift.
+
+use std::fmt::Write;
+
+/// A model of `layers` blocks (conv2d, bias_add, relu, add of a shared residual, batch_norm
+/// projection), about six bindings per layer, in TVM's graph form.
+pub fn conv_model(layers: usize) -> String {
+    let mut s = String::with_capacity(layers * 400);
+    s.push_str("#[version = \"0.0.5\"]\n");
+    s.push_str("def @main(%data: Tensor[(1, 16, 32, 32), float32], %w: Tensor[(16, 16, 3, 3), float32], %b: Tensor[(16), float32], %g: Tensor[(16), float32], %beta: Tensor[(16), float32], %mean: Tensor[(16), float32], %var: Tensor[(16), float32]) {\n");
+    let mut prev = "%data".to_string();
+    let mut n = 0;
+    for _ in 0..layers {
+        let _ = writeln!(
+            s,
+            "  %{} = nn.conv2d({prev}, %w, padding=[1, 1, 1, 1], channels=16, kernel_size=[3, 3]);",
+            n
+        );
+        let _ = writeln!(s, "  %{} = nn.bias_add(%{}, %b);", n + 1, n);
+        let _ = writeln!(s, "  %{} = nn.relu(%{});", n + 2, n + 1);
+        let _ = writeln!(s, "  %{} = add(%{}, {prev});", n + 3, n + 2);
+        let _ = writeln!(
+            s,
+            "  %{} = nn.batch_norm(%{}, %g, %beta, %mean, %var);",
+            n + 4,
+            n + 3
+        );
+        let _ = writeln!(s, "  %{} = %{}.0;", n + 5, n + 4);
+        prev = format!("%{}", n + 5);
+        n += 6;
+    }
+    let _ = writeln!(s, "  {prev}\n}}");
+    s
+}
+
+/// `let %x1 = add(%x0, 1f); ... %xN` inside `@main`.
+pub fn let_chain(n: usize) -> String {
+    let mut s = String::with_capacity(n * 32);
+    s.push_str("#[version = \"0.0.5\"]\ndef @main(%x0: float32) -> float32 {\n");
+    for i in 1..=n {
+        let _ = writeln!(s, "  let %x{i} = add(%x{}, 1f);", i - 1);
+    }
+    let _ = writeln!(s, "  %x{n}\n}}");
+    s
+}

@@ -1,0 +1,56 @@
+//! Helpers shared by the integration tests.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// The shared Relay corpus (`../shared/corpus/relay`, or `$PASSLAB_CORPUS`). Missing corpus is
+/// a test failure, never a silent pass.
+pub fn corpus_dir() -> PathBuf {
+    let dir = std::env::var_os("PASSLAB_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/relay")
+        });
+    assert!(
+        dir.is_dir(),
+        "the Relay corpus is missing at {} (set PASSLAB_CORPUS)",
+        dir.display()
+    );
+    dir
+}
+
+/// Every `.relay` file of the corpus, sorted, with its text.
+pub fn corpus_files() -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = std::fs::read_dir(corpus_dir())
+        .expect("corpus dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "relay"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&p).expect("read corpus file");
+            (name, text)
+        })
+        .collect();
+    out.sort();
+    assert!(
+        out.len() >= 30,
+        "expected the 30 corpus programs, found {}",
+        out.len()
+    );
+    out
+}
+
+/// Programs the IR deliberately does not support (references, polymorphic ADT code).
+pub const REFUSED: &[&str] = &["parser_ref.relay", "std_prelude.relay"];
+
+/// Runs `f` on a thread with a 2 MiB stack (the default for spawned threads, and small).
+pub fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .expect("spawn")
+        .join()
+        .expect("the small-stack thread panicked")
+}
