@@ -2,11 +2,16 @@
 //! format, and (as they land) the standard passes and an interactive front end.
 //!
 //! Layers, bottom up: [`ir`] (types, expressions, modules, ops, structural equality),
-//! [`text`] (parse and print the Relay text format), [`diagnostic`] (rendering errors).
+//! [`text`] (parse and print the Relay text format), [`diagnostic`] (rendering errors),
+//! [`pass`] (the pass infrastructure: contexts, the funnel, Sequential, the registry),
+//! [`instrument`] (pass instruments) and [`passes`] (the passes and their table).
 
 pub mod diagnostic;
+pub mod instrument;
 pub mod ir;
 pub mod lang;
+pub mod pass;
+pub mod passes;
 pub mod suggest;
 pub mod testgen;
 pub mod text;

@@ -1,0 +1,151 @@
+//! Pass instruments (TVM's `tvm.ir.instrument`): objects whose callbacks the pass manager calls
+//! around every pass run under a context that lists them. An instrument is a shared value
+//! (`Arc<dyn Instrument>`, state behind interior mutability), so the same one can sit in two
+//! contexts and be read after its context exits (a timing table after a `with` block).
+//!
+//! Instruments never print: they write to the [`OutputSink`] handed to every callback.
+//! Callbacks also receive the funnel depth of the pass (0 for a pass applied directly), which
+//! lets stack-keeping instruments drop frames a failed pass left open.
+//!
+//! The built-ins: TVM's [`PassTimingInstrument`], [`PrintBeforeAll`], [`PrintAfterAll`],
+//! [`PassPrintingInstrument`] and [`DumpIR`], and passlab's [`PrintChanged`], [`Trace`],
+//! [`Skip`], [`Bisect`], [`Verify`] and [`Stats`].
+
+pub mod bisect;
+pub mod clock;
+pub mod dump_ir;
+pub mod print;
+pub mod print_changed;
+pub mod skip;
+pub mod stats;
+pub mod timing;
+pub mod trace;
+pub mod verify;
+
+pub use bisect::Bisect;
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use dump_ir::DumpIR;
+pub use print::{PassPrintingInstrument, PrintAfterAll, PrintBeforeAll};
+pub use print_changed::PrintChanged;
+pub use skip::Skip;
+pub use stats::{StatRecord, Stats};
+pub use timing::{PassTimingInstrument, TimingRecord};
+pub use trace::Trace;
+pub use verify::Verify;
+
+use crate::ir::Module;
+use crate::pass::error::{panic_message, InstrumentError, InstrumentPoint, PassError};
+use crate::pass::sink::OutputSink;
+use crate::pass::PassInfo;
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+/// A shared instrument.
+pub type InstrumentRef = Arc<dyn Instrument>;
+
+/// What every callback gets besides the module and pass info.
+#[derive(Clone, Copy)]
+pub struct InstrumentCx<'a> {
+    /// Where output goes.
+    pub sink: &'a dyn OutputSink,
+    /// How many passes enclose this one in the current run (0 for the outermost). Always 0
+    /// for `enter_pass_ctx` / `exit_pass_ctx`.
+    pub depth: usize,
+}
+
+/// A pass instrument. Every callback has a do-nothing default.
+pub trait Instrument: AsAny + Send + Sync {
+    /// The instrument's name, used in errors and listings.
+    fn name(&self) -> &str;
+
+    /// Called when a context holding the instrument is entered (or the instrument is
+    /// installed by `override_instruments`).
+    fn enter_pass_ctx(&self, _cx: &InstrumentCx<'_>) -> Result<(), InstrumentError> {
+        Ok(())
+    }
+
+    /// Called when the context is exited (or the instrument is replaced).
+    fn exit_pass_ctx(&self, _cx: &InstrumentCx<'_>) -> Result<(), InstrumentError> {
+        Ok(())
+    }
+
+    /// Asked before every pass whose name is not in the context's `required_pass`; any
+    /// instrument answering false skips the pass.
+    fn should_run(
+        &self,
+        _m: &Module,
+        _info: &PassInfo,
+        _cx: &InstrumentCx<'_>,
+    ) -> Result<bool, InstrumentError> {
+        Ok(true)
+    }
+
+    /// Called with the input module before a pass that runs.
+    fn run_before_pass(
+        &self,
+        _m: &Module,
+        _info: &PassInfo,
+        _cx: &InstrumentCx<'_>,
+    ) -> Result<(), InstrumentError> {
+        Ok(())
+    }
+
+    /// Called with the output module after a pass that ran and succeeded.
+    fn run_after_pass(
+        &self,
+        _m: &Module,
+        _info: &PassInfo,
+        _cx: &InstrumentCx<'_>,
+    ) -> Result<(), InstrumentError> {
+        Ok(())
+    }
+
+    /// A one-line description with the instrument's settings, for listings.
+    fn describe(&self) -> String {
+        self.name().to_string()
+    }
+}
+
+/// Downcasting support for instruments (reading a timing instrument's records through an
+/// `Arc<dyn Instrument>`), implemented for every `'static` type.
+pub trait AsAny: Any {
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<T: Any> AsAny for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl dyn Instrument {
+    /// The instrument as a concrete type, when it is one.
+    pub fn downcast_ref<T: Instrument>(&self) -> Option<&T> {
+        self.as_any().downcast_ref::<T>()
+    }
+}
+
+/// Calls one instrument callback, turning an error or a panic into a [`PassError`] naming the
+/// instrument, the callback and the pass.
+pub(crate) fn call<T>(
+    inst: &dyn Instrument,
+    point: InstrumentPoint,
+    info: Option<&PassInfo>,
+    f: impl FnOnce() -> Result<T, InstrumentError>,
+) -> Result<T, PassError> {
+    let failure = |message: String| PassError::Instrument {
+        instrument: inst.name().to_string(),
+        point,
+        pass: info.map(|i| i.name_arc().clone()),
+        message,
+    };
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(failure(e.0)),
+        Err(payload) => Err(failure(format!(
+            "the instrument panicked: {}",
+            panic_message(&*payload)
+        ))),
+    }
+}

@@ -1,0 +1,116 @@
+//! `PrintChanged`: after a pass, writes a unified diff of the printed module, but only when
+//! the pass changed the IR. The change is detected structurally — the very same module value
+//! (`same_as`) or a structurally equal one (`module_equal`) is no change — so unchanged passes
+//! cost no printing. Checked types are not part of structural equality, so a pass that only
+//! fills in types is reported as unchanged. Sequentials are not reported: their children's
+//! diffs already show every change.
+
+use super::{Instrument, InstrumentCx};
+use crate::ir::structural::{expr_equal, module_equal};
+use crate::ir::Module;
+use crate::pass::error::InstrumentError;
+use crate::pass::sink::{emit, lock, ChunkKind};
+use crate::pass::PassInfo;
+use crate::text::print_module;
+use similar::TextDiff;
+use std::sync::Mutex;
+
+/// Prints a diff after every pass that changed the module.
+#[derive(Default)]
+pub struct PrintChanged {
+    /// The input modules of the running passes, outermost first.
+    inputs: Mutex<Vec<Module>>,
+}
+
+impl PrintChanged {
+    pub fn new() -> PrintChanged {
+        PrintChanged::default()
+    }
+}
+
+/// A unified diff of two texts with the given file labels (empty when they are equal).
+pub fn unified_diff(old: &str, new: &str, old_label: &str, new_label: &str) -> String {
+    TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(old_label, new_label)
+        .to_string()
+}
+
+/// The functions that differ between two modules (changed, added or removed), `@`-prefixed.
+pub fn changed_functions(before: &Module, after: &Module) -> Vec<String> {
+    let mut out = Vec::new();
+    for (g, e) in after.functions() {
+        match before.get(g.name()) {
+            Some(old) if old.ptr_eq(e) || expr_equal(old, e, false) => {}
+            _ => out.push(format!("@{}", g.name())),
+        }
+    }
+    for (g, _) in before.functions() {
+        if !after.contains(g.name()) {
+            out.push(format!("@{} (removed)", g.name()));
+        }
+    }
+    out
+}
+
+impl Instrument for PrintChanged {
+    fn name(&self) -> &str {
+        "PrintChanged"
+    }
+
+    fn enter_pass_ctx(&self, _cx: &InstrumentCx<'_>) -> Result<(), InstrumentError> {
+        lock(&self.inputs).clear();
+        Ok(())
+    }
+
+    fn run_before_pass(
+        &self,
+        m: &Module,
+        _info: &PassInfo,
+        cx: &InstrumentCx<'_>,
+    ) -> Result<(), InstrumentError> {
+        let mut inputs = lock(&self.inputs);
+        inputs.truncate(cx.depth);
+        inputs.push(m.clone());
+        Ok(())
+    }
+
+    fn run_after_pass(
+        &self,
+        m: &Module,
+        info: &PassInfo,
+        cx: &InstrumentCx<'_>,
+    ) -> Result<(), InstrumentError> {
+        let before = {
+            let mut inputs = lock(&self.inputs);
+            if inputs.len() != cx.depth + 1 {
+                inputs.truncate(cx.depth);
+                return Ok(());
+            }
+            inputs.pop().expect("checked length")
+        };
+        if info.is_sequential() || before.same_as(m) || module_equal(&before, m, false) {
+            return Ok(());
+        }
+        let (old, new) = (print_module(&before), print_module(m));
+        if old == new {
+            return Ok(());
+        }
+        let name = info.name();
+        let diff = unified_diff(
+            &old,
+            &new,
+            &format!("before {name}"),
+            &format!("after {name}"),
+        );
+        let funcs = changed_functions(&before, m);
+        let head = if funcs.is_empty() {
+            format!("{name} changed the module")
+        } else {
+            format!("{name} changed {}", funcs.join(", "))
+        };
+        emit(cx.sink, ChunkKind::Diff, self.name(), &format!("{head}\n{diff}"));
+        Ok(())
+    }
+}

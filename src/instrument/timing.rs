@@ -1,0 +1,301 @@
+//! `PassTimingInstrument`: nested pass timing. `run_before_pass` starts a record, and
+//! `run_after_pass` closes it; records nest (a Sequential's children under it). Per record:
+//! total time, self time (total minus children), % of the grand total (the sum of the top-level
+//! records) and % of the parent. A pass skipped by `should_run` is never recorded.
+//!
+//! **passlab:** records belong to the instrument (TVM keeps one store per thread and wipes it
+//! when any context exits); they survive the context's exit and are cleared only when the
+//! instrument is entered again. Records left open by a failed pass are dropped. The clock is
+//! injectable so tests and transcripts get exact numbers.
+
+use super::clock::{Clock, SystemClock};
+use super::{Instrument, InstrumentCx};
+use crate::ir::Module;
+use crate::pass::error::InstrumentError;
+use crate::pass::sink::lock;
+use crate::pass::PassInfo;
+use comfy_table::{presets, CellAlignment, Table};
+use std::fmt::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// One timed pass run, with the runs nested in it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimingRecord {
+    pub name: Arc<str>,
+    pub total: Duration,
+    pub children: Vec<TimingRecord>,
+}
+
+impl TimingRecord {
+    /// Total minus the children's totals.
+    pub fn self_time(&self) -> Duration {
+        let kids: Duration = self.children.iter().map(|c| c.total).sum();
+        self.total.saturating_sub(kids)
+    }
+}
+
+/// Times every pass run.
+pub struct PassTimingInstrument {
+    clock: Arc<dyn Clock>,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    nodes: Vec<Node>,
+    roots: Vec<usize>,
+    /// Indices of the records still running, outermost first.
+    open: Vec<usize>,
+}
+
+struct Node {
+    name: Arc<str>,
+    start: Duration,
+    total: Duration,
+    parent: Option<usize>,
+    children: Vec<usize>,
+}
+
+impl Default for PassTimingInstrument {
+    fn default() -> Self {
+        PassTimingInstrument::new()
+    }
+}
+
+impl PassTimingInstrument {
+    /// Timing with the machine's monotonic clock.
+    pub fn new() -> PassTimingInstrument {
+        PassTimingInstrument::with_clock(Arc::new(SystemClock::new()))
+    }
+
+    pub fn with_clock(clock: Arc<dyn Clock>) -> PassTimingInstrument {
+        PassTimingInstrument {
+            clock,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// The finished top-level records, in execution order.
+    pub fn records(&self) -> Vec<TimingRecord> {
+        let st = lock(&self.state);
+        st.roots.iter().map(|&i| st.record(i)).collect()
+    }
+
+    /// Forgets every record.
+    pub fn clear(&self) {
+        *lock(&self.state) = State::default();
+    }
+
+    /// TVM's text rendering, byte for byte: one line per record, depth-first,
+    /// `"\t"*depth + name + ": " + %.0f(total_us) + "us [" + %.0f(self_us) + "us] (" +
+    /// %.2f(pct_of_total) + "%; " + %.2f(pct_of_parent) + "%)\n"`.
+    pub fn render(&self) -> String {
+        render_records(&self.records())
+    }
+
+    /// The records as a table (tree-shaped names, times in human units).
+    pub fn render_table(&self) -> String {
+        render_table(&self.records())
+    }
+}
+
+impl State {
+    fn record(&self, i: usize) -> TimingRecord {
+        let n = &self.nodes[i];
+        TimingRecord {
+            name: n.name.clone(),
+            total: n.total,
+            children: n.children.iter().map(|&c| self.record(c)).collect(),
+        }
+    }
+
+    /// Drops the innermost open record (its pass failed): it is the last child of its parent.
+    fn abandon(&mut self) {
+        if let Some(i) = self.open.pop() {
+            match self.nodes[i].parent {
+                Some(p) => {
+                    self.nodes[p].children.pop();
+                }
+                None => {
+                    self.roots.pop();
+                }
+            }
+        }
+    }
+}
+
+impl Instrument for PassTimingInstrument {
+    fn name(&self) -> &str {
+        "PassTimingInstrument"
+    }
+
+    fn enter_pass_ctx(&self, _cx: &InstrumentCx<'_>) -> Result<(), InstrumentError> {
+        self.clear();
+        Ok(())
+    }
+
+    fn exit_pass_ctx(&self, _cx: &InstrumentCx<'_>) -> Result<(), InstrumentError> {
+        let mut st = lock(&self.state);
+        while !st.open.is_empty() {
+            st.abandon();
+        }
+        Ok(())
+    }
+
+    fn run_before_pass(
+        &self,
+        _m: &Module,
+        info: &PassInfo,
+        cx: &InstrumentCx<'_>,
+    ) -> Result<(), InstrumentError> {
+        let mut st = lock(&self.state);
+        while st.open.len() > cx.depth {
+            st.abandon();
+        }
+        let idx = st.nodes.len();
+        let parent = st.open.last().copied();
+        match parent {
+            Some(p) => st.nodes[p].children.push(idx),
+            None => st.roots.push(idx),
+        }
+        st.open.push(idx);
+        st.nodes.push(Node {
+            name: info.name_arc().clone(),
+            start: Duration::ZERO,
+            total: Duration::ZERO,
+            parent,
+            children: Vec::new(),
+        });
+        st.nodes[idx].start = self.clock.now();
+        Ok(())
+    }
+
+    fn run_after_pass(
+        &self,
+        _m: &Module,
+        info: &PassInfo,
+        cx: &InstrumentCx<'_>,
+    ) -> Result<(), InstrumentError> {
+        let now = self.clock.now();
+        let mut st = lock(&self.state);
+        while st.open.len() > cx.depth + 1 {
+            st.abandon();
+        }
+        // A pass that started before this instrument was installed has no open record.
+        if st.open.len() == cx.depth + 1 {
+            let i = *st.open.last().expect("checked length");
+            if st.nodes[i].name == *info.name_arc() {
+                st.open.pop();
+                st.nodes[i].total = now.saturating_sub(st.nodes[i].start);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// `%.Nf` as C prints it (NaN and infinities included).
+fn c_fixed(v: f64, prec: usize) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "inf" } else { "-inf" }.into()
+    } else {
+        format!("{v:.prec$}")
+    }
+}
+
+/// TVM's `RenderPassProfiles` over a list of top-level records.
+pub fn render_records(roots: &[TimingRecord]) -> String {
+    let top: f64 = roots.iter().map(|r| micros(r.total)).sum();
+    let mut out = String::new();
+    let mut stack: Vec<(usize, f64, &TimingRecord)> =
+        roots.iter().rev().map(|r| (0, top, r)).collect();
+    while let Some((depth, parent_us, r)) = stack.pop() {
+        let total = micros(r.total);
+        let mut self_us = total;
+        for c in r.children.iter().rev() {
+            self_us -= micros(c.total);
+            stack.push((depth + 1, total, c));
+        }
+        let _ = writeln!(
+            out,
+            "{}{}: {}us [{}us] ({}%; {}%)",
+            "\t".repeat(depth),
+            r.name,
+            c_fixed(total, 0),
+            c_fixed(self_us, 0),
+            c_fixed(total / top * 100.0, 2),
+            c_fixed(total / parent_us * 100.0, 2),
+        );
+    }
+    out
+}
+
+/// A human duration: `412 us`, `38.2 ms`, `1.25 s`.
+pub fn human_duration(d: Duration) -> String {
+    let us = micros(d);
+    if us < 1000.0 {
+        format!("{us:.0} us")
+    } else if us < 1e6 {
+        format!("{:.1} ms", us / 1e3)
+    } else {
+        format!("{:.2} s", us / 1e6)
+    }
+}
+
+/// The records as a table: pass (as a tree), total, self, % of all, % of parent.
+pub fn render_table(roots: &[TimingRecord]) -> String {
+    let top: f64 = roots.iter().map(|r| micros(r.total)).sum();
+    let mut table = Table::new();
+    table.load_style(presets::UTF8_FULL_CONDENSED);
+    table.set_header(vec!["pass", "total", "self", "% all", "% parent"]);
+    let mut rows = Vec::new();
+    for r in roots {
+        table_rows(r, "", top, top, &mut rows);
+    }
+    for row in rows {
+        table.add_row(row);
+    }
+    for col in 1..5 {
+        if let Some(c) = table.column_mut(col) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    table.to_string()
+}
+
+fn pct(part: f64, whole: f64) -> String {
+    if whole > 0.0 {
+        format!("{:.1}", part / whole * 100.0)
+    } else {
+        "-".into()
+    }
+}
+
+fn table_rows(
+    r: &TimingRecord,
+    indent: &str,
+    top: f64,
+    parent: f64,
+    rows: &mut Vec<Vec<String>>,
+) {
+    let total = micros(r.total);
+    rows.push(vec![
+        format!("{indent}{}", r.name),
+        human_duration(r.total),
+        human_duration(r.self_time()),
+        pct(total, top),
+        pct(total, parent),
+    ]);
+    let base = indent.replace("├─ ", "│  ").replace("└─ ", "   ");
+    for (i, c) in r.children.iter().enumerate() {
+        let is_last = i + 1 == r.children.len();
+        let prefix = format!("{base}{}", if is_last { "└─ " } else { "├─ " });
+        table_rows(c, &prefix, top, total, rows);
+    }
+}

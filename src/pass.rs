@@ -1,0 +1,120 @@
+//! The pass infrastructure (TVM's `tvm.transform`): passes and their info, contexts, the
+//! funnel every pass runs through, Sequential, the registry of passes by name, the config
+//! registry, and the [`PassManager`] that owns a session's default context and context stack.
+//!
+//! Running a pass:
+//! ```
+//! use passlab::pass::{PassContext, PassManager, PassInfo, module_pass, BufferSink};
+//! use passlab::instrument::Trace;
+//! use std::sync::Arc;
+//!
+//! let sink = BufferSink::new();
+//! let mut pm = PassManager::new().with_sink(Arc::new(sink.clone()));
+//! let noop = module_pass(PassInfo::new("NoOp", 0), |m, _cx| Ok(m.clone()));
+//! let ctx = PassContext::builder().instrument(Arc::new(Trace::new("t"))).build().unwrap();
+//! let m = passlab::ir::Module::new();
+//! let out = pm.with_context(&ctx, |pm| pm.run(&noop, &m)).unwrap();
+//! assert!(out.same_as(&m));
+//! assert!(sink.contents().starts_with("[t] enter_pass_ctx\n[t] should_run NoOp\n"));
+//! ```
+
+pub mod config;
+pub mod context;
+pub mod diagnostics;
+pub mod error;
+pub mod function_pass;
+pub mod funnel;
+pub mod info;
+pub mod manager;
+pub mod module_pass;
+pub mod observer;
+pub mod registry;
+pub mod sequential;
+pub mod sink;
+
+pub use config::{register_config_key, Config, ConfigKey, ConfigType, ConfigValue};
+pub use context::{Gate, PassContext, PassContextBuilder};
+pub use diagnostics::{PassDiagnostic, Severity};
+pub use error::{InstrumentError, InstrumentPoint, PassError};
+pub use function_pass::{function_pass, FunctionPass};
+pub use funnel::PassCx;
+pub use info::{PassInfo, PassKind};
+pub use manager::{ContextScope, PassManager};
+pub use module_pass::{module_pass, ModulePass};
+pub use observer::{Flow, PassEvent, PassObserver};
+pub use registry::{OptionSpec, PassEntry, PassOptions, Registry};
+pub use sequential::Sequential;
+pub use sink::{BufferSink, Chunk, ChunkKind, NullSink, OutputSink, StdoutSink};
+
+use crate::ir::Module;
+use std::fmt;
+use std::sync::Arc;
+
+/// What a pass is: its info and its body. Implement this for a pass type of your own, or use
+/// [`module_pass`] / [`function_pass`] with a closure.
+pub trait PassImpl: Send + Sync + 'static {
+    fn info(&self) -> &PassInfo;
+
+    /// The body: returns the new module, never modifying `m`. Run nested passes with
+    /// `cx.run(..)` so they go through the funnel.
+    fn transform(&self, m: &Module, cx: &mut PassCx) -> Result<Module, PassError>;
+
+    /// The passes inside a composite pass, for display.
+    fn children(&self) -> &[Pass] {
+        &[]
+    }
+
+    /// The keyword options the pass was built with, for display.
+    fn options(&self) -> Vec<(String, ConfigValue)> {
+        Vec::new()
+    }
+}
+
+/// A pass: a shared, immutable value (cloning is a pointer copy).
+#[derive(Clone)]
+pub struct Pass(Arc<dyn PassImpl>);
+
+impl Pass {
+    pub fn new(imp: impl PassImpl) -> Pass {
+        Pass(Arc::new(imp))
+    }
+
+    pub fn info(&self) -> &PassInfo {
+        self.0.info()
+    }
+
+    pub fn name(&self) -> &str {
+        self.0.info().name()
+    }
+
+    pub fn kind(&self) -> PassKind {
+        self.0.info().kind()
+    }
+
+    pub fn children(&self) -> &[Pass] {
+        self.0.children()
+    }
+
+    pub fn options(&self) -> Vec<(String, ConfigValue)> {
+        self.0.options()
+    }
+
+    pub fn imp(&self) -> &dyn PassImpl {
+        &*self.0
+    }
+
+    /// True when both handles are the same pass value.
+    pub fn same_as(&self, other: &Pass) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl fmt::Debug for Pass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({})", self.kind(), self.name())?;
+        if !self.children().is_empty() {
+            f.debug_list().entries(self.children()).finish()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,71 @@
+//! Function passes: a closure applied to every function of the module, in module order,
+//! except functions marked as not for optimization (`SkipOptimization` or `Extern` non-zero,
+//! or a `Compiler` attribute), which are kept as they are. A function pass cannot add or
+//! remove functions. Unlike Relay, it does not run InferType afterwards: a pass that needs
+//! types lists `InferType` in `required`.
+
+use super::{Pass, PassCx, PassError, PassImpl, PassInfo, PassKind};
+use crate::ir::{Expr, ExprKind, GlobalVar, Module};
+
+type FunctionFn =
+    dyn Fn(&GlobalVar, &Expr, &Module, &mut PassCx) -> Result<Expr, PassError> + Send + Sync;
+
+/// A function pass built from a closure. The closure receives the function's name, the
+/// function expression and the whole (input) module, and returns the new function expression
+/// (the same `Expr` when nothing changed, so the module value is kept).
+pub struct FunctionPass {
+    info: PassInfo,
+    body: Box<FunctionFn>,
+}
+
+impl FunctionPass {
+    pub fn new(
+        info: PassInfo,
+        body: impl Fn(&GlobalVar, &Expr, &Module, &mut PassCx) -> Result<Expr, PassError>
+            + Send
+            + Sync
+            + 'static,
+    ) -> FunctionPass {
+        FunctionPass {
+            info: info.of_kind(PassKind::Function),
+            body: Box::new(body),
+        }
+    }
+}
+
+impl PassImpl for FunctionPass {
+    fn info(&self) -> &PassInfo {
+        &self.info
+    }
+
+    fn transform(&self, m: &Module, cx: &mut PassCx) -> Result<Module, PassError> {
+        let mut changed = false;
+        let out = m.map_functions(|g, e| {
+            if e.as_function().is_some_and(|f| f.skips_optimization()) {
+                return Ok(e.clone());
+            }
+            let new = (self.body)(g, e, m, cx)?;
+            if !matches!(new.kind(), ExprKind::Function(_)) {
+                return Err(PassError::failed(format!(
+                    "returned a {} for @{}; a function pass must return a function",
+                    new.kind().name(),
+                    g.name()
+                )));
+            }
+            changed |= !new.ptr_eq(e);
+            Ok(new)
+        })?;
+        Ok(if changed { out } else { m.clone() })
+    }
+}
+
+/// A function pass from a closure: `function_pass(PassInfo::new("ToF1", 1), |g, f, m, cx| ...)`.
+pub fn function_pass(
+    info: PassInfo,
+    body: impl Fn(&GlobalVar, &Expr, &Module, &mut PassCx) -> Result<Expr, PassError>
+        + Send
+        + Sync
+        + 'static,
+) -> Pass {
+    Pass::new(FunctionPass::new(info, body))
+}

@@ -1,0 +1,241 @@
+//! The one funnel every pass execution goes through (SEMANTICS.md §2), and [`PassCx`], the
+//! state of one run: the context it started with, the registry, the output sink, the
+//! cancellation flag, the observer, the stack of running passes and pending diagnostics.
+//!
+//! The funnel: interrupt check; observer `before_pass`; unless the name is in the context's
+//! `required_pass`, `should_run` on every instrument (no short-circuit; any false skips the
+//! pass, which then returns its input); `run_before_pass` on every instrument; the body, with
+//! panics caught; the diagnostics and `testing.immutable_module` checks; `run_after_pass` on
+//! every instrument; observer `after_pass`. Any error propagates at once. The opt_level gate
+//! is not here: it belongs to Sequential.
+//!
+//! Speed: with no instruments and no observer a pass costs an atomic load or two, a push and
+//! a pop of a pre-allocated frame stack, and the body: no allocation, no locking, no printing.
+//! A `PassCx` owns everything it uses (no borrow of the manager), so a run can move to another
+//! thread, e.g. to be paused by a debugger while the session goes on.
+
+use super::diagnostics::PassDiagnostic;
+use super::error::{panic_message, InstrumentPoint, PassError};
+use super::info::PassInfo;
+use super::observer::{Flow, PassEvent, PassObserver};
+use super::registry::Registry;
+use super::sink::{emit, ChunkKind, OutputSink};
+use super::{Pass, PassContext};
+use crate::instrument::{self, InstrumentCx};
+use crate::ir::{structural::module_hash, Module};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// The state of one run of passes under one context.
+pub struct PassCx {
+    ctx: PassContext,
+    registry: Arc<Registry>,
+    sink: Arc<dyn OutputSink>,
+    interrupt: Option<Arc<AtomicBool>>,
+    observer: Option<Arc<dyn PassObserver>>,
+    frames: Vec<PassInfo>,
+    diagnostics: Vec<PassDiagnostic>,
+}
+
+impl PassCx {
+    /// A run under `ctx`, finding required passes in `registry` and writing to `sink`.
+    pub fn new(ctx: PassContext, registry: Arc<Registry>, sink: Arc<dyn OutputSink>) -> PassCx {
+        PassCx {
+            ctx,
+            registry,
+            sink,
+            interrupt: None,
+            observer: None,
+            frames: Vec::with_capacity(16),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Checks `flag` before every pass; once it is set, the run stops with
+    /// [`PassError::Interrupted`]. The flag is the caller's to reset.
+    pub fn with_interrupt(mut self, flag: Option<Arc<AtomicBool>>) -> PassCx {
+        self.interrupt = flag;
+        self
+    }
+
+    pub fn with_observer(mut self, observer: Option<Arc<dyn PassObserver>>) -> PassCx {
+        self.observer = observer;
+        self
+    }
+
+    /// The context of this run (the one current when the run started).
+    pub fn context(&self) -> &PassContext {
+        &self.ctx
+    }
+
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    pub fn sink(&self) -> &dyn OutputSink {
+        &*self.sink
+    }
+
+    /// The running passes, outermost first.
+    pub fn stack(&self) -> &[PassInfo] {
+        &self.frames
+    }
+
+    /// Writes output attributed to the running pass.
+    pub fn emit(&self, kind: ChunkKind, text: &str) {
+        let source = self.frames.last().map(|f| f.name()).unwrap_or("");
+        emit(&*self.sink, kind, source, text);
+    }
+
+    /// Reports a diagnostic for the running pass. Errors fail the pass when its body returns;
+    /// warnings go to the sink.
+    pub fn report(&mut self, diagnostic: PassDiagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Runs `pass` on `m` through the funnel and returns the new module (`m` itself when an
+    /// instrument skipped the pass). `m` is never modified.
+    pub fn run(&mut self, pass: &Pass, m: &Module) -> Result<Module, PassError> {
+        let info = pass.info();
+        if let Some(flag) = &self.interrupt {
+            if flag.load(Ordering::Relaxed) {
+                return Err(PassError::Interrupted {
+                    pass: info.name_arc().clone(),
+                });
+            }
+        }
+        self.observe(info, m, None)?;
+        if self.ctx.has_instruments() && !self.instrument_before(info, m)? {
+            return Ok(m.clone());
+        }
+        let out = self.run_body(pass, m)?;
+        if self.ctx.caches_required() {
+            self.ctx.record_run(info.name_arc(), &out);
+        }
+        if self.ctx.has_instruments() {
+            let list = self.ctx.instruments();
+            let icx = InstrumentCx {
+                sink: &*self.sink,
+                depth: self.frames.len(),
+            };
+            for inst in list.iter() {
+                instrument::call(&**inst, InstrumentPoint::RunAfterPass, Some(info), || {
+                    inst.run_after_pass(&out, info, &icx)
+                })?;
+            }
+        }
+        self.observe(info, m, Some(&out))?;
+        Ok(out)
+    }
+
+    /// Runs the registered pass `name`, which `required_by` requires, through the funnel.
+    /// With `passlab.required = "cached"` it is skipped when its last run produced `m`.
+    pub fn run_required(
+        &mut self,
+        name: &str,
+        required_by: &PassInfo,
+        m: &Module,
+    ) -> Result<Module, PassError> {
+        if self.ctx.caches_required() && self.ctx.already_ran_on(name, m) {
+            return Ok(m.clone());
+        }
+        let pass = self.registry.create_required(name, required_by)?;
+        self.run(&pass, m)
+    }
+
+    /// `should_run` (unless required by the context) and `run_before_pass`; false = skip.
+    fn instrument_before(&mut self, info: &PassInfo, m: &Module) -> Result<bool, PassError> {
+        let list = self.ctx.instruments();
+        let icx = InstrumentCx {
+            sink: &*self.sink,
+            depth: self.frames.len(),
+        };
+        if !self.ctx.is_required(info.name()) {
+            let mut run = true;
+            for inst in list.iter() {
+                run &= instrument::call(&**inst, InstrumentPoint::ShouldRun, Some(info), || {
+                    inst.should_run(m, info, &icx)
+                })?;
+            }
+            if !run {
+                return Ok(false);
+            }
+        }
+        for inst in list.iter() {
+            instrument::call(&**inst, InstrumentPoint::RunBeforePass, Some(info), || {
+                inst.run_before_pass(m, info, &icx)
+            })?;
+        }
+        Ok(true)
+    }
+
+    /// The body, with panics caught, diagnostics collected and the input checked.
+    fn run_body(&mut self, pass: &Pass, m: &Module) -> Result<Module, PassError> {
+        let info = pass.info();
+        let input_hash = self
+            .ctx
+            .checks_immutable_module()
+            .then(|| module_hash(m, false));
+        let depth = self.frames.len();
+        let diag_start = self.diagnostics.len();
+        self.frames.push(info.clone());
+        let result = catch_unwind(AssertUnwindSafe(|| pass.imp().transform(m, self)));
+        self.frames.truncate(depth);
+        let mut out = match result {
+            Ok(r) => r.map_err(|e| e.attach_pass(info.name_arc())),
+            Err(payload) => Err(PassError::Panic {
+                pass: info.name_arc().clone(),
+                message: panic_message(&*payload),
+            }),
+        };
+        if self.diagnostics.len() > diag_start {
+            let diags = self.diagnostics.split_off(diag_start);
+            for d in diags.iter().filter(|d| !d.is_error()) {
+                emit(&*self.sink, ChunkKind::Warning, info.name(), &d.render(m, false));
+            }
+            if out.is_ok() && diags.iter().any(PassDiagnostic::is_error) {
+                out = Err(PassError::Diagnostics {
+                    pass: info.name_arc().clone(),
+                    diagnostics: diags,
+                });
+            }
+        }
+        if let (Some(h), Ok(_)) = (input_hash, &out) {
+            if module_hash(m, false) != h {
+                out = Err(PassError::ModifiedInput {
+                    pass: info.name_arc().clone(),
+                });
+            }
+        }
+        out
+    }
+
+    fn observe(
+        &self,
+        info: &PassInfo,
+        input: &Module,
+        output: Option<&Module>,
+    ) -> Result<(), PassError> {
+        let Some(obs) = &self.observer else {
+            return Ok(());
+        };
+        let event = PassEvent {
+            info,
+            input,
+            output,
+            depth: self.frames.len(),
+            stack: &self.frames,
+        };
+        let flow = match output {
+            None => obs.before_pass(&event),
+            Some(_) => obs.after_pass(&event),
+        };
+        match flow {
+            Flow::Continue => Ok(()),
+            Flow::Abort => Err(PassError::Aborted {
+                pass: info.name_arc().clone(),
+            }),
+        }
+    }
+}

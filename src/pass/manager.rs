@@ -1,0 +1,246 @@
+//! `PassManager`: one session's pass state — the default context, the stack of entered
+//! contexts, the pass registry, the output sink, the cancellation flag and the observer.
+//! It replaces TVM's thread-local store with an explicit value, so one process can hold many
+//! independent sessions (tests create many).
+//!
+//! Enter: `enter_pass_ctx` on every instrument, then push. Exit: the context must be the top
+//! of the stack (else an error, stack unchanged), pop, then `exit_pass_ctx` on every
+//! instrument. [`PassManager::with_context`] and [`ContextScope`] exit even when the block
+//! fails; when both fail, the exit error comes first.
+
+use super::funnel::PassCx;
+use super::observer::PassObserver;
+use super::registry::{PassOptions, Registry};
+use super::sink::{NullSink, OutputSink};
+use super::{Pass, PassContext, PassError};
+use crate::instrument::InstrumentRef;
+use crate::ir::Module;
+use std::ops::{Deref, DerefMut};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// A session's pass state. Output is discarded until a sink is installed.
+pub struct PassManager {
+    default: PassContext,
+    stack: Vec<PassContext>,
+    registry: Arc<Registry>,
+    sink: Arc<dyn OutputSink>,
+    interrupt: Option<Arc<AtomicBool>>,
+    observer: Option<Arc<dyn PassObserver>>,
+}
+
+impl Default for PassManager {
+    fn default() -> Self {
+        PassManager::new()
+    }
+}
+
+impl PassManager {
+    /// A fresh session: default context (opt_level 2), empty stack, the built-in passes.
+    pub fn new() -> PassManager {
+        PassManager {
+            default: PassContext::default(),
+            stack: Vec::new(),
+            registry: Arc::new(Registry::builtin()),
+            sink: Arc::new(NullSink),
+            interrupt: None,
+            observer: None,
+        }
+    }
+
+    pub fn with_sink(mut self, sink: Arc<dyn OutputSink>) -> PassManager {
+        self.sink = sink;
+        self
+    }
+
+    pub fn set_sink(&mut self, sink: Arc<dyn OutputSink>) {
+        self.sink = sink;
+    }
+
+    pub fn sink(&self) -> &Arc<dyn OutputSink> {
+        &self.sink
+    }
+
+    /// A flag checked before every pass (Ctrl-C, a kernel interrupt). The caller resets it.
+    pub fn set_interrupt(&mut self, flag: Option<Arc<AtomicBool>>) {
+        self.interrupt = flag;
+    }
+
+    /// Called before and after every pass (a step debugger).
+    pub fn set_observer(&mut self, observer: Option<Arc<dyn PassObserver>>) {
+        self.observer = observer;
+    }
+
+    /// The innermost entered context, or the default one.
+    pub fn current(&self) -> &PassContext {
+        self.stack.last().unwrap_or(&self.default)
+    }
+
+    pub fn default_context(&self) -> &PassContext {
+        &self.default
+    }
+
+    /// The entered contexts, outermost first.
+    pub fn stack(&self) -> &[PassContext] {
+        &self.stack
+    }
+
+    /// Enters `ctx`: its instruments' `enter_pass_ctx`, then push. On failure nothing is
+    /// pushed (and the context's instruments are cleared, see §5).
+    pub fn enter(&mut self, ctx: &PassContext) -> Result<(), PassError> {
+        ctx.enter_instruments(&*self.sink)?;
+        self.stack.push(ctx.clone());
+        Ok(())
+    }
+
+    /// Exits `ctx`, which must be the innermost entered context.
+    pub fn exit(&mut self, ctx: &PassContext) -> Result<(), PassError> {
+        match self.stack.last() {
+            Some(top) if top.same_as(ctx) => {}
+            Some(_) => {
+                return Err(PassError::Context(
+                    "cannot exit a PassContext that is not the innermost entered one".into(),
+                ))
+            }
+            None => return Err(no_context()),
+        }
+        self.stack.pop();
+        ctx.exit_instruments(&*self.sink)
+    }
+
+    /// Exits the innermost entered context (the language's `exit`), returning it.
+    pub fn exit_innermost(&mut self) -> Result<PassContext, PassError> {
+        let top = self.stack.last().cloned().ok_or_else(no_context)?;
+        self.exit(&top)?;
+        Ok(top)
+    }
+
+    /// Enters `ctx` and returns a guard that exits it when dropped (ignoring an exit error)
+    /// or when [`ContextScope::exit`] is called (reporting it).
+    pub fn scope(&mut self, ctx: &PassContext) -> Result<ContextScope<'_>, PassError> {
+        self.enter(ctx)?;
+        Ok(ContextScope {
+            pm: self,
+            ctx: ctx.clone(),
+            exited: false,
+        })
+    }
+
+    /// Runs `block` inside `ctx` (Python's `with`): enter, the block, exit — also when the
+    /// block fails or panics. When both the block and the exit fail, the error is
+    /// [`PassError::Both`] with the exit error first.
+    pub fn with_context<T>(
+        &mut self,
+        ctx: &PassContext,
+        block: impl FnOnce(&mut PassManager) -> Result<T, PassError>,
+    ) -> Result<T, PassError> {
+        self.enter(ctx)?;
+        let result = catch_unwind(AssertUnwindSafe(|| block(self)));
+        let exited = self.exit(ctx);
+        match (result, exited) {
+            (Err(panic), _) => resume_unwind(panic),
+            (Ok(r), Ok(())) => r,
+            (Ok(Ok(_)), Err(x)) => Err(x),
+            (Ok(Err(e)), Err(x)) => Err(PassError::Both {
+                first: Box::new(x),
+                second: Box::new(e),
+            }),
+        }
+    }
+
+    /// `override_instruments` on the current context.
+    pub fn override_instruments(&self, list: Vec<InstrumentRef>) -> Result<(), PassError> {
+        self.current().override_instruments(list, &*self.sink)
+    }
+
+    /// `override_instruments` on any context, entered or not (including the default one).
+    pub fn override_instruments_of(
+        &self,
+        ctx: &PassContext,
+        list: Vec<InstrumentRef>,
+    ) -> Result<(), PassError> {
+        ctx.override_instruments(list, &*self.sink)
+    }
+
+    /// A run under the current context, owning everything it needs (it can be moved to
+    /// another thread).
+    pub fn cx(&self) -> PassCx {
+        PassCx::new(
+            self.current().clone(),
+            self.registry.clone(),
+            self.sink.clone(),
+        )
+        .with_interrupt(self.interrupt.clone())
+        .with_observer(self.observer.clone())
+    }
+
+    /// Applies `pass` to `m` under the current context (a direct call: never gated).
+    pub fn run(&self, pass: &Pass, m: &Module) -> Result<Module, PassError> {
+        self.cx().run(pass, m)
+    }
+
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The registry, for adding entries (runs already started keep the one they had).
+    pub fn registry_mut(&mut self) -> &mut Registry {
+        Arc::make_mut(&mut self.registry)
+    }
+
+    /// Registers a user pass under its name (found by `required` lists and by name).
+    pub fn register(&mut self, pass: Pass, summary: &str) -> bool {
+        self.registry_mut().register(pass, summary)
+    }
+
+    /// Builds a registered pass by name with keyword options.
+    pub fn create(&self, name: &str, options: &PassOptions) -> Result<Pass, PassError> {
+        self.registry.create(name, options)
+    }
+}
+
+fn no_context() -> PassError {
+    PassError::Context("no PassContext is entered (the default context cannot be exited)".into())
+}
+
+/// An entered context that is exited when the guard goes away.
+pub struct ContextScope<'a> {
+    pm: &'a mut PassManager,
+    ctx: PassContext,
+    exited: bool,
+}
+
+impl ContextScope<'_> {
+    pub fn context(&self) -> &PassContext {
+        &self.ctx
+    }
+
+    /// Exits the context, reporting a failure.
+    pub fn exit(mut self) -> Result<(), PassError> {
+        self.exited = true;
+        self.pm.exit(&self.ctx)
+    }
+}
+
+impl Deref for ContextScope<'_> {
+    type Target = PassManager;
+    fn deref(&self) -> &PassManager {
+        self.pm
+    }
+}
+
+impl DerefMut for ContextScope<'_> {
+    fn deref_mut(&mut self) -> &mut PassManager {
+        self.pm
+    }
+}
+
+impl Drop for ContextScope<'_> {
+    fn drop(&mut self) {
+        if !self.exited {
+            // Nowhere to report an error from a destructor; `exit()` reports it.
+            let _ = self.pm.exit(&self.ctx);
+        }
+    }
+}

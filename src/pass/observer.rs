@@ -1,0 +1,48 @@
+//! Hooks for a step debugger: a [`PassObserver`] installed on the pass manager is called at
+//! the two points of the funnel where a run can pause — before a pass (before any instrument
+//! sees it, so instruments changed while paused apply to it) and after it (after every
+//! instrument saw it). It can let the run go on or abort it; it may block to pause (the run
+//! then lives on another thread, which is why a run owns everything it uses).
+
+use super::info::PassInfo;
+use crate::ir::Module;
+
+/// What the run does after an observer callback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    /// Stop the run with [`PassError::Aborted`](super::PassError::Aborted).
+    Abort,
+}
+
+/// One pause point.
+pub struct PassEvent<'a> {
+    pub info: &'a PassInfo,
+    /// The module the pass receives.
+    pub input: &'a Module,
+    /// The module it returned (only after the pass).
+    pub output: Option<&'a Module>,
+    /// How many passes enclose this one in the run (0 for the outermost).
+    pub depth: usize,
+    /// The names of the enclosing passes, outermost first (`where`).
+    pub stack: &'a [PassInfo],
+}
+
+impl PassEvent<'_> {
+    /// After the pass: true when it returned a different module value.
+    pub fn changed(&self) -> Option<bool> {
+        self.output.map(|o| !o.same_as(self.input))
+    }
+}
+
+/// Called by the funnel around every pass run (including skipped ones before the skip is
+/// decided, and required passes).
+pub trait PassObserver: Send + Sync {
+    fn before_pass(&self, _event: &PassEvent<'_>) -> Flow {
+        Flow::Continue
+    }
+
+    fn after_pass(&self, _event: &PassEvent<'_>) -> Flow {
+        Flow::Continue
+    }
+}

@@ -1,0 +1,70 @@
+//! Sequential (TVM's `tvm.transform.Sequential`): an ordered list of passes, itself a pass.
+//! For each child in order (duplicates run each time): the gate of the run's context
+//! (disabled beats required beats `opt_level >=`; a gated-out child gets no instrument call and
+//! its `required` list is not looked at); then each name in the child's `required`, looked up
+//! in the registry and run through the funnel right before it (no deduplication, no transitive
+//! closure; an unknown name fails only when reached); then the child through the funnel.
+//! The Sequential itself is a pass around its children, seen by the instruments.
+
+use super::{Pass, PassCx, PassError, PassImpl, PassInfo, PassKind};
+use crate::ir::Module;
+
+/// An ordered list of passes.
+pub struct Sequential {
+    info: PassInfo,
+    passes: Vec<Pass>,
+}
+
+impl Sequential {
+    /// TVM's defaults: name `sequential`, opt_level 0, nothing required.
+    pub fn new(passes: Vec<Pass>) -> Sequential {
+        Sequential::with_info(PassInfo::new("sequential", 0), passes)
+    }
+
+    /// A Sequential with its own name, opt_level and required list.
+    pub fn with_info(info: PassInfo, passes: Vec<Pass>) -> Sequential {
+        Sequential {
+            info: info.of_kind(PassKind::Sequential),
+            passes,
+        }
+    }
+
+    pub fn passes(&self) -> &[Pass] {
+        &self.passes
+    }
+
+    pub fn into_pass(self) -> Pass {
+        Pass::new(self)
+    }
+}
+
+impl PassImpl for Sequential {
+    fn info(&self) -> &PassInfo {
+        &self.info
+    }
+
+    fn transform(&self, m: &Module, cx: &mut PassCx) -> Result<Module, PassError> {
+        let mut cur = m.clone();
+        for child in &self.passes {
+            let info = child.info();
+            if !cx.context().pass_enabled(info) {
+                continue;
+            }
+            for name in info.required() {
+                cur = cx.run_required(name, info, &cur)?;
+            }
+            cur = cx.run(child, &cur)?;
+        }
+        Ok(cur)
+    }
+
+    fn children(&self) -> &[Pass] {
+        &self.passes
+    }
+}
+
+impl From<Sequential> for Pass {
+    fn from(s: Sequential) -> Pass {
+        Pass::new(s)
+    }
+}

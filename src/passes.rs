@@ -1,0 +1,27 @@
+//! The passes, one file each, and [`BUILTIN_PASSES`]: the one table of pass names. Every
+//! registered pass is a row here (name, kind, opt_level, required, summary, options,
+//! constructor); the registry, `required` lookup, listings, help and "did you mean" all read
+//! this table. To add a pass: write `passes/<name>.rs` with a `create(&PassOptions)` function
+//! and add its row.
+
+pub mod infer_type;
+pub mod print_ir;
+
+use crate::pass::config::ConfigType;
+use crate::pass::registry::{OptionSpec, PassEntry};
+use crate::pass::PassKind;
+
+/// The built-in passes.
+pub static BUILTIN_PASSES: &[PassEntry] = &[PassEntry {
+    name: "PrintIR",
+    kind: PassKind::Module,
+    opt_level: 0,
+    required: &[],
+    summary: "print the module to the output (with a header) and return it unchanged",
+    options: &[OptionSpec {
+        name: "header",
+        ty: ConfigType::Str,
+        doc: "text printed after `PrintIR(`",
+    }],
+    constructor: print_ir::create,
+}];

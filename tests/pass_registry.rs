@@ -1,0 +1,97 @@
+//! The pass registry: construction by name with keyword options, "did you mean" for unknown
+//! names and options, user passes found by name and by `required` lists.
+
+mod support;
+
+use expect_test::expect;
+use passlab::pass::{PassKind, PassOptions, Registry};
+use support::*;
+
+fn describe(r: Result<passlab::pass::Pass, passlab::pass::PassError>) -> String {
+    match r {
+        Ok(p) => format!("ok: {} ({}, opt_level {})", p.name(), p.kind(), p.info().opt_level()),
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+#[test]
+fn passes_are_built_by_name_with_checked_options() {
+    let reg = Registry::builtin();
+    let cases = [
+        ("PrintIR", PassOptions::new()),
+        ("PrintIR", PassOptions::new().with("header", "x")),
+        ("PrintIr", PassOptions::new()),
+        ("FoldConstantt", PassOptions::new()),
+        ("PrintIR", PassOptions::new().with("heder", "x")),
+        ("PrintIR", PassOptions::new().with("header", 3)),
+        ("PrintIR", PassOptions::new().with("header", "a").with("header", "b")),
+    ];
+    let out: Vec<String> = cases
+        .into_iter()
+        .map(|(name, opts)| format!("{name}: {}", describe(reg.create(name, &opts))))
+        .collect();
+    expect![[r#"
+        PrintIR: ok: PrintIR (module, opt_level 0)
+        PrintIR: ok: PrintIR (module, opt_level 0)
+        PrintIr: error: unknown pass PrintIr; did you mean PrintIR?
+        FoldConstantt: error: unknown pass FoldConstantt
+        PrintIR: error: PrintIR: unknown option heder (did you mean header?); known options: header
+        PrintIR: error: PrintIR: option header expects str, got int
+        PrintIR: error: PrintIR: option header given twice
+    "#]]
+    .assert_eq(&(out.join("\n") + "\n"));
+}
+
+#[test]
+fn the_table_lists_every_builtin_pass() {
+    let reg = Registry::builtin();
+    let rows: Vec<String> = reg
+        .entries()
+        .iter()
+        .map(|e| {
+            let opts: Vec<String> = e.options.iter().map(|o| format!("{}: {}", o.name, o.ty)).collect();
+            format!(
+                "{} {} opt_level={} required={:?} options=[{}] - {}",
+                e.name, e.kind, e.opt_level, e.required, opts.join(", "), e.summary
+            )
+        })
+        .collect();
+    expect![[r#"
+        PrintIR module opt_level=0 required=[] options=[header: str] - print the module to the output (with a header) and return it unchanged
+    "#]]
+    .assert_eq(&(rows.join("\n") + "\n"));
+    // The table's metadata agrees with the passes it builds.
+    for e in reg.entries() {
+        let p = reg.create(&e.name, &PassOptions::new()).unwrap();
+        assert_eq!(p.name(), &*e.name);
+        assert_eq!(p.info().opt_level(), e.opt_level);
+        assert_eq!(p.kind(), e.kind);
+        assert_eq!(p.info().required(), &e.required[..]);
+    }
+}
+
+#[test]
+fn user_passes_are_registered_per_session() {
+    let mut lab = Lab::new();
+    let replaced = lab.pm.register(marker("Mine", 1, &[]), "my pass");
+    assert!(!replaced);
+    assert!(lab.pm.register(marker("Mine", 2, &[]), "my pass, again"));
+    let e = lab.pm.registry().get("Mine").unwrap();
+    assert!(e.user);
+    assert_eq!((e.kind, e.opt_level), (PassKind::Module, 2));
+    // Found by name and by required lists, in this session only.
+    let p = lab.pm.create("Mine", &PassOptions::new()).unwrap();
+    lab.pm.run(&p, &module()).unwrap();
+    lab.pm
+        .run(&seq("s", 0, vec![marker("A", 0, &["Mine"])]), &module())
+        .unwrap();
+    assert_eq!(lab.log(), "[body] Mine\n[body] Mine\n[body] A\n");
+    let other = Lab::new();
+    assert!(other.pm.create("Mine", &PassOptions::new()).is_err());
+    // Options are refused for passes registered by value.
+    let err = lab
+        .pm
+        .create("Mine", &PassOptions::new().with("x", 1))
+        .unwrap_err();
+    assert_eq!(err.to_string(), "Mine: unknown option x; Mine takes no options");
+}
