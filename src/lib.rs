@@ -12,6 +12,8 @@ pub mod ir;
 pub mod lang;
 pub mod pass;
 pub mod passes;
+pub mod repl;
+pub mod session;
 pub mod suggest;
 pub mod testgen;
 pub mod text;

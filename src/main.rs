@@ -1,10 +1,11 @@
-//! The `passlab` command line: `print` and `check` Relay files (more commands arrive with the
-//! session engine and the REPL).
+//! The `passlab` command line: the REPL (no arguments), `run` and `replay` scripts, and
+//! `print` / `check` Relay files.
 
 use clap::{Parser, Subcommand, ValueEnum};
 use passlab::ir::well_formed;
+use passlab::session::{replay, Session};
 use passlab::text::{self, PrintOptions};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -18,7 +19,7 @@ struct Cli {
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     color: ColorChoice,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -39,6 +40,21 @@ enum Command {
     },
     /// Parse a Relay file and check that it is well-formed.
     Check { file: String },
+    /// Run a .passlab script; exit 1 at the first error (or, with --keep-going, if any).
+    Run {
+        file: String,
+        /// Report each error and go on, like typing at the prompt.
+        #[arg(long)]
+        keep_going: bool,
+    },
+    /// Re-run transcripts and compare with their `#>` lines; show a diff and exit 1 on mismatch.
+    Replay {
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// Rewrite the expected lines from a fresh run.
+        #[arg(long)]
+        bless: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -51,13 +67,40 @@ fn main() -> ExitCode {
         }
     };
     colored::control::set_override(color);
-    match run(cli.command, color) {
+    let Some(command) = cli.command else {
+        let tty = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+        let color = match cli.color {
+            ColorChoice::Auto => color && tty,
+            _ => color,
+        };
+        return ExitCode::from(passlab::repl::run(color) as u8);
+    };
+    match run(command, color) {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {
             eprintln!("{msg}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// A session for a script: relative paths resolve next to the script, errors name it.
+fn session_for(file: &str, color: bool) -> Session {
+    let mut s = Session::new();
+    s.set_color(color);
+    s.set_source_name(
+        std::path::Path::new(file)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| file.to_string())
+            .as_str(),
+    );
+    if let Some(dir) = std::path::Path::new(file).parent() {
+        if !dir.as_os_str().is_empty() {
+            s.set_base_dir(dir);
+        }
+    }
+    s
 }
 
 fn load(file: &str, color: bool) -> Result<(passlab::ir::Module, String), String> {
@@ -80,6 +123,53 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 print!("{}", text::highlight(&out));
             } else {
                 print!("{out}");
+            }
+            Ok(())
+        }
+        Command::Run { file, keep_going } => {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("error: cannot read {file}: {e}"))?;
+            let mut s = session_for(&file, color);
+            let report = replay::run(&mut s, &text, keep_going, |t| {
+                print!("{t}");
+                let _ = std::io::stdout().flush();
+            });
+            print!("{}", s.exit_all_contexts().text(color));
+            if report.errors > 0 {
+                return Err(format!("{file}: {} statement(s) failed", report.errors));
+            }
+            Ok(())
+        }
+        Command::Replay { files, bless } => {
+            let mut failed = 0;
+            for file in &files {
+                let text = std::fs::read_to_string(file)
+                    .map_err(|e| format!("error: cannot read {file}: {e}"))?;
+                let mut s = session_for(file, false);
+                if bless {
+                    let fresh = replay::bless(&mut s, &text);
+                    passlab::instrument::dump_ir::write_atomic(std::path::Path::new(file), &fresh)
+                        .map_err(|e| format!("error: cannot write {file}: {e}"))?;
+                    println!("blessed {file}");
+                    continue;
+                }
+                match replay::replay(&mut s, &text) {
+                    Ok(()) => println!("ok {file}"),
+                    Err(m) => {
+                        failed += 1;
+                        println!(
+                            "MISMATCH {file}:{}
+  {}
+{}",
+                            m.line,
+                            m.statement.replace('\n', "\n  "),
+                            m.diff
+                        );
+                    }
+                }
+            }
+            if failed > 0 {
+                return Err(format!("{failed} transcript(s) did not replay"));
             }
             Ok(())
         }

@@ -27,10 +27,12 @@ pub fn distance(a: &str, b: &str) -> usize {
 }
 
 /// The candidate closest to `name`, if it is close enough to be a plausible typo
-/// (at most a third of the name's length, and at least 1 edit allowed; a case-only
-/// difference always qualifies).
+/// (at most a third of the name's length, at least 1 edit for names of three or more
+/// characters; a case-only difference always qualifies).
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).max(1);
+    let len = name.chars().count();
+    // Names of one or two letters are too short for a typo to be recognisable.
+    let limit = if len < 3 { 0 } else { (len / 3).max(1) };
     candidates
         .into_iter()
         .filter(|c| *c != name)

@@ -277,13 +277,7 @@ fn pct(part: f64, whole: f64) -> String {
     }
 }
 
-fn table_rows(
-    r: &TimingRecord,
-    indent: &str,
-    top: f64,
-    parent: f64,
-    rows: &mut Vec<Vec<String>>,
-) {
+fn table_rows(r: &TimingRecord, indent: &str, top: f64, parent: f64, rows: &mut Vec<Vec<String>>) {
     let total = micros(r.total);
     rows.push(vec![
         format!("{indent}{}", r.name),

@@ -90,10 +90,7 @@ impl<'s> LangParser<'s> {
         if let Some(message) = e.message {
             return ParseError {
                 message,
-                span: Span::new(
-                    at,
-                    at + e.len.max(1).min(self.src.len().saturating_sub(at)).max(0),
-                ),
+                span: Span::new(at, at + e.len.max(1).min(self.src.len().saturating_sub(at))),
                 label: e.label,
             };
         }

@@ -152,7 +152,10 @@ impl PassError {
     /// Fills in the pass name of a body failure that has none.
     pub(crate) fn attach_pass(self, name: &Arc<str>) -> PassError {
         match self {
-            PassError::Failed { pass: None, message } => PassError::Failed {
+            PassError::Failed {
+                pass: None,
+                message,
+            } => PassError::Failed {
                 pass: Some(name.clone()),
                 message,
             },
@@ -200,7 +203,10 @@ impl fmt::Display for PassError {
                 suggestion,
             } => {
                 match required_by {
-                    Some(r) => write!(f, "pass {r} requires {name}, which is not a registered pass")?,
+                    Some(r) => write!(
+                        f,
+                        "pass {r} requires {name}, which is not a registered pass"
+                    )?,
                     None => write!(f, "unknown pass {name}")?,
                 }
                 if let Some(s) = suggestion {

@@ -198,17 +198,16 @@ impl Registry {
 
     /// Builds a pass named in `required_by`'s `required` list (no options).
     pub fn create_required(&self, name: &str, required_by: &PassInfo) -> Result<Pass, PassError> {
-        self.create(name, &PassOptions::new())
-            .map_err(|e| match e {
-                PassError::UnknownPass {
-                    name, suggestion, ..
-                } => PassError::UnknownPass {
-                    name,
-                    required_by: Some(required_by.name_arc().clone()),
-                    suggestion,
-                },
-                e => e,
-            })
+        self.create(name, &PassOptions::new()).map_err(|e| match e {
+            PassError::UnknownPass {
+                name, suggestion, ..
+            } => PassError::UnknownPass {
+                name,
+                required_by: Some(required_by.name_arc().clone()),
+                suggestion,
+            },
+            e => e,
+        })
     }
 }
 

@@ -49,16 +49,20 @@ pub fn print_module(m: &Module) -> String {
 /// Prints a module.
 pub fn print_module_with(m: &Module, opts: PrintOptions) -> String {
     let mut p = Printer::new(opts);
-    for (_, e) in m.functions() {
-        p.count_parents(e);
-    }
     let mut items = Vec::new();
     for td in &m.type_defs {
         items.push(print_type_def(td));
     }
     for (g, e) in m.functions() {
+        // Each definition is its own scope: a node shared by two functions (the same function
+        // bound to two names, say) is printed in each. Temporaries stay numbered per print job.
+        p.memo.clear();
+        p.parents.clear();
+        p.names.clear();
+        p.used_names.clear();
+        p.count_parents(e);
         let text = match e.kind() {
-            ExprKind::Function(f) => p.function(&format!("def @{}", g.name()), f),
+            ExprKind::Function(f) => p.function(&format!("def @{}", g.name()), f, e.ty().is_some()),
             _ => p.scope(e),
         };
         items.push(text);
@@ -88,7 +92,7 @@ pub fn print_expr(e: &Expr, opts: PrintOptions) -> String {
     }
     let body = match e.kind() {
         ExprKind::Function(f) => {
-            let text = p.function("fn ", f);
+            let text = p.function("fn ", f, e.ty().is_some());
             let text = p.with_type_comment(e, text);
             let mut lines = std::mem::take(&mut p.doc);
             lines.push(text);
@@ -210,14 +214,15 @@ impl Printer {
         text
     }
 
-    fn binder(&mut self, v: &Var) -> String {
+    /// A binder: `%x: T`, with ` /* ty=T */` when its binding site has been type-checked.
+    fn binder(&mut self, v: &Var, typed: bool) -> String {
         let mut s = self.alloc_var(v);
         if let Some(vd) = &v.virtual_device {
             let _ = write!(s, " {{virtual_device={}}}", attr_value_to_string(vd));
         }
         if let Some(t) = v.ann() {
             let _ = write!(s, ": {t}");
-            if self.opts.types {
+            if self.opts.types && typed {
                 let _ = write!(s, " /* ty={t} */");
             }
         }
@@ -255,7 +260,7 @@ impl Printer {
             if self.memo.contains_key(&cur.id()) {
                 break;
             }
-            let name = self.binder(&l.var);
+            let name = self.binder(&l.var, cur.ty().is_some());
             let value = self.text(&l.value, true);
             self.doc.push(format!("let {name} = {value};"));
             let body = l.body.clone();
@@ -354,9 +359,9 @@ impl Printer {
                 }
             }
             ExprKind::TupleGetItem(t, i) => format!("{}.{i}", self.text(t, false)),
-            ExprKind::Function(f) => {
-                stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || self.function("fn ", f))
-            }
+            ExprKind::Function(f) => stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || {
+                self.function("fn ", f, e.ty().is_some())
+            }),
             ExprKind::If(i) => stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || {
                 let cond = self.text(&i.cond, true);
                 let t = indent(&self.scope(&i.then_branch));
@@ -442,8 +447,8 @@ impl Printer {
     }
 
     /// `prefix(params, attrs) -> R {\n  body\n}`.
-    fn function(&mut self, prefix: &str, f: &Function) -> String {
-        let mut parts: Vec<String> = f.params.iter().map(|p| self.binder(p)).collect();
+    fn function(&mut self, prefix: &str, f: &Function, typed: bool) -> String {
+        let mut parts: Vec<String> = f.params.iter().map(|p| self.binder(p, typed)).collect();
         for (k, v) in &f.attrs {
             parts.push(format!("{k}={}", attr_value_to_string(v)));
         }

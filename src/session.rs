@@ -1,0 +1,314 @@
+//! The session engine: `Session::execute(&str) -> Outputs`, the one entry point both front
+//! ends (terminal REPL, Jupyter kernel) and the script runner call. A session owns its
+//! variables and its [`PassManager`] (default context, entered contexts, registry, output
+//! sink). Parsing has no effects; a statement that fails leaves every variable as it was.
+
+pub mod builtins;
+pub mod display;
+pub mod error;
+pub mod eval;
+pub mod outputs;
+pub mod replay;
+pub mod rewrite;
+pub mod value;
+
+pub use error::SessionError;
+pub use outputs::{Outputs, Part, PartKind};
+pub use value::Value;
+
+use crate::instrument::InstrumentRef;
+use crate::lang::ast::{Stmt, StmtKind};
+use crate::pass::{BufferSink, PassManager};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// One interactive session.
+pub struct Session {
+    pub(crate) vars: BTreeMap<String, Value>,
+    pub(crate) pm: PassManager,
+    pub(crate) sink: BufferSink,
+    /// Render ANSI colours in the `ansi` parts.
+    pub(crate) color: bool,
+    /// Relative paths in `load`/`save`/`DumpIR` resolve against this directory.
+    pub(crate) base_dir: PathBuf,
+    /// The last PassTimingInstrument a context held, for `timing` after a `with` block.
+    pub(crate) last_timing: Option<InstrumentRef>,
+    interrupt: Arc<AtomicBool>,
+    /// The name used for the input in error locations (`<input>`, a file name, `In [3]`).
+    pub(crate) source_name: String,
+    /// The text being executed (for error carets).
+    pub(crate) source: String,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session::new()
+    }
+}
+
+impl Session {
+    /// A fresh session with no colours, resolving paths against the current directory.
+    pub fn new() -> Session {
+        let sink = BufferSink::new();
+        let interrupt = Arc::new(AtomicBool::new(false));
+        let mut pm = PassManager::new().with_sink(Arc::new(sink.clone()));
+        pm.set_interrupt(Some(interrupt.clone()));
+        Session {
+            vars: BTreeMap::new(),
+            pm,
+            sink,
+            color: false,
+            base_dir: std::env::current_dir().unwrap_or_default(),
+            last_timing: None,
+            interrupt,
+            source_name: "<input>".into(),
+            source: String::new(),
+        }
+    }
+
+    /// Turns ANSI colours on or off for the `ansi` renderings.
+    pub fn set_color(&mut self, color: bool) {
+        self.color = color;
+    }
+
+    pub fn color_enabled(&self) -> bool {
+        self.color
+    }
+
+    /// Exits every entered context, innermost first (end of a session).
+    pub fn exit_all_contexts(&mut self) -> Outputs {
+        let mut out = Outputs::new();
+        while !self.pm.stack().is_empty() {
+            if let Err(e) = self.pm.exit_innermost() {
+                self.drain_sink(&mut out);
+                out.error(format!("error: {e}"), None);
+            }
+        }
+        self.drain_sink(&mut out);
+        out
+    }
+
+    pub fn set_base_dir(&mut self, dir: impl Into<PathBuf>) {
+        self.base_dir = dir.into();
+    }
+
+    /// The name shown in error locations.
+    pub fn set_source_name(&mut self, name: &str) {
+        self.source_name = name.to_string();
+    }
+
+    /// A flag that interrupts a running pipeline at the next pass boundary when set.
+    pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
+        self.interrupt.clone()
+    }
+
+    /// The session's pass manager (contexts, registry).
+    pub fn pass_manager(&self) -> &PassManager {
+        &self.pm
+    }
+
+    /// A variable's value.
+    pub fn var(&self, name: &str) -> Option<&Value> {
+        self.vars.get(name)
+    }
+
+    /// The names of the session's variables, sorted.
+    pub fn var_names(&self) -> Vec<String> {
+        self.vars.keys().cloned().collect()
+    }
+
+    /// Binds a value from Rust.
+    pub fn set_var(&mut self, name: &str, value: Value) {
+        self.vars.insert(name.to_string(), value);
+    }
+
+    /// Parses and runs `src`; stops at the first failing statement.
+    pub fn execute(&mut self, src: &str) -> Outputs {
+        self.source = src.to_string();
+        self.interrupt
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+        let mut out = Outputs::new();
+        let stmts = match crate::lang::parse_program(src) {
+            Ok(s) => s,
+            Err(e) => {
+                let err = SessionError::from_parse(e);
+                self.push_error(&mut out, &err);
+                return out;
+            }
+        };
+        for stmt in &stmts {
+            if let Err(e) = self.run_stmt(stmt, &mut out) {
+                self.push_error(&mut out, &e);
+                break;
+            }
+        }
+        out
+    }
+
+    fn push_error(&self, out: &mut Outputs, e: &SessionError) {
+        self.drain_sink(out);
+        let plain = e.render(&self.source_name, &self.source, false);
+        let ansi = self
+            .color
+            .then(|| e.render(&self.source_name, &self.source, true));
+        out.error(plain, ansi);
+    }
+
+    /// Moves what passes and instruments wrote into the outputs.
+    pub(crate) fn drain_sink(&self, out: &mut Outputs) {
+        let text = self.sink.take();
+        if !text.is_empty() {
+            out.stream(text);
+        }
+    }
+
+    /// Runs one statement as a transaction: on failure the variables are restored.
+    fn run_stmt(&mut self, stmt: &Stmt, out: &mut Outputs) -> Result<(), SessionError> {
+        let snapshot = self.vars.clone();
+        let r = self.run_stmt_inner(stmt, out);
+        self.drain_sink(out);
+        if r.is_err() {
+            self.vars = snapshot;
+        }
+        r
+    }
+
+    fn run_stmt_inner(&mut self, stmt: &Stmt, out: &mut Outputs) -> Result<(), SessionError> {
+        match &stmt.kind {
+            StmtKind::Assign { name, value, .. } => {
+                let v = self.eval(value)?;
+                self.vars.insert(name.clone(), v);
+                Ok(())
+            }
+            StmtKind::Expr(e) => {
+                let v = self.eval(e)?;
+                self.drain_sink(out);
+                if !matches!(v, Value::None) {
+                    self.display_value(&v, false, out);
+                }
+                Ok(())
+            }
+            StmtKind::Show(e) => {
+                let v = self.eval(e)?;
+                self.drain_sink(out);
+                self.display_value(&v, true, out);
+                Ok(())
+            }
+            StmtKind::Enter(e) => {
+                let ctx = self.eval_context(e)?;
+                self.pm
+                    .enter(&ctx)
+                    .map_err(|err| SessionError::at(err.to_string(), e.span))?;
+                self.note_timing(&ctx);
+                Ok(())
+            }
+            StmtKind::Exit => {
+                if self.pm.stack().is_empty() {
+                    return Err(SessionError::at(
+                        "no PassContext is entered (the default context cannot be exited)",
+                        stmt.span,
+                    ));
+                }
+                self.pm
+                    .exit_innermost()
+                    .map(|_| ())
+                    .map_err(|err| SessionError::at(err.to_string(), stmt.span))
+            }
+            StmtKind::With { ctx, body } => self.run_with(ctx, body, out),
+            StmtKind::Timing => self.cmd_timing(out),
+            StmtKind::Passes => self.cmd_passes(out),
+            StmtKind::Configs => self.cmd_configs(out),
+            StmtKind::Vars => self.cmd_vars(out),
+            StmtKind::Diff { a, b, func } => self.cmd_diff(a, b, func.as_deref(), out),
+            StmtKind::Help(name) => self.cmd_help(name.as_ref(), out),
+            StmtKind::Break(_)
+            | StmtKind::Breakpoints
+            | StmtKind::Delete(_)
+            | StmtKind::Where
+            | StmtKind::Step
+            | StmtKind::Continue
+            | StmtKind::Abort
+            | StmtKind::History => Err(SessionError::at(
+                "step-by-step debugging (break, step, continue, history) is not available yet",
+                stmt.span,
+            )),
+        }
+    }
+
+    fn run_with(
+        &mut self,
+        ctx_expr: &crate::lang::ast::Expr,
+        body: &[Stmt],
+        out: &mut Outputs,
+    ) -> Result<(), SessionError> {
+        let ctx = self.eval_context(ctx_expr)?;
+        self.pm
+            .enter(&ctx)
+            .map_err(|err| SessionError::at(err.to_string(), ctx_expr.span))?;
+        self.note_timing(&ctx);
+        let mut result = Ok(());
+        for s in body {
+            if let Err(e) = self.run_stmt(s, out) {
+                result = Err(e);
+                break;
+            }
+        }
+        // The context is exited whether or not the block failed; if it is no longer the
+        // innermost one (the block entered another without exiting), exit those first.
+        while self.pm.stack().last().is_some_and(|top| !top.same_as(&ctx)) {
+            if let Err(e) = self.pm.exit_innermost() {
+                result = result.and(Err(SessionError::at(e.to_string(), ctx_expr.span)));
+            }
+        }
+        let exited = self.pm.exit(&ctx);
+        self.drain_sink(out);
+        match (result, exited) {
+            (Ok(()), Ok(())) => Ok(()),
+            (Ok(()), Err(x)) => Err(SessionError::at(x.to_string(), ctx_expr.span)),
+            (Err(e), Ok(())) => Err(e),
+            (Err(e), Err(x)) => Err(SessionError::at(
+                format!("{x}\n(while exiting after the block failed: {})", e.message),
+                ctx_expr.span,
+            )),
+        }
+    }
+
+    /// Remembers a context's timing instrument for `timing`.
+    pub(crate) fn note_timing(&mut self, ctx: &crate::pass::PassContext) {
+        for inst in ctx.instruments().iter() {
+            if inst
+                .as_any()
+                .is::<crate::instrument::PassTimingInstrument>()
+            {
+                self.last_timing = Some(inst.clone());
+            }
+        }
+    }
+}
+
+/// Convenience for tests and scripts: run `src` in a fresh session, return the plain output.
+pub fn run_plain(src: &str) -> String {
+    Session::new().execute(src).plain()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failing_statement_keeps_variables() {
+        let mut s = Session::new();
+        let out = s.execute("x = 1\ny = 2");
+        assert!(!out.is_error());
+        let out = s.execute("x = Sequentail([])");
+        assert!(out.is_error());
+        assert!(
+            out.plain().contains("did you mean `Sequential`?"),
+            "{}",
+            out.plain()
+        );
+        assert!(matches!(s.var("x"), Some(Value::Int(1))));
+    }
+}

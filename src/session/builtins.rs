@@ -1,0 +1,651 @@
+//! The builtin functions and constructors of the language, in one table: name, signature,
+//! one-line help and the code. The table feeds evaluation, `help`, completion and "did you
+//! mean". Registered passes are constructors too, but live in the pass registry.
+
+use super::{Session, SessionError, Value};
+use crate::instrument::{
+    Bisect, DumpIR, InstrumentRef, PassPrintingInstrument, PassTimingInstrument, PrintAfterAll,
+    PrintBeforeAll, PrintChanged, Skip, Stats, Trace, Verify,
+};
+use crate::ir::{Module, Span};
+use crate::pass::{
+    function_pass, module_pass, PassContext, PassError, PassInfo, PassKind, Sequential,
+};
+use std::sync::Arc;
+
+/// What a builtin is, for `help` and completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuiltinKind {
+    Function,
+    Constructor,
+    Instrument,
+}
+
+/// One builtin.
+pub struct Builtin {
+    pub name: &'static str,
+    pub kind: BuiltinKind,
+    /// Parameter names in positional order (all may also be given by keyword).
+    pub params: &'static [&'static str],
+    pub signature: &'static str,
+    pub summary: &'static str,
+    pub run: fn(&mut Session, Args) -> Result<Value, SessionError>,
+}
+
+/// The builtin named `name`.
+pub fn find(name: &str) -> Option<&'static Builtin> {
+    BUILTINS.iter().find(|b| b.name == name)
+}
+
+/// Evaluated call arguments with their spans.
+pub struct Args {
+    pub pos: Vec<(Value, Span)>,
+    /// (name, name span, value, value span)
+    pub kw: Vec<(String, Span, Value, Span)>,
+    /// The whole call.
+    pub span: Span,
+}
+
+impl Args {
+    pub(crate) fn eval(
+        s: &mut Session,
+        args: &[crate::lang::ast::Arg],
+        span: Span,
+    ) -> Result<Args, SessionError> {
+        let mut out = Args {
+            pos: Vec::new(),
+            kw: Vec::new(),
+            span,
+        };
+        for a in args {
+            let v = s.eval(&a.value)?;
+            match &a.name {
+                Some((n, nspan)) => {
+                    if out.kw.iter().any(|(k, ..)| k == n) {
+                        return Err(SessionError::at(
+                            format!("argument `{n}` is given twice"),
+                            *nspan,
+                        ));
+                    }
+                    out.kw.push((n.clone(), *nspan, v, a.value.span));
+                }
+                None => out.pos.push((v, a.value.span)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Binds the arguments to `b`'s parameters: unknown keywords and extra positionals are
+    /// errors (with a suggestion).
+    fn bind(self, b: &Builtin) -> Result<Bound, SessionError> {
+        if self.pos.len() > b.params.len() {
+            let (_, span) = &self.pos[b.params.len()];
+            return Err(SessionError::at(
+                format!(
+                    "{} takes at most {} positional argument(s): {}",
+                    b.name,
+                    b.params.len(),
+                    b.signature
+                ),
+                *span,
+            ));
+        }
+        let mut slots: Vec<Option<(Value, Span)>> = vec![None; b.params.len()];
+        for (i, (v, sp)) in self.pos.into_iter().enumerate() {
+            slots[i] = Some((v, sp));
+        }
+        for (k, kspan, v, vspan) in self.kw {
+            match b.params.iter().position(|p| *p == k) {
+                Some(i) if slots[i].is_some() => {
+                    return Err(SessionError::at(
+                        format!("argument `{k}` is given twice"),
+                        kspan,
+                    ))
+                }
+                Some(i) => slots[i] = Some((v, vspan)),
+                None => {
+                    let hint = crate::suggest::closest(&k, b.params.iter().copied())
+                        .map(|s| format!("did you mean `{s}`?"));
+                    return Err(SessionError::at(
+                        format!("{} has no argument `{k}`: {}", b.name, b.signature),
+                        kspan,
+                    )
+                    .with_label(hint));
+                }
+            }
+        }
+        Ok(Bound {
+            name: b.name,
+            params: b.params,
+            slots,
+            span: self.span,
+        })
+    }
+
+    /// The single module argument of a pass application `p(mod)`.
+    pub(crate) fn module_arg(self, what: &str, pass: &str) -> Result<Module, SessionError> {
+        if let Some((k, kspan, ..)) = self.kw.first() {
+            return Err(SessionError::at(
+                format!("applying a pass takes one module, not `{k}=`"),
+                *kspan,
+            ));
+        }
+        match self.pos.as_slice() {
+            [(Value::Module(m), _)] => Ok(m.clone()),
+            [(other, span)] => Err(SessionError::at(
+                format!("{pass} must be applied to a module, got a {}", other.kind()),
+                *span,
+            )),
+            _ => Err(SessionError::at(
+                format!("applying {pass} takes exactly one {what}"),
+                self.span,
+            )),
+        }
+    }
+}
+
+/// Arguments bound to parameter names.
+pub struct Bound {
+    name: &'static str,
+    params: &'static [&'static str],
+    slots: Vec<Option<(Value, Span)>>,
+    span: Span,
+}
+
+impl Bound {
+    fn slot(&self, p: &str) -> Option<&(Value, Span)> {
+        let i = self.params.iter().position(|x| *x == p)?;
+        self.slots[i].as_ref()
+    }
+
+    fn get(&self, p: &str) -> Option<&Value> {
+        self.slot(p)
+            .map(|(v, _)| v)
+            .filter(|v| !matches!(v, Value::None))
+    }
+
+    fn span_of(&self, p: &str) -> Span {
+        self.slot(p).map(|(_, s)| *s).unwrap_or(self.span)
+    }
+
+    fn type_err(&self, p: &str, want: &str, got: &Value) -> SessionError {
+        SessionError::at(
+            format!(
+                "{}: argument `{p}` must be {want}, got a {} ({})",
+                self.name,
+                got.kind(),
+                got.repr()
+            ),
+            self.span_of(p),
+        )
+    }
+
+    fn require(&self, p: &str) -> Result<&Value, SessionError> {
+        self.get(p).ok_or_else(|| {
+            SessionError::at(format!("{} needs the argument `{p}`", self.name), self.span)
+        })
+    }
+
+    fn str(&self, p: &str) -> Result<Option<String>, SessionError> {
+        match self.get(p) {
+            None => Ok(None),
+            Some(Value::Str(s)) => Ok(Some(s.clone())),
+            Some(v) => Err(self.type_err(p, "a string", v)),
+        }
+    }
+
+    fn int(&self, p: &str) -> Result<Option<i64>, SessionError> {
+        match self.get(p) {
+            None => Ok(None),
+            Some(Value::Int(i)) => Ok(Some(*i)),
+            Some(Value::Bool(b)) => Ok(Some(*b as i64)),
+            Some(v) => Err(self.type_err(p, "an integer", v)),
+        }
+    }
+
+    fn bool(&self, p: &str) -> Result<Option<bool>, SessionError> {
+        match self.get(p) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(Value::Int(i)) => Ok(Some(*i != 0)),
+            Some(v) => Err(self.type_err(p, "true or false", v)),
+        }
+    }
+
+    fn strs(&self, p: &str) -> Result<Vec<String>, SessionError> {
+        match self.get(p) {
+            None => Ok(Vec::new()),
+            Some(Value::List(items)) => items
+                .iter()
+                .map(|v| match v {
+                    Value::Str(s) => Ok(s.clone()),
+                    Value::Pass(pass) => Ok(pass.info().name().to_string()),
+                    other => Err(self.type_err(p, "a list of names", other)),
+                })
+                .collect(),
+            Some(v) => Err(self.type_err(p, "a list of names", v)),
+        }
+    }
+
+    fn module(&self, p: &str) -> Result<Module, SessionError> {
+        match self.require(p)? {
+            Value::Module(m) => Ok(m.clone()),
+            v => Err(self.type_err(p, "a module", v)),
+        }
+    }
+
+    fn instruments(&self, p: &str) -> Result<Vec<InstrumentRef>, SessionError> {
+        match self.get(p) {
+            None => Ok(Vec::new()),
+            Some(Value::List(items)) => items
+                .iter()
+                .map(|v| match v {
+                    Value::Instrument(i) => Ok(i.clone()),
+                    other => Err(self.type_err(p, "a list of instruments", other)),
+                })
+                .collect(),
+            Some(v) => Err(self.type_err(p, "a list of instruments", v)),
+        }
+    }
+}
+
+fn at(msg: impl Into<String>, span: Span) -> SessionError {
+    SessionError::at(msg, span)
+}
+
+fn resolve(s: &Session, path: &str) -> std::path::PathBuf {
+    let p = std::path::Path::new(path);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        s.base_dir.join(p)
+    }
+}
+
+/// Parses Relay text given in the language, pointing errors into the text.
+pub(crate) fn parse_ir(text: &str, name: &str, span: Span) -> Result<Module, SessionError> {
+    crate::text::parse_module(text, name).map_err(|e| {
+        SessionError::at(format!("invalid Relay text: {}", e.message), span)
+            .with_detail(e.render(name, text, false))
+    })
+}
+
+fn b_parse(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let text = a
+        .str("text")?
+        .ok_or_else(|| at("parse needs the Relay text", a.span))?;
+    // Errors point into the IR text: the caret is placed on the text's own line and column.
+    crate::text::parse_module(&text, "<ir>")
+        .map(Value::Module)
+        .map_err(|e| {
+            SessionError::at(
+                format!("invalid Relay text: {}", e.message),
+                a.span_of("text"),
+            )
+            .with_detail(e.render("<ir>", &text, false))
+        })
+}
+
+fn b_load(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let path = a
+        .str("path")?
+        .ok_or_else(|| at("load needs a path", a.span))?;
+    let full = resolve(s, &path);
+    let text = std::fs::read_to_string(&full)
+        .map_err(|e| at(format!("cannot read {path}: {e}"), a.span_of("path")))?;
+    crate::text::parse_module(&text, &path)
+        .map(Value::Module)
+        .map_err(|e| {
+            at(
+                format!("{path} is not valid Relay: {}", e.message),
+                a.span_of("path"),
+            )
+            .with_detail(e.render(&path, &text, false))
+        })
+}
+
+fn b_save(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let m = a.module("module")?;
+    let path = a
+        .str("path")?
+        .ok_or_else(|| at("save needs a path", a.span))?;
+    let full = resolve(s, &path);
+    let text = crate::text::print_module(&m);
+    crate::instrument::dump_ir::write_atomic(&full, &text)
+        .map_err(|e| at(format!("cannot write {path}: {e}"), a.span_of("path")))?;
+    Ok(Value::None)
+}
+
+fn b_equal(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let x = a.require("a")?;
+    let y = a.require("b")?;
+    Ok(Value::Bool(match (x, y) {
+        (Value::Module(p), Value::Module(q)) => crate::ir::module_equal(p, q, true),
+        (Value::Function { func: f, .. }, Value::Function { func: g, .. }) => {
+            crate::ir::expr_equal(f, g, true)
+        }
+        (p, q) => {
+            return Err(at(
+                format!(
+                    "equal compares modules or functions, got a {} and a {}",
+                    p.kind(),
+                    q.kind()
+                ),
+                a.span,
+            ))
+        }
+    }))
+}
+
+fn b_print(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let Some(Value::List(items)) = a.get("values") else {
+        return Ok(Value::None);
+    };
+    let texts: Vec<String> = items.iter().map(|v| s.plain_text(v)).collect();
+    crate::pass::sink::emit(
+        &s.sink,
+        crate::pass::ChunkKind::Log,
+        "print",
+        &texts.join(" "),
+    );
+    Ok(Value::None)
+}
+
+fn b_render(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    match a.require("instrument")? {
+        Value::Instrument(i) => match i.as_any().downcast_ref::<PassTimingInstrument>() {
+            Some(t) => Ok(Value::Str(t.render())),
+            None => Err(at(
+                format!("render needs a PassTimingInstrument, got {}", i.name()),
+                a.span_of("instrument"),
+            )),
+        },
+        v => Err(a.type_err("instrument", "a PassTimingInstrument", v)),
+    }
+}
+
+fn b_current(s: &mut Session, _: Bound) -> Result<Value, SessionError> {
+    Ok(Value::Context(s.pm.current().clone()))
+}
+
+fn b_override(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let list = a.instruments("instruments")?;
+    let r = match a.get("ctx") {
+        Some(Value::Context(c)) => {
+            let c = c.clone();
+            s.pm.override_instruments_of(&c, list)
+        }
+        Some(v) => return Err(a.type_err("ctx", "a PassContext", v)),
+        None => s.pm.override_instruments(list),
+    };
+    let ctx = match a.get("ctx") {
+        Some(Value::Context(c)) => c.clone(),
+        _ => s.pm.current().clone(),
+    };
+    s.note_timing(&ctx);
+    r.map(|_| Value::None)
+        .map_err(|e| at(e.to_string(), a.span))
+}
+
+fn pass_list(a: &Bound, p: &str) -> Result<Vec<crate::pass::Pass>, SessionError> {
+    match a.require(p)? {
+        Value::List(items) => items
+            .iter()
+            .map(|v| match v {
+                Value::Pass(p) => Ok(p.clone()),
+                other => Err(a.type_err(p, "a list of passes", other)),
+            })
+            .collect(),
+        v => Err(a.type_err(p, "a list of passes", v)),
+    }
+}
+
+fn b_sequential(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let passes = pass_list(&a, "passes")?;
+    let name = a.str("name")?.unwrap_or_else(|| "sequential".into());
+    let level = a.int("opt_level")?.unwrap_or(0) as i32;
+    let required = a.strs("required")?;
+    let info = PassInfo::with_kind(&name, level, &required, PassKind::Sequential);
+    Ok(Value::Pass(Sequential::with_info(info, passes).into_pass()))
+}
+
+fn b_pass_context(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let mut b = PassContext::builder()
+        .opt_level(a.int("opt_level")?.unwrap_or(2) as i32)
+        .required_pass(a.strs("required_pass")?)
+        .disabled_pass(a.strs("disabled_pass")?)
+        .instruments(a.instruments("instruments")?);
+    match a.get("config") {
+        None => {}
+        Some(Value::Map(items)) => {
+            for (k, v) in items {
+                let Value::Str(key) = k else {
+                    return Err(a.type_err("config", "a map with string keys", k));
+                };
+                let cv = v
+                    .to_config()
+                    .ok_or_else(|| a.type_err("config", "plain values", v))?;
+                b = b.config(key, cv);
+            }
+        }
+        Some(v) => return Err(a.type_err("config", "a map", v)),
+    }
+    b.build()
+        .map(Value::Context)
+        .map_err(|e| at(e.to_string(), a.span_of("config")))
+}
+
+fn user_info(a: &Bound, kind: PassKind) -> Result<PassInfo, SessionError> {
+    let name = a
+        .str("name")?
+        .ok_or_else(|| at(format!("{} needs name=...", a.name), a.span))?;
+    let level = a.int("opt_level")?.unwrap_or(0) as i32;
+    let required = a.strs("required")?;
+    Ok(PassInfo::with_kind(&name, level, &required, kind))
+}
+
+fn b_module_pass(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let info = user_info(&a, PassKind::Module)?;
+    let fail = a.str("fail")?;
+    let add = match a.get("add") {
+        None => None,
+        Some(Value::Module(m)) => Some(m.clone()),
+        Some(Value::Str(text)) => Some(parse_ir(text, "<add>", a.span_of("add"))?),
+        Some(v) => return Err(a.type_err("add", "a module or Relay text", v)),
+    };
+    let pass = module_pass(info, move |m, _cx| {
+        if let Some(msg) = &fail {
+            return Err(PassError::failed(msg.clone()));
+        }
+        let mut out = m.clone();
+        if let Some(extra) = &add {
+            for (g, f) in extra.functions() {
+                out.update(g.name(), f.clone())
+                    .map_err(|e| PassError::failed(e.to_string()))?;
+            }
+        }
+        Ok(out)
+    });
+    Ok(Value::Pass(pass))
+}
+
+fn b_function_pass(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let info = user_info(&a, PassKind::Function)?;
+    let fail = a.str("fail")?;
+    let replacement = match a.get("replace_with") {
+        None => None,
+        Some(Value::Function { func, .. }) => Some(func.clone()),
+        Some(Value::Module(m)) if m.len() == 1 => m.functions().next().map(|(_, f)| f.clone()),
+        Some(Value::Str(text)) => {
+            let m = parse_ir(text, "<replace_with>", a.span_of("replace_with"))?;
+            let first = m.functions().next().map(|(_, f)| f.clone());
+            first
+        }
+        Some(v) => return Err(a.type_err("replace_with", "a function", v)),
+    };
+    let rules = match a.get("rewrite") {
+        None => Vec::new(),
+        Some(Value::List(items)) => items
+            .iter()
+            .map(|v| match v {
+                Value::Str(s) => super::rewrite::Rule::parse(s)
+                    .map_err(|e| at(format!("rewrite rule {s:?}: {e}"), a.span_of("rewrite"))),
+                other => Err(a.type_err("rewrite", "a list of rule strings", other)),
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(v) => return Err(a.type_err("rewrite", "a list of rule strings", v)),
+    };
+    let rules = Arc::new(rules);
+    let pass = function_pass(info, move |_g, f, _m, _cx| {
+        if let Some(msg) = &fail {
+            return Err(PassError::failed(msg.clone()));
+        }
+        if let Some(r) = &replacement {
+            return Ok(r.clone());
+        }
+        Ok(super::rewrite::apply(&rules, f))
+    });
+    Ok(Value::Pass(pass))
+}
+
+fn b_register(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    match a.require("pass")? {
+        Value::Pass(p) => {
+            let name = p.info().name().to_string();
+            let summary = a.str("summary")?.unwrap_or_else(|| "user pass".into());
+            if s.pm.registry().get(&name).is_some_and(|r| !r.user) {
+                return Err(at(
+                    format!("`{name}` is a built-in pass and cannot be replaced"),
+                    a.span_of("pass"),
+                ));
+            }
+            s.pm.register(p.clone(), &summary);
+            Ok(Value::None)
+        }
+        v => Err(a.type_err("pass", "a pass", v)),
+    }
+}
+
+fn inst(i: impl crate::instrument::Instrument + 'static) -> Result<Value, SessionError> {
+    Ok(Value::Instrument(Arc::new(i)))
+}
+
+fn b_timing(_: &mut Session, _: Bound) -> Result<Value, SessionError> {
+    inst(PassTimingInstrument::new())
+}
+fn b_print_before(_: &mut Session, _: Bound) -> Result<Value, SessionError> {
+    inst(PrintBeforeAll)
+}
+fn b_print_after(_: &mut Session, _: Bound) -> Result<Value, SessionError> {
+    inst(PrintAfterAll)
+}
+fn b_pass_printing(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    inst(PassPrintingInstrument::new(
+        &a.strs("print_before_pass_names")?,
+        &a.strs("print_after_pass_names")?,
+    ))
+}
+fn b_dump_ir(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let dir = a
+        .str("dir")?
+        .ok_or_else(|| at("DumpIR needs a directory", a.span))?;
+    inst(DumpIR::with_refresh(
+        resolve(s, &dir),
+        a.bool("refresh")?.unwrap_or(false),
+    ))
+}
+fn b_print_changed(_: &mut Session, _: Bound) -> Result<Value, SessionError> {
+    inst(PrintChanged::new())
+}
+fn b_trace(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let name = a.str("name")?.unwrap_or_else(|| "trace".into());
+    let mut t = Trace::new(&name).skip(&a.strs("skip")?);
+    if let Some(point) = a.str("fail_at")? {
+        t = t.fail_at(&point).map_err(|e| at(e, a.span_of("fail_at")))?;
+    }
+    inst(t)
+}
+fn b_skip(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    inst(Skip::new(&a.strs("passes")?))
+}
+fn b_bisect(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let limit = a
+        .int("limit")?
+        .ok_or_else(|| at("Bisect needs a limit", a.span))?;
+    if limit < 0 {
+        return Err(at("Bisect's limit cannot be negative", a.span_of("limit")));
+    }
+    inst(Bisect::new(limit as usize))
+}
+fn b_verify(_: &mut Session, _: Bound) -> Result<Value, SessionError> {
+    inst(Verify::new())
+}
+fn b_stats(_: &mut Session, _: Bound) -> Result<Value, SessionError> {
+    inst(Stats::new())
+}
+
+macro_rules! builtin {
+    ($name:literal, $kind:ident, [$($p:literal),*], $sig:literal, $summary:literal, $f:ident) => {
+        Builtin {
+            name: $name,
+            kind: BuiltinKind::$kind,
+            params: &[$($p),*],
+            signature: $sig,
+            summary: $summary,
+            run: |s, a| {
+                let b = find($name).expect("in the table");
+                $f(s, a.bind(b)?)
+            },
+        }
+    };
+}
+
+/// Every builtin.
+pub static BUILTINS: &[Builtin] = &[
+    builtin!("parse", Function, ["text"], "parse(\"\"\"<Relay text>\"\"\")", "a module from Relay text", b_parse),
+    builtin!("load", Function, ["path"], "load(\"path.relay\")", "a module from a Relay file", b_load),
+    builtin!("save", Function, ["module", "path"], "save(mod, \"path.relay\")", "write the printed module (atomically)", b_save),
+    builtin!("equal", Function, ["a", "b"], "equal(a, b)", "structural equality up to variable names", b_equal),
+    Builtin {
+        name: "print",
+        kind: BuiltinKind::Function,
+        params: &["values"],
+        signature: "print(value, ...)",
+        summary: "write values' plain text to standard output",
+        run: |s, a| {
+            if let Some((k, kspan, ..)) = a.kw.first() {
+                return Err(at(format!("print takes no keyword arguments (got `{k}`)"), *kspan));
+            }
+            let values = Value::List(a.pos.into_iter().map(|(v, _)| v).collect());
+            let b = find("print").expect("in the table");
+            b_print(
+                s,
+                Bound {
+                    name: b.name,
+                    params: b.params,
+                    slots: vec![Some((values, a.span))],
+                    span: a.span,
+                },
+            )
+        },
+    },
+    builtin!("render", Function, ["instrument"], "render(timing_instrument)", "TVM's text render of a PassTimingInstrument", b_render),
+    builtin!("current", Function, [], "current()", "the current PassContext", b_current),
+    builtin!("override_instruments", Function, ["instruments", "ctx"], "override_instruments([i, ...], ctx=None)", "replace a context's instruments (exit old, enter new)", b_override),
+    builtin!("Sequential", Constructor, ["passes", "opt_level", "name", "required"], "Sequential([p, ...], opt_level=0, name=\"sequential\", required=[])", "a pipeline of passes", b_sequential),
+    builtin!("PassContext", Constructor, ["opt_level", "required_pass", "disabled_pass", "instruments", "config"], "PassContext(opt_level=2, required_pass=[], disabled_pass=[], instruments=[], config={})", "a pass context", b_pass_context),
+    builtin!("module_pass", Constructor, ["name", "opt_level", "required", "add", "fail"], "module_pass(name=, opt_level=0, required=[], add=mod_or_text, fail=\"msg\")", "a user module pass", b_module_pass),
+    builtin!("function_pass", Constructor, ["name", "opt_level", "required", "replace_with", "rewrite", "fail"], "function_pass(name=, opt_level=0, required=[], replace_with=function, rewrite=[\"add(?x, 0f) => ?x\"], fail=\"msg\")", "a user function pass", b_function_pass),
+    builtin!("register", Function, ["pass", "summary"], "register(pass)", "make a user pass findable by name", b_register),
+    builtin!("PassTimingInstrument", Instrument, [], "PassTimingInstrument()", "nested pass timing, shown by `timing`", b_timing),
+    builtin!("PrintBeforeAll", Instrument, [], "PrintBeforeAll()", "print the module before every pass", b_print_before),
+    builtin!("PrintAfterAll", Instrument, [], "PrintAfterAll()", "print the module after every pass", b_print_after),
+    builtin!("PassPrintingInstrument", Instrument, ["print_before_pass_names", "print_after_pass_names"], "PassPrintingInstrument(print_before_pass_names=[...], print_after_pass_names=[...])", "print before/after the listed passes", b_pass_printing),
+    builtin!("DumpIR", Instrument, ["dir", "refresh"], "DumpIR(\"dir\", refresh=false)", "write the module after each pass to dir/NNN_<pass>.relay", b_dump_ir),
+    builtin!("PrintChanged", Instrument, [], "PrintChanged()", "a diff of the IR after each pass that changed it", b_print_changed),
+    builtin!("Trace", Instrument, ["name", "skip", "fail_at"], "Trace(name=\"t\", skip=[], fail_at=None)", "log every instrument event", b_trace),
+    builtin!("Skip", Instrument, ["passes"], "Skip([\"PassName\", ...])", "should_run is false for the listed passes", b_skip),
+    builtin!("Bisect", Instrument, ["limit"], "Bisect(limit)", "should_run is false after `limit` passes have run", b_bisect),
+    builtin!("Verify", Instrument, [], "Verify()", "well-formedness and type check after every pass", b_verify),
+    builtin!("Stats", Instrument, [], "Stats()", "node counts before/after each pass", b_stats),
+];

@@ -1,0 +1,87 @@
+//! Session errors: a message, optionally the place in the input it points at (with a label
+//! such as "did you mean ..."), rendered like every other diagnostic.
+
+use crate::diagnostic::Diagnostic;
+use crate::ir::Span;
+use crate::text::ParseError;
+
+/// An error while executing a statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionError {
+    pub message: String,
+    pub span: Option<Span>,
+    pub label: Option<String>,
+    /// Extra lines after the location (e.g. an error inside IR text, already rendered).
+    pub detail: Option<String>,
+}
+
+impl SessionError {
+    pub fn new(message: impl Into<String>) -> SessionError {
+        SessionError {
+            message: message.into(),
+            span: None,
+            label: None,
+            detail: None,
+        }
+    }
+
+    pub fn at(message: impl Into<String>, span: Span) -> SessionError {
+        SessionError {
+            message: message.into(),
+            span: Some(span),
+            label: None,
+            detail: None,
+        }
+    }
+
+    pub fn with_label(mut self, label: Option<String>) -> SessionError {
+        self.label = label;
+        self
+    }
+
+    pub fn with_detail(mut self, detail: String) -> SessionError {
+        self.detail = Some(detail);
+        self
+    }
+
+    pub fn from_parse(e: ParseError) -> SessionError {
+        SessionError {
+            message: e.message,
+            span: Some(e.span),
+            label: e.label,
+            detail: None,
+        }
+    }
+
+    /// `error: message`, then the location in `source` when there is one.
+    pub fn render(&self, source_name: &str, source: &str, color: bool) -> String {
+        let mut out = match self.span {
+            Some(span) => Diagnostic {
+                message: self.message.clone(),
+                span,
+                label: self.label.clone(),
+            }
+            .render(source_name, source, color),
+            None => {
+                let mut s = format!("error: {}", self.message);
+                if let Some(l) = &self.label {
+                    s.push_str(&format!(" ({l})"));
+                }
+                s
+            }
+        };
+        if let Some(d) = &self.detail {
+            out.push('\n');
+            out.push_str(d);
+        }
+        out
+    }
+}
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SessionError {}

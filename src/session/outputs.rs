@@ -1,0 +1,150 @@
+//! What executing a statement produces: an ordered list of parts (streamed text, displayed
+//! values, errors), each with a plain rendering, an optional coloured one for terminals, and
+//! an optional HTML one for Jupyter. Front ends choose; nothing here touches a terminal.
+
+/// The kind of one part of the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartKind {
+    /// Text written while running: instrument output, `print(...)`.
+    Stream,
+    /// A value shown by `show` or by evaluating an expression.
+    Display,
+    /// `error: ...` with its location.
+    Error,
+}
+
+/// One part of the output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    pub kind: PartKind,
+    /// Plain text, no ANSI codes, ending with a newline when non-empty.
+    pub plain: String,
+    /// The same with ANSI colours, when it differs.
+    pub ansi: Option<String>,
+    /// An HTML rendering (tables, highlighted IR, diffs).
+    pub html: Option<String>,
+}
+
+/// Everything one `execute` call produced.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outputs {
+    pub parts: Vec<Part>,
+}
+
+fn with_newline(mut s: String) -> String {
+    if !s.is_empty() && !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}
+
+impl Outputs {
+    pub fn new() -> Outputs {
+        Outputs::default()
+    }
+
+    pub fn stream(&mut self, text: impl Into<String>) {
+        let text = with_newline(text.into());
+        if text.is_empty() {
+            return;
+        }
+        // Adjacent stream text is one part.
+        if let Some(last) = self.parts.last_mut() {
+            if last.kind == PartKind::Stream {
+                last.plain.push_str(&text);
+                return;
+            }
+        }
+        self.parts.push(Part {
+            kind: PartKind::Stream,
+            plain: text,
+            ansi: None,
+            html: None,
+        });
+    }
+
+    pub fn display(
+        &mut self,
+        plain: impl Into<String>,
+        ansi: Option<String>,
+        html: Option<String>,
+    ) {
+        self.parts.push(Part {
+            kind: PartKind::Display,
+            plain: with_newline(plain.into()),
+            ansi: ansi.map(with_newline),
+            html,
+        });
+    }
+
+    pub fn error(&mut self, plain: impl Into<String>, ansi: Option<String>) {
+        let plain = with_newline(plain.into());
+        let html = Some(format!(
+            "<pre class=\"passlab-error\" style=\"color:#b00\">{}</pre>",
+            html_escape(&plain)
+        ));
+        self.parts.push(Part {
+            kind: PartKind::Error,
+            plain,
+            ansi: ansi.map(with_newline),
+            html,
+        });
+    }
+
+    pub fn extend(&mut self, other: Outputs) {
+        for p in other.parts {
+            if p.kind == PartKind::Stream {
+                self.stream(p.plain);
+            } else {
+                self.parts.push(p);
+            }
+        }
+    }
+
+    /// True when some part is an error.
+    pub fn is_error(&self) -> bool {
+        self.parts.iter().any(|p| p.kind == PartKind::Error)
+    }
+
+    /// All parts as plain text, in order.
+    pub fn plain(&self) -> String {
+        self.parts.iter().map(|p| p.plain.as_str()).collect()
+    }
+
+    /// All parts for a terminal (`color`: use the ANSI renderings).
+    pub fn text(&self, color: bool) -> String {
+        self.parts
+            .iter()
+            .map(|p| match (&p.ansi, color) {
+                (Some(a), true) => a.as_str(),
+                _ => p.plain.as_str(),
+            })
+            .collect()
+    }
+
+    /// All parts as HTML (plain parts in `<pre>`).
+    pub fn html(&self) -> String {
+        self.parts
+            .iter()
+            .map(|p| match &p.html {
+                Some(h) => h.clone(),
+                None => format!("<pre>{}</pre>", html_escape(&p.plain)),
+            })
+            .collect()
+    }
+}
+
+/// Escapes text for HTML.
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}

@@ -1,0 +1,245 @@
+//! Scripts and transcripts. A transcript is a `.passlab` script whose `#> ` lines hold the
+//! expected output of the statement before them (`{{regex}}` matches variable text such as a
+//! time). `run` executes a script; `replay` re-runs a transcript and reports the first
+//! mismatch as a diff; `bless` rewrites the expected lines from a fresh run.
+
+use super::Session;
+use crate::lang::{is_complete, Completeness};
+use regex::Regex;
+
+/// One statement of a script with what surrounds it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Item {
+    /// Blank and comment lines before the statement.
+    pub leading: Vec<String>,
+    /// The statement's lines.
+    pub source: Vec<String>,
+    /// The `#>` lines after it (without the `#> ` prefix).
+    pub expected: Vec<String>,
+    /// 1-based line of the statement's first line.
+    pub line: usize,
+}
+
+/// Splits a script into statements (multi-line ones kept whole) and expectations.
+pub fn split(text: &str) -> (Vec<Item>, Vec<String>) {
+    let mut items: Vec<Item> = Vec::new();
+    let mut leading = Vec::new();
+    let mut pending: Vec<String> = Vec::new();
+    let mut start = 0;
+    for (i, line) in text.lines().enumerate() {
+        if pending.is_empty() {
+            if let Some(rest) = line.strip_prefix("#>") {
+                let rest = rest.strip_prefix(' ').unwrap_or(rest);
+                match items.last_mut() {
+                    Some(it) if leading.is_empty() => it.expected.push(rest.to_string()),
+                    _ => leading.push(line.to_string()),
+                }
+                continue;
+            }
+            let t = line.trim_start();
+            if t.is_empty() || t.starts_with('#') {
+                leading.push(line.to_string());
+                continue;
+            }
+            start = i + 1;
+        }
+        pending.push(line.to_string());
+        if !matches!(
+            is_complete(&pending.join("\n")),
+            Completeness::Incomplete { .. }
+        ) {
+            items.push(Item {
+                leading: std::mem::take(&mut leading),
+                source: std::mem::take(&mut pending),
+                expected: Vec::new(),
+                line: start,
+            });
+        }
+    }
+    if !pending.is_empty() {
+        items.push(Item {
+            leading: std::mem::take(&mut leading),
+            source: pending,
+            expected: Vec::new(),
+            line: start,
+        });
+    }
+    (items, leading)
+}
+
+/// Runs one item, with line numbers matching the file.
+fn run_item(s: &mut Session, item: &Item) -> crate::session::Outputs {
+    let padded = format!(
+        "{}{}",
+        "\n".repeat(item.line.saturating_sub(1)),
+        item.source.join("\n")
+    );
+    s.execute(&padded)
+}
+
+/// The result of running a script.
+pub struct RunReport {
+    /// Everything printed, in order (plain or coloured as the session renders).
+    pub text: String,
+    pub errors: usize,
+}
+
+/// Runs a script; stops at the first error unless `keep_going`. `emit` receives each
+/// statement's output as it is produced.
+pub fn run(s: &mut Session, text: &str, keep_going: bool, mut emit: impl FnMut(&str)) -> RunReport {
+    let (items, _) = split(text);
+    let mut all = String::new();
+    let mut errors = 0;
+    for item in &items {
+        let out = run_item(s, item);
+        let t = out.text(s.color);
+        emit(&t);
+        all.push_str(&t);
+        if out.is_error() {
+            errors += 1;
+            if !keep_going {
+                break;
+            }
+        }
+    }
+    RunReport { text: all, errors }
+}
+
+/// Where a replay first differed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    pub line: usize,
+    pub statement: String,
+    pub diff: String,
+}
+
+fn line_matches(expected: &str, actual: &str) -> bool {
+    if !expected.contains("{{") {
+        return expected == actual;
+    }
+    let mut pattern = String::from("^");
+    let mut rest = expected;
+    while let Some(i) = rest.find("{{") {
+        pattern.push_str(&regex::escape(&rest[..i]));
+        let after = &rest[i + 2..];
+        match after.find("}}") {
+            Some(j) => {
+                pattern.push_str(&format!("(?:{})", &after[..j]));
+                rest = &after[j + 2..];
+            }
+            None => {
+                pattern.push_str(&regex::escape(&rest[i..]));
+                rest = "";
+            }
+        }
+    }
+    pattern.push_str(&regex::escape(rest));
+    pattern.push('$');
+    Regex::new(&pattern)
+        .map(|r| r.is_match(actual))
+        .unwrap_or(false)
+}
+
+fn lines_of(out: &str) -> Vec<String> {
+    if out.is_empty() {
+        return Vec::new();
+    }
+    out.trim_end_matches('\n')
+        .split('\n')
+        .map(|l| l.trim_end().to_string())
+        .collect()
+}
+
+/// Re-runs a transcript; `Ok(())` when every statement printed what its `#>` lines say.
+pub fn replay(s: &mut Session, text: &str) -> Result<(), Mismatch> {
+    let (items, _) = split(text);
+    for item in &items {
+        let out = run_item(s, item);
+        let actual = lines_of(&out.plain());
+        let expected: Vec<String> = item
+            .expected
+            .iter()
+            .map(|l| l.trim_end().to_string())
+            .collect();
+        let ok = actual.len() == expected.len()
+            && expected
+                .iter()
+                .zip(&actual)
+                .all(|(e, a)| line_matches(e, a));
+        if !ok {
+            let diff = similar::TextDiff::from_lines(
+                &(expected.join("\n") + "\n"),
+                &(actual.join("\n") + "\n"),
+            )
+            .unified_diff()
+            .header("expected", "actual")
+            .to_string();
+            return Err(Mismatch {
+                line: item.line,
+                statement: item.source.join("\n"),
+                diff,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Re-runs a transcript and returns it with fresh `#>` lines (an expected line that still
+/// matches, `{{regex}}` included, is kept as written).
+pub fn bless(s: &mut Session, text: &str) -> String {
+    let (items, trailing) = split(text);
+    let mut out = String::new();
+    for item in &items {
+        for l in &item.leading {
+            out.push_str(l);
+            out.push('\n');
+        }
+        for l in &item.source {
+            out.push_str(l);
+            out.push('\n');
+        }
+        let actual = lines_of(&run_item(s, item).plain());
+        for (k, a) in actual.iter().enumerate() {
+            let keep = item
+                .expected
+                .get(k)
+                .filter(|e| line_matches(e.trim_end(), a));
+            let line = keep.cloned().unwrap_or_else(|| a.clone());
+            if line.is_empty() {
+                out.push_str("#>\n");
+            } else {
+                out.push_str("#> ");
+                out.push_str(&line);
+                out.push('\n');
+            }
+        }
+    }
+    for l in trailing {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_statements_and_expectations() {
+        let text = "# a comment\nx = 1\nx\n#> 1\nwith PassContext() {\n  y = 2\n}\n#>\n";
+        let (items, _) = split(text);
+        assert_eq!(items.len(), 3);
+        assert_eq!(items[1].expected, vec!["1"]);
+        assert_eq!(items[2].source.len(), 3);
+        assert_eq!(items[2].line, 5);
+        assert_eq!(items[2].expected, vec![""]);
+    }
+
+    #[test]
+    fn regex_lines() {
+        assert!(line_matches("took {{[0-9]+}} us", "took 42 us"));
+        assert!(!line_matches("took {{[0-9]+}} us", "took x us"));
+        assert!(line_matches("a.b", "a.b"));
+    }
+}

@@ -1,0 +1,179 @@
+//! Rewrite rules for `function_pass(rewrite=[...])`: `"add(?x, 0f) => ?x"`. Both sides are
+//! Relay expressions in which `?name` stands for any subexpression; a name used twice on the
+//! left must match equal subexpressions. Rules apply bottom-up, repeatedly at each node.
+
+use crate::ir::mutate::{mutate, rebuild_call, Mutator};
+use crate::ir::{expr_equal, Attrs, Expr, ExprKind, Var};
+use rustc_hash::FxHashMap;
+
+/// One parsed rule.
+pub struct Rule {
+    lhs: Expr,
+    rhs: Expr,
+    text: String,
+}
+
+impl Rule {
+    /// Parses `"<pattern> => <replacement>"`.
+    pub fn parse(src: &str) -> Result<Rule, String> {
+        let (l, r) = src
+            .split_once("=>")
+            .ok_or_else(|| "a rule looks like `pattern => replacement`".to_string())?;
+        let mut names: Vec<String> = Vec::new();
+        let l = wildcards(l, &mut names);
+        let lhs_names = names.clone();
+        let r = wildcards(r, &mut names);
+        if let Some(extra) = names.iter().find(|n| !lhs_names.contains(n)) {
+            return Err(format!(
+                "?{extra} is used on the right but not bound on the left"
+            ));
+        }
+        let decls: String = names.iter().map(|n| format!("free_var %{n}; ")).collect();
+        let both = format!("{decls}({l}, {r})");
+        let e = crate::text::parse_expr(&both).map_err(|e| e.message)?;
+        let mut cur = e;
+        // Skip the `free_var` lets-free prefix: parse_expr gives the tuple directly.
+        while let ExprKind::Let(l) = cur.kind() {
+            let b = l.body.clone();
+            cur = b;
+        }
+        let ExprKind::Tuple(parts) = cur.kind() else {
+            return Err("cannot read the rule".into());
+        };
+        if !matches!(parts[0].kind(), ExprKind::Call(_)) {
+            return Err("the pattern must be a call such as `add(?x, 0f)`".into());
+        }
+        Ok(Rule {
+            lhs: parts[0].clone(),
+            rhs: parts[1].clone(),
+            text: src.trim().to_string(),
+        })
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+fn wildcards(side: &str, names: &mut Vec<String>) -> String {
+    let mut out = String::new();
+    let mut chars = side.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '?'
+            && chars
+                .peek()
+                .is_some_and(|c| c.is_ascii_alphabetic() || *c == '_')
+        {
+            let mut name = String::new();
+            while let Some(&c) = chars.peek() {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    name.push(c);
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            if !names.contains(&name) {
+                names.push(name.clone());
+            }
+            out.push('%');
+            out.push_str(&name);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn matches(pat: &Expr, e: &Expr, binds: &mut FxHashMap<u64, Expr>) -> bool {
+    match (pat.kind(), e.kind()) {
+        (ExprKind::Var(v), _) => match binds.get(&v.id()) {
+            Some(prev) => expr_equal(prev, e, false),
+            None => {
+                binds.insert(v.id(), e.clone());
+                true
+            }
+        },
+        (ExprKind::Constant(a), ExprKind::Constant(b)) => a.data.is_some() && a.data == b.data,
+        (ExprKind::Op(a), ExprKind::Op(b)) => a == b,
+        (ExprKind::Call(a), ExprKind::Call(b)) => {
+            let attrs_ok = match a.callee.kind() {
+                ExprKind::Op(op) => {
+                    a.attrs == op.default_attrs() || a.attrs == Attrs::NONE || a.attrs == b.attrs
+                }
+                _ => a.attrs == b.attrs,
+            };
+            attrs_ok
+                && a.args.len() == b.args.len()
+                && matches(&a.callee, &b.callee, binds)
+                && a.args
+                    .iter()
+                    .zip(&b.args)
+                    .all(|(p, x)| matches(p, x, binds))
+        }
+        (ExprKind::Tuple(a), ExprKind::Tuple(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(p, x)| matches(p, x, binds))
+        }
+        (ExprKind::TupleGetItem(a, i), ExprKind::TupleGetItem(b, j)) => {
+            i == j && matches(a, b, binds)
+        }
+        _ => false,
+    }
+}
+
+struct Subst<'a>(&'a FxHashMap<u64, Expr>);
+impl Mutator for Subst<'_> {
+    fn var(&mut self, e: &Expr, v: &Var) -> Expr {
+        self.0.get(&v.id()).cloned().unwrap_or_else(|| e.clone())
+    }
+}
+
+struct Apply<'a>(&'a [Rule]);
+impl Mutator for Apply<'_> {
+    fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, _attrs: &Attrs) -> Expr {
+        let mut cur = rebuild_call(e, callee, args);
+        for _ in 0..100 {
+            let mut fired = false;
+            for rule in self.0 {
+                let mut binds = FxHashMap::default();
+                if matches(&rule.lhs, &cur, &mut binds) {
+                    cur = mutate(&mut Subst(&binds), &rule.rhs);
+                    fired = true;
+                    break;
+                }
+            }
+            if !fired || cur.as_call().is_none() {
+                break;
+            }
+        }
+        cur
+    }
+}
+
+/// Applies the rules everywhere in `f`, bottom-up.
+pub fn apply(rules: &[Rule], f: &Expr) -> Expr {
+    if rules.is_empty() {
+        return f.clone();
+    }
+    mutate(&mut Apply(rules), f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn simplifies_identities() {
+        let rules = vec![
+            Rule::parse("add(?x, 0f) => ?x").unwrap(),
+            Rule::parse("multiply(?x, 1f) => ?x").unwrap(),
+        ];
+        let m =
+            crate::text::parse_module("def @main(%a: float32) { multiply(add(%a, 0f), 1f) }", "t")
+                .unwrap();
+        let out = apply(&rules, m.get("main").unwrap());
+        let f = out.as_function().unwrap();
+        assert!(matches!(f.body.kind(), ExprKind::Var(_)));
+        assert!(Rule::parse("add(?x, 0f) => ?y").is_err());
+    }
+}
