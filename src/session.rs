@@ -4,6 +4,7 @@
 //! sink). Parsing has no effects; a statement that fails leaves every variable as it was.
 
 pub mod builtins;
+pub mod complete;
 pub mod display;
 pub mod error;
 pub mod eval;

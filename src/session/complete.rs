@@ -1,0 +1,227 @@
+//! Completion and inspection for the front ends (REPL Tab, Jupyter `complete_request` and
+//! `inspect_request`): the session knows the language, its registries and its variables.
+
+use super::builtins::BUILTINS;
+use super::display::COMMANDS;
+use super::Session;
+use crate::lang::ast::KEYWORDS;
+
+/// Completion candidates for the text `line` with the cursor at byte `cursor`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    /// Byte range of `line` the candidates replace.
+    pub start: usize,
+    pub end: usize,
+    pub candidates: Vec<String>,
+}
+
+fn is_word(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '.'
+}
+
+/// The function whose argument list the cursor is in, if any (`PassContext(opt_le|`).
+fn enclosing_call(before: &str) -> Option<&str> {
+    let mut depth = 0i32;
+    for (i, c) in before.char_indices().rev() {
+        match c {
+            ')' | ']' | '}' => depth += 1,
+            '[' | '{' if depth > 0 => depth -= 1,
+            '[' | '{' => return None,
+            '(' if depth > 0 => depth -= 1,
+            '(' => {
+                let head = &before[..i];
+                let start = head.rfind(|c: char| !is_word(c)).map(|j| j + 1).unwrap_or(0);
+                let name = &head[start..];
+                return (!name.is_empty()).then_some(name);
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// True when the cursor is inside an unclosed `"` string; returns the string's start.
+fn open_string(before: &str) -> Option<usize> {
+    let mut open = None;
+    let b = before.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(b"\"\"\"") {
+            match before[i + 3..].find("\"\"\"") {
+                Some(e) => i += 3 + e + 3,
+                None => return Some(i + 3),
+            }
+            continue;
+        }
+        if b[i] == b'"' {
+            open = match open {
+                Some(_) => None,
+                None => Some(i + 1),
+            };
+        } else if b[i] == b'\\' && open.is_some() {
+            i += 1;
+        }
+        i += 1;
+    }
+    open
+}
+
+impl Session {
+    /// Everything that can be completed at `cursor` in `line`.
+    pub fn complete(&self, line: &str, cursor: usize) -> Completion {
+        let cursor = cursor.min(line.len());
+        let before = &line[..cursor];
+        // Inside a string: file paths for load/save/DumpIR, config keys inside config={...}.
+        if let Some(s) = open_string(before) {
+            let prefix = &before[s..];
+            let call = enclosing_call(&before[..s.saturating_sub(1)]);
+            let candidates = if before[..s].contains("config") && before[..s].rfind('{') > before[..s].rfind('}') {
+                crate::pass::config::config_keys()
+                    .iter()
+                    .map(|k| k.name.to_string())
+                    .filter(|k| k.starts_with(prefix))
+                    .collect()
+            } else if matches!(call, Some("load" | "save" | "DumpIR")) {
+                self.complete_path(prefix)
+            } else {
+                Vec::new()
+            };
+            return Completion {
+                start: s,
+                end: cursor,
+                candidates,
+            };
+        }
+        let start = before.rfind(|c: char| !is_word(c)).map(|i| i + 1).unwrap_or(0);
+        let prefix = &before[start..];
+        let mut out: Vec<String> = Vec::new();
+        let at_statement_start = before[..start].trim().is_empty();
+        if let Some(call) = enclosing_call(&before[..start]) {
+            for p in self.keyword_params(call) {
+                if p.starts_with(prefix) {
+                    out.push(format!("{p}="));
+                }
+            }
+        }
+        if at_statement_start {
+            out.extend(KEYWORDS.iter().filter(|k| k.starts_with(prefix)).map(|k| k.to_string()));
+        }
+        for b in BUILTINS {
+            if b.name.starts_with(prefix) {
+                out.push(format!("{}(", b.name));
+            }
+        }
+        for r in self.pm.registry().entries() {
+            if r.name.starts_with(prefix) {
+                out.push(format!("{}(", r.name));
+            }
+        }
+        for v in self.vars.keys() {
+            if v.starts_with(prefix) {
+                out.push(v.clone());
+            }
+        }
+        out.sort();
+        out.dedup();
+        Completion {
+            start,
+            end: cursor,
+            candidates: out,
+        }
+    }
+
+    /// The keyword arguments of a builtin or a registered pass.
+    pub fn keyword_params(&self, call: &str) -> Vec<String> {
+        if let Some(b) = super::builtins::find(call) {
+            return b.params.iter().map(|p| p.to_string()).collect();
+        }
+        if let Some(r) = self.pm.registry().get(call) {
+            return r.options.iter().map(|o| o.name.to_string()).collect();
+        }
+        Vec::new()
+    }
+
+    fn complete_path(&self, prefix: &str) -> Vec<String> {
+        let (dir_part, file_part) = match prefix.rfind('/') {
+            Some(i) => (&prefix[..=i], &prefix[i + 1..]),
+            None => ("", prefix),
+        };
+        let dir = if dir_part.is_empty() {
+            self.base_dir.clone()
+        } else if std::path::Path::new(dir_part).is_absolute() {
+            dir_part.into()
+        } else {
+            self.base_dir.join(dir_part)
+        };
+        let mut out = Vec::new();
+        if let Ok(rd) = std::fs::read_dir(dir) {
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.starts_with(file_part) && !name.starts_with('.') {
+                    let suffix = if e.path().is_dir() { "/" } else { "" };
+                    out.push(format!("{dir_part}{name}{suffix}"));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Help for the name under the cursor (a pass, builtin, command or variable).
+    pub fn inspect(&self, line: &str, cursor: usize) -> Option<String> {
+        let cursor = cursor.min(line.len());
+        let start = line[..cursor].rfind(|c: char| !is_word(c)).map(|i| i + 1).unwrap_or(0);
+        let end = line[cursor..].find(|c: char| !is_word(c)).map(|i| cursor + i).unwrap_or(line.len());
+        let word = &line[start..end];
+        let word = if word.is_empty() {
+            enclosing_call(&line[..cursor])?
+        } else {
+            word
+        };
+        self.help_text(word)
+    }
+
+    /// The text `help NAME` shows, if NAME is known.
+    pub fn help_text(&self, name: &str) -> Option<String> {
+        if let Some(b) = super::builtins::find(name) {
+            return Some(format!("{}\n  {}", b.signature, b.summary));
+        }
+        if let Some(r) = self.pm.registry().get(name) {
+            let mut s = format!("{} — {} pass, opt_level {}\n  {}", r.name, r.kind.as_str(), r.opt_level, r.summary);
+            if !r.required.is_empty() {
+                let req: Vec<&str> = r.required.iter().map(|x| &**x).collect();
+                s.push_str(&format!("\n  requires: {}", req.join(", ")));
+            }
+            for o in r.options {
+                s.push_str(&format!("\n  option {}: {} — {}", o.name, o.ty, o.doc));
+            }
+            return Some(s);
+        }
+        if let Some((_, syntax, summary)) = COMMANDS.iter().find(|(n, ..)| *n == name) {
+            return Some(format!("{syntax}\n  {summary}"));
+        }
+        self.vars.get(name).map(|v| format!("{name}: {} = {}", v.kind(), v.repr()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completes_names_keywords_and_config_keys() {
+        let mut s = Session::new();
+        s.execute("seq = Sequential([])");
+        let c = s.complete("Seq", 3);
+        assert!(c.candidates.contains(&"Sequential(".to_string()), "{c:?}");
+        assert!(c.candidates.contains(&"seq".to_string()) || !c.candidates.is_empty());
+        let c = s.complete("PassContext(opt", 15);
+        assert_eq!(c.candidates, vec!["opt_level=".to_string()]);
+        let line = "PassContext(config={\"testing.";
+        let c = s.complete(line, line.len());
+        assert_eq!(c.candidates, vec!["testing.immutable_module".to_string()]);
+        let c = s.complete("sh", 2);
+        assert!(c.candidates.contains(&"show".to_string()));
+        assert!(s.inspect("PassContext(", 3).unwrap().contains("opt_level"));
+    }
+}
