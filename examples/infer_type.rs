@@ -31,7 +31,12 @@ fn nested(n: usize) -> Module {
 }
 
 fn module(params: Vec<Var>, body: Expr) -> Module {
-    let f = Function { params, body, ret_type: None, attrs: Vec::new() };
+    let f = Function {
+        params,
+        body,
+        ret_type: None,
+        attrs: Vec::new(),
+    };
     let mut m = Module::new();
     m.add("main", Expr::function(f)).unwrap();
     m
@@ -39,7 +44,12 @@ fn module(params: Vec<Var>, body: Expr) -> Module {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let times: usize = args.iter().position(|a| a == "--time").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let times: usize = args
+        .iter()
+        .position(|a| a == "--time")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     let m = if let Some(i) = args.iter().position(|a| a == "--let-chain") {
         let t = Instant::now();
         let m = let_chain(args[i + 1].parse().unwrap());
@@ -53,13 +63,21 @@ fn main() {
         passlab::text::parse_module(&text, file).unwrap()
     };
     if times > 0 {
-        let start = Instant::now();
+        let (mut infer, mut drop) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
         for _ in 0..times {
+            let start = Instant::now();
             let typed = infer_module(&m).unwrap();
-            std::hint::black_box(&typed);
+            infer += start.elapsed();
+            let start = Instant::now();
+            std::mem::drop(std::hint::black_box(typed));
+            drop += start.elapsed();
         }
-        let per = start.elapsed() / times as u32;
-        eprintln!("infer_module: {per:?} per run ({times} runs)");
+        let n = times as u32;
+        eprintln!(
+            "infer_module: {:?} per run, dropping the result {:?} ({times} runs)",
+            infer / n,
+            drop / n
+        );
         return;
     }
     match infer_module(&m) {

@@ -5,20 +5,27 @@ use passlab::text::{parse_module, print_module_with, PrintOptions};
 use std::path::PathBuf;
 
 fn corpus(name: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/relay").join(name);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/relay")
+        .join(name);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()))
 }
 
 /// The file without its leading `// CORPUS` comment block.
 fn body(text: &str) -> String {
-    let mut lines = text.lines().skip_while(|l| l.starts_with("//")).collect::<Vec<_>>().join("\n");
+    let mut lines = text
+        .lines()
+        .skip_while(|l| l.starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
     lines.push('\n');
     lines
 }
 
 fn typed_print(name: &str) -> (String, String) {
     let text = corpus(name);
-    let m = parse_module(&text, name).unwrap_or_else(|e| panic!("{}", e.render(name, &text, false)));
+    let m =
+        parse_module(&text, name).unwrap_or_else(|e| panic!("{}", e.render(name, &text, false)));
     let typed = infer_module(&m).unwrap_or_else(|e| panic!("{}", e.render(name, &text, false)));
     let expected = body(&text);
     let opts = PrintOptions {
@@ -114,7 +121,9 @@ fn check_v08_dump_renumbered(name: &str) {
     let mut checked = 0;
     for line in expected.lines() {
         if let Some(k) = key(line) {
-            let at = ours.binary_search(&k).unwrap_or_else(|_| panic!("{name}: no line like {k:?} in our output"));
+            let at = ours
+                .binary_search(&k)
+                .unwrap_or_else(|_| panic!("{name}: no line like {k:?} in our output"));
             ours.remove(at);
             checked += 1;
         }
@@ -177,14 +186,18 @@ fn corpus_files_type_check() {
         // Everything is typed: every function has a return type and annotated parameters.
         for (_, f) in typed.functions() {
             let f = f.as_function().unwrap();
-            assert!(f.ret_type.as_ref().is_some_and(|t| t.is_complete()), "{name}");
+            assert!(
+                f.ret_type.as_ref().is_some_and(|t| t.is_complete()),
+                "{name}"
+            );
             assert!(f.params.iter().all(|p| p.ann().is_some()), "{name}");
         }
     }
 }
 
 fn infer_src(src: &str) -> Result<passlab::ir::Module, String> {
-    let m = parse_module(src, "test.relay").unwrap_or_else(|e| panic!("{}", e.render("test.relay", src, false)));
+    let m = parse_module(src, "test.relay")
+        .unwrap_or_else(|e| panic!("{}", e.render("test.relay", src, false)));
     infer_module(&m).map_err(|e| e.to_string())
 }
 
@@ -277,7 +290,9 @@ fn type_errors_name_the_expression_and_the_types() {
     for (src, expected) in cases {
         match infer_src(src) {
             Ok(_) => wrong.push(format!("no error for {src}")),
-            Err(e) if e != *expected => wrong.push(format!("for {src}\n  got      {e}\n  expected {expected}")),
+            Err(e) if e != *expected => {
+                wrong.push(format!("for {src}\n  got      {e}\n  expected {expected}"))
+            }
             Err(_) => {}
         }
     }
@@ -286,8 +301,20 @@ fn type_errors_name_the_expression_and_the_types() {
     use passlab::ir::{Expr, Function, Module};
     let body = Expr::call(Expr::global("missing"), vec![], Default::default());
     let mut m = Module::new();
-    m.add("main", Expr::function(Function { params: vec![], body, ret_type: None, attrs: vec![] })).unwrap();
-    assert_eq!(infer_module(&m).unwrap_err().to_string(), "in @main: unknown global `@missing`");
+    m.add(
+        "main",
+        Expr::function(Function {
+            params: vec![],
+            body,
+            ret_type: None,
+            attrs: vec![],
+        }),
+    )
+    .unwrap();
+    assert_eq!(
+        infer_module(&m).unwrap_err().to_string(),
+        "in @main: unknown global `@missing`"
+    );
 }
 
 /// The opaque constants of the collage files are typed where their use determines them; when
@@ -297,12 +324,21 @@ fn opaque_constants_are_typed_from_their_use_or_named() {
     let text = corpus("collage_mnist.relay");
     let m = parse_module(&text, "collage_mnist.relay").unwrap();
     let e = infer_module(&m).unwrap_err();
-    assert!(e.message.starts_with("cannot infer the type of `meta[relay.Constant][1]`"), "{e}");
-    assert!(e.render("collage_mnist.relay", &text, false).contains("%2 = add(%1, meta[relay.Constant][1]);"));
+    assert!(
+        e.message
+            .starts_with("cannot infer the type of `meta[relay.Constant][1]`"),
+        "{e}"
+    );
+    assert!(e
+        .render("collage_mnist.relay", &text, false)
+        .contains("%2 = add(%1, meta[relay.Constant][1]);"));
     // conv2d assigns its weight from channels/kernel_size.
     let src = "def @main(%x: Tensor[(1, 1, 28, 28), float32]) { nn.conv2d(%x, meta[relay.Constant][0], channels=8, kernel_size=[5, 5]) }";
     let printed = passlab::text::print_module(&infer_src(src).unwrap());
-    assert!(printed.contains("meta[relay.Constant][0] /* ty=Tensor[(8, 1, 5, 5), float32] */"), "{printed}");
+    assert!(
+        printed.contains("meta[relay.Constant][0] /* ty=Tensor[(8, 1, 5, 5), float32] */"),
+        "{printed}"
+    );
 }
 
 /// Unannotated parameters are typed by unification with what the program passes them.
@@ -337,11 +373,24 @@ fn inference_is_idempotent() {
 #[ignore]
 fn scratch_all_corpus() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/relay");
-    let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).filter(|n| n.ends_with(".relay")).collect();
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".relay"))
+        .collect();
     names.sort();
     for n in names {
         let text = corpus(&n);
-        let m = match parse_module(&text, &n) { Ok(m) => m, Err(e) => { println!("{n}: PARSE {}", e); continue } };
-        match check_types(&m) { Ok(()) => println!("{n}: ok"), Err(e) => println!("{n}: {e}") }
+        let m = match parse_module(&text, &n) {
+            Ok(m) => m,
+            Err(e) => {
+                println!("{n}: PARSE {}", e);
+                continue;
+            }
+        };
+        match check_types(&m) {
+            Ok(()) => println!("{n}: ok"),
+            Err(e) => println!("{n}: {e}"),
+        }
     }
 }

@@ -23,6 +23,7 @@ mod generate;
 mod resolve;
 mod shape_rules;
 mod solver;
+mod walk;
 
 use crate::diagnostic::Diagnostic;
 use crate::ir::{Expr, Module, Span};
@@ -113,7 +114,9 @@ pub fn infer_module(m: &Module) -> Result<Module, TypeError> {
         match res.expr(e) {
             Ok(t) => typed.push(t),
             Err(ResolveError::Solve(s)) => return Err(err(s)),
-            Err(ResolveError::Unresolved(at)) => return Err(err(resolve::explain(res.gen, e, at))),
+            Err(ResolveError::Unresolved(at, tv)) => {
+                return Err(err(resolve::explain(res.gen, e, at, tv)))
+            }
         }
     }
     let mut it = typed.into_iter();
@@ -138,11 +141,13 @@ pub fn infer_expr(e: &Expr, m: Option<&Module>) -> Result<Expr, TypeError> {
     match res.expr(e) {
         Ok(t) => Ok(t),
         Err(ResolveError::Solve(s)) => Err(err(s)),
-        Err(ResolveError::Unresolved(at)) => Err(err(resolve::explain(res.gen, e, at))),
+        Err(ResolveError::Unresolved(at, tv)) => Err(err(resolve::explain(res.gen, e, at, tv))),
     }
 }
 
 /// Runs inference and reports the error text, if any (for a verifying instrument).
 pub fn check_types(m: &Module) -> Result<(), String> {
-    infer_module(m).map(|_| ()).map_err(|e| e.render_for(m, false))
+    infer_module(m)
+        .map(|_| ())
+        .map_err(|e| e.render_for(m, false))
 }

@@ -201,7 +201,7 @@ impl<'s> P<'s> {
 
     fn to_error(&self, e: PErr<'_>) -> ParseError {
         let at = self.off(e.input);
-        let len = e.len.max(1).min(self.src.len().saturating_sub(at)).max(0);
+        let len = e.len.max(1).min(self.src.len().saturating_sub(at));
         let span = Span::new(at, at + len);
         if let Some(message) = e.message {
             return ParseError {

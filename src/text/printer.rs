@@ -245,8 +245,7 @@ impl Printer {
     /// The value of a scope: let chains become `let` lines, iteratively.
     fn tail(&mut self, e: &Expr) -> String {
         let mut cur = e.clone();
-        loop {
-            let ExprKind::Let(l) = cur.kind() else { break };
+        while let ExprKind::Let(l) = cur.kind() {
             if self.memo.contains_key(&cur.id()) {
                 break;
             }

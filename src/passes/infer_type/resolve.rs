@@ -5,18 +5,20 @@
 //! so a DAG stays a DAG) and spans are kept. A node whose children and type are unchanged is
 //! returned as is, so re-typing a typed module rebuilds nothing.
 //!
-//! The walk is iterative, like generation. When some type stayed unknown, [`explain`] picks
+//! The walk is `walk.rs`'s, replaying generation's tape of solver variables in the same
+//! order (so no node-to-variable table is needed). When some type stayed unknown, [`explain`] picks
 //! the most useful culprit to report: an opaque constant first, then a variable, then the
 //! node itself.
 
 use super::generate::{describe, Gen};
-use super::solver::{Origin, SolveError};
-use crate::ir::{visit, Constant, Expr, ExprKind, Function, Type, Var};
+use super::solver::{Origin, SolveError, TV};
+use super::walk::{walk, Walker};
+use crate::ir::{visit, Expr, ExprKind, Function, Type, Var};
 use rustc_hash::FxHashMap;
 
 pub(super) enum ResolveError<'a> {
-    /// This node's type is still (partly) unknown.
-    Unresolved(&'a Expr),
+    /// This node's type (its solver variable given) is still (partly) unknown.
+    Unresolved(&'a Expr, TV),
     Solve(SolveError),
 }
 
@@ -28,29 +30,30 @@ impl From<SolveError> for ResolveError<'_> {
 
 pub(super) struct Resolver<'g, 'a> {
     pub gen: &'g mut Gen<'a>,
+    /// Position in the generation tape.
+    pos: usize,
     memo: FxHashMap<usize, Expr>,
     vars: FxHashMap<u64, Var>,
 }
 
-enum Step<'a> {
-    Enter(&'a Expr),
-    Exit(&'a Expr),
-}
-
 impl<'g, 'a> Resolver<'g, 'a> {
     pub fn new(gen: &'g mut Gen<'a>) -> Self {
-        let mut memo = FxHashMap::default();
-        memo.reserve(gen.expr_tv.len());
         Resolver {
             gen,
-            memo,
+            pos: 0,
+            memo: FxHashMap::default(),
             vars: FxHashMap::default(),
         }
     }
 
-    fn ty(&mut self, e: &'a Expr) -> Result<Type, ResolveError<'a>> {
-        let tv = self.gen.tv(e)?;
-        self.gen.s.resolve(tv).ok_or(ResolveError::Unresolved(e))
+    /// The type of the next node in walk order.
+    fn next_ty(&mut self, e: &'a Expr) -> Result<Type, ResolveError<'a>> {
+        let tv = self.gen.tape[self.pos];
+        self.pos += 1;
+        self.gen
+            .s
+            .resolve(tv)
+            .ok_or(ResolveError::Unresolved(e, tv))
     }
 
     /// The variable to use for `v`: itself when fully annotated, else an annotated copy.
@@ -59,7 +62,11 @@ impl<'g, 'a> Resolver<'g, 'a> {
             return Ok(nv.clone());
         }
         let tv = self.gen.var(v);
-        let t = self.gen.s.resolve(tv).ok_or(ResolveError::Unresolved(at))?;
+        let t = self
+            .gen
+            .s
+            .resolve(tv)
+            .ok_or(ResolveError::Unresolved(at, tv))?;
         let nv = match v.ann() {
             Some(a) if a.is_complete() => v.clone(),
             _ => v.with_ann(Some(t)),
@@ -68,32 +75,8 @@ impl<'g, 'a> Resolver<'g, 'a> {
         Ok(nv)
     }
 
-    fn get(&self, e: &Expr) -> Expr {
-        self.memo[&e.id()].clone()
-    }
-
     pub fn expr(&mut self, root: &'a Expr) -> Result<Expr, ResolveError<'a>> {
-        let mut stack = vec![Step::Enter(root)];
-        while let Some(step) = stack.pop() {
-            match step {
-                Step::Enter(e) => {
-                    if self.memo.contains_key(&e.id()) {
-                        continue;
-                    }
-                    stack.push(Step::Exit(e));
-                    let start = stack.len();
-                    e.kind().for_each_child(|c| stack.push(Step::Enter(c)));
-                    stack[start..].reverse();
-                }
-                Step::Exit(e) => {
-                    if !self.memo.contains_key(&e.id()) {
-                        let new = self.rebuild(e)?;
-                        self.memo.insert(e.id(), new);
-                    }
-                }
-            }
-        }
-        Ok(self.get(root))
+        walk(self, root)
     }
 
     /// `e` itself when nothing changed, else a new node of `kind` with type `t`.
@@ -105,21 +88,20 @@ impl<'g, 'a> Resolver<'g, 'a> {
         }
     }
 
-    fn rebuild(&mut self, e: &'a Expr) -> Result<Expr, ResolveError<'a>> {
-        let same = |a: &Expr, b: &Expr| a.ptr_eq(b);
+    fn leaf_expr(&mut self, e: &'a Expr) -> Result<Expr, ResolveError<'a>> {
         Ok(match e.kind() {
             ExprKind::Op(_) => e.clone(),
             ExprKind::Var(v) => {
+                let t = self.next_ty(e)?;
                 let nv = self.var(v, e)?;
-                let t = self.ty(e)?;
                 Self::finish(e, nv != *v, || ExprKind::Var(nv), t)
             }
             ExprKind::GlobalVar(g) => {
-                let t = self.ty(e)?;
+                let t = self.next_ty(e)?;
                 Self::finish(e, false, || ExprKind::GlobalVar(g.clone()), t)
             }
             ExprKind::Constant(c) => {
-                let t = self.ty(e)?;
+                let t = self.next_ty(e)?;
                 if c.ty.is_some() {
                     Self::finish(e, false, || ExprKind::Constant(c.clone()), t)
                 } else {
@@ -131,107 +113,167 @@ impl<'g, 'a> Resolver<'g, 'a> {
                     Expr::with_info(ExprKind::Constant(c), Some(t), e.span())
                 }
             }
+            _ => unreachable!("not a leaf"),
+        })
+    }
+
+    fn rebuild(&mut self, e: &'a Expr, kids: &[Expr]) -> Result<Expr, ResolveError<'a>> {
+        let t = self.next_ty(e)?;
+        let changed = |old: &[&Expr]| old.iter().zip(kids).any(|(a, b)| !a.ptr_eq(b));
+        Ok(match e.kind() {
             ExprKind::Tuple(fs) => {
-                let nfs: Vec<Expr> = fs.iter().map(|f| self.get(f)).collect();
-                let changed = fs.iter().zip(&nfs).any(|(a, b)| !same(a, b));
-                let t = self.ty(e)?;
-                Self::finish(e, changed, || ExprKind::Tuple(nfs), t)
+                let old: Vec<&Expr> = fs.iter().collect();
+                Self::finish(e, changed(&old), || ExprKind::Tuple(kids.to_vec()), t)
             }
-            ExprKind::TupleGetItem(x, i) => {
-                let nx = self.get(x);
-                let t = self.ty(e)?;
-                Self::finish(e, !same(x, &nx), || ExprKind::TupleGetItem(nx, *i), t)
-            }
+            ExprKind::TupleGetItem(x, i) => Self::finish(
+                e,
+                changed(&[x]),
+                || ExprKind::TupleGetItem(kids[0].clone(), *i),
+                t,
+            ),
             ExprKind::Call(c) => {
-                let callee = self.get(&c.callee);
-                let args: Vec<Expr> = c.args.iter().map(|a| self.get(a)).collect();
-                let changed = !same(&c.callee, &callee) || c.args.iter().zip(&args).any(|(a, b)| !same(a, b));
-                let t = self.ty(e)?;
+                let op_callee = matches!(c.callee.kind(), ExprKind::Op(_));
+                let (callee, args) = if op_callee {
+                    (c.callee.clone(), kids.to_vec())
+                } else {
+                    (kids[0].clone(), kids[1..].to_vec())
+                };
+                let mut old: Vec<&Expr> = Vec::with_capacity(kids.len());
+                if !op_callee {
+                    old.push(&c.callee);
+                }
+                old.extend(c.args.iter());
                 let attrs = c.attrs.clone();
-                Self::finish(e, changed, || ExprKind::Call(crate::ir::Call { callee, args, attrs }), t)
+                Self::finish(
+                    e,
+                    changed(&old),
+                    || {
+                        ExprKind::Call(crate::ir::Call {
+                            callee,
+                            args,
+                            attrs,
+                        })
+                    },
+                    t,
+                )
             }
             ExprKind::Let(l) => {
                 let var = self.var(&l.var, e)?;
-                let (value, body) = (self.get(&l.value), self.get(&l.body));
-                let changed = var != l.var || !same(&l.value, &value) || !same(&l.body, &body);
-                let t = self.ty(e)?;
-                Self::finish(e, changed, || ExprKind::Let(crate::ir::Let { var, value, body }), t)
+                let ch = var != l.var || changed(&[&l.value, &l.body]);
+                let (value, body) = (kids[0].clone(), kids[1].clone());
+                Self::finish(
+                    e,
+                    ch,
+                    || ExprKind::Let(crate::ir::Let { var, value, body }),
+                    t,
+                )
             }
             ExprKind::If(i) => {
-                let (c, th, el) = (self.get(&i.cond), self.get(&i.then_branch), self.get(&i.else_branch));
-                let changed = !same(&i.cond, &c) || !same(&i.then_branch, &th) || !same(&i.else_branch, &el);
-                let t = self.ty(e)?;
+                let ch = changed(&[&i.cond, &i.then_branch, &i.else_branch]);
                 let kind = || {
                     ExprKind::If(crate::ir::If {
-                        cond: c,
-                        then_branch: th,
-                        else_branch: el,
+                        cond: kids[0].clone(),
+                        then_branch: kids[1].clone(),
+                        else_branch: kids[2].clone(),
                     })
                 };
-                Self::finish(e, changed, kind, t)
+                Self::finish(e, ch, kind, t)
             }
             ExprKind::Function(f) => {
-                let params = f.params.iter().map(|p| self.var(p, e)).collect::<Result<Vec<_>, _>>()?;
-                let body = self.get(&f.body);
-                let t = self.ty(e)?;
+                let params = f
+                    .params
+                    .iter()
+                    .map(|p| self.var(p, e))
+                    .collect::<Result<Vec<_>, _>>()?;
                 let ret_type = match (&f.ret_type, &t) {
                     (Some(r), _) if r.is_complete() => Some(r.clone()),
                     (_, Type::Func(ft)) => Some(ft.ret.clone()),
                     _ => f.ret_type.clone(),
                 };
-                let changed = params.iter().zip(&f.params).any(|(a, b)| a != b)
-                    || !same(&f.body, &body)
+                let ch = params.iter().zip(&f.params).any(|(a, b)| a != b)
+                    || changed(&[&f.body])
                     || ret_type != f.ret_type;
                 let kind = || {
                     ExprKind::Function(Function {
                         params,
-                        body,
+                        body: kids[0].clone(),
                         ret_type,
                         attrs: f.attrs.clone(),
                     })
                 };
-                Self::finish(e, changed, kind, t)
+                Self::finish(e, ch, kind, t)
             }
+            _ => unreachable!("leaves are handled by leaf_expr"),
         })
     }
 }
 
+impl<'a> Walker<'a> for Resolver<'_, 'a> {
+    type Out = Expr;
+    type Err = ResolveError<'a>;
+
+    fn memo_get(&mut self, id: usize) -> Option<Expr> {
+        self.memo.get(&id).cloned()
+    }
+
+    fn memo_put(&mut self, id: usize, v: Expr) {
+        self.memo.insert(id, v);
+    }
+
+    fn leaf(&mut self, e: &'a Expr) -> Result<Expr, Self::Err> {
+        self.leaf_expr(e)
+    }
+
+    fn bind(&mut self, _: &'a Expr, _: &Expr) -> Result<(), Self::Err> {
+        Ok(())
+    }
+
+    fn exit(&mut self, e: &'a Expr, kids: &[Expr]) -> Result<Expr, Self::Err> {
+        self.rebuild(e, kids)
+    }
+}
+
 /// Explains why some type under `root` stayed unknown (`failed` is where resolution stopped).
-pub(super) fn explain(gen: &mut Gen<'_>, root: &Expr, failed: &Expr) -> SolveError {
+pub(super) fn explain(gen: &mut Gen<'_>, root: &Expr, failed: &Expr, failed_tv: TV) -> SolveError {
     let func = gen.func;
-    let origin = |e: &Expr| Origin { span: e.span(), func };
+    let origin = |e: &Expr| Origin {
+        span: e.span(),
+        func,
+    };
     let mut constant: Option<Expr> = None;
     let mut var: Option<(Expr, Var)> = None;
-    visit::post_order(root, |e| {
-        match e.kind() {
-            ExprKind::Constant(Constant { data: None, .. }) if constant.is_none() => {
-                let tv = gen.expr_tv[&e.id()];
+    visit::post_order(root, |e| match e.kind() {
+        ExprKind::Constant(_) if constant.is_none() => {
+            if let Some(&tv) = gen.opaque.get(&e.id()) {
                 if gen.s.resolve(tv).is_none() {
                     constant = Some(e.clone());
                 }
             }
-            ExprKind::Var(v) if var.is_none() => {
-                let tv = gen.var(v);
-                if gen.s.resolve(tv).is_none() {
-                    var = Some((e.clone(), v.clone()));
-                }
-            }
-            ExprKind::Function(f) if var.is_none() => {
-                for p in &f.params {
-                    let tv = gen.var(p);
-                    if gen.s.resolve(tv).is_none() {
-                        var = Some((e.clone(), p.clone()));
-                        break;
-                    }
-                }
-            }
-            _ => {}
         }
+        ExprKind::Var(v) if var.is_none() => {
+            let tv = gen.var(v);
+            if gen.s.resolve(tv).is_none() {
+                var = Some((e.clone(), v.clone()));
+            }
+        }
+        ExprKind::Function(f) if var.is_none() => {
+            for p in &f.params {
+                let tv = gen.var(p);
+                if gen.s.resolve(tv).is_none() {
+                    var = Some((e.clone(), p.clone()));
+                    break;
+                }
+            }
+        }
+        _ => {}
     });
     if let Some(c) = constant {
-        let tv = gen.expr_tv[&c.id()];
+        let tv = gen.opaque[&c.id()];
         let usage = match gen.s.pending_use_of(tv) {
-            Some((what, i)) => format!("; it is argument {} of {what}, whose type rule cannot decide without it", i + 1),
+            Some((what, i)) => format!(
+                "; it is argument {} of {what}, whose type rule cannot decide without it",
+                i + 1
+            ),
             None => String::new(),
         };
         return SolveError {
@@ -251,16 +293,19 @@ pub(super) fn explain(gen: &mut Gen<'_>, root: &Expr, failed: &Expr) -> SolveErr
             format!(" (known so far: {known})")
         };
         return SolveError {
-            message: format!("cannot infer the type of `%{}`{so_far}; add a type annotation", v.name()),
+            message: format!(
+                "cannot infer the type of `%{}`{so_far}; add a type annotation",
+                v.name()
+            ),
             origin: origin(&at),
         };
     }
-    let known = match gen.tv(failed) {
-        Ok(tv) => gen.s.partial(tv).to_string(),
-        Err(e) => return e,
-    };
+    let known = gen.s.partial(failed_tv).to_string();
     SolveError {
-        message: format!("cannot infer the type of {} (known so far: {known})", describe(failed)),
+        message: format!(
+            "cannot infer the type of {} (known so far: {known})",
+            describe(failed)
+        ),
         origin: origin(failed),
     }
 }

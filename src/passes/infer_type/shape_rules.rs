@@ -81,9 +81,7 @@ fn lookup(op: Op) -> Option<Rule> {
         "full_like" => elemwise::full_like,
         "ndarray_size" => elemwise::ndarray_size,
         "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => nn::conv,
-        "nn.conv1d_transpose" | "nn.conv2d_transpose" | "nn.conv3d_transpose" => {
-            nn::conv_transpose
-        }
+        "nn.conv1d_transpose" | "nn.conv2d_transpose" | "nn.conv3d_transpose" => nn::conv_transpose,
         "nn.dense" => nn::dense,
         "nn.matmul" => nn::matmul,
         "nn.batch_matmul" => nn::batch_matmul,
@@ -93,8 +91,8 @@ fn lookup(op: Op) -> Option<Rule> {
         "nn.bias_add" | "nn.prelu" => nn::bias_add,
         "nn.batch_flatten" => nn::batch_flatten,
         "nn.pad" | "nn.mirror_pad" => nn::pad,
-        "nn.max_pool1d" | "nn.max_pool2d" | "nn.max_pool3d" | "nn.avg_pool1d"
-        | "nn.avg_pool2d" | "nn.avg_pool3d" => pool::pool,
+        "nn.max_pool1d" | "nn.max_pool2d" | "nn.max_pool3d" | "nn.avg_pool1d" | "nn.avg_pool2d"
+        | "nn.avg_pool3d" => pool::pool,
         "nn.upsampling" => pool::upsampling,
         "image.resize2d" => pool::resize2d,
         "reshape" => transform::reshape,
@@ -146,8 +144,15 @@ impl<'a> Rel<'a> {
         self.types.len() - 1
     }
 
-    pub fn ty(&self, i: usize) -> Option<&'a Type> {
-        self.types[i].as_ref()
+    /// Assigns the result `(shape, dtype)`, sharing input `i`'s type when it is the same
+    /// (elementwise results usually are: no allocation, and cheap equality later).
+    pub fn done_like(&mut self, i: usize, shape: Vec<Dim>, dtype: DType) -> RuleResult {
+        if let Some(t @ Type::Tensor(tt)) = &self.types[i] {
+            if tt.dtype == dtype && tt.shape == shape {
+                return self.done(t.clone());
+            }
+        }
+        self.done_tensor(shape, dtype)
     }
 
     /// Input `i` as a tensor type: `Ok(None)` while unknown, an error when it is known and not
@@ -168,11 +173,15 @@ impl<'a> Rel<'a> {
                 .iter()
                 .map(|f| match f {
                     Type::Tensor(t) => Ok(&**t),
-                    other => self.fail(format!("expects a tuple of tensors, found a field of type {other}")),
+                    other => self.fail(format!(
+                        "expects a tuple of tensors, found a field of type {other}"
+                    )),
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map(Some),
-            Some(t) => self.fail(format!("expects a tuple of tensors as its argument, found {t}")),
+            Some(t) => self.fail(format!(
+                "expects a tuple of tensors as its argument, found {t}"
+            )),
         }
     }
 
@@ -233,11 +242,15 @@ impl<'a> Rel<'a> {
     }
 
     pub fn bool_or(&self, name: &str, default: bool) -> bool {
-        self.attr(name).and_then(AttrValue::as_bool).unwrap_or(default)
+        self.attr(name)
+            .and_then(AttrValue::as_bool)
+            .unwrap_or(default)
     }
 
     pub fn str_or(&self, name: &str, default: &'a str) -> &'a str {
-        self.attr(name).and_then(AttrValue::as_str).unwrap_or(default)
+        self.attr(name)
+            .and_then(AttrValue::as_str)
+            .unwrap_or(default)
     }
 
     /// An integer list attribute; `None` when null or absent.
@@ -298,7 +311,9 @@ impl<'a> Rel<'a> {
     pub fn axis(&self, axis: i64, rank: usize) -> Result<usize, String> {
         let r = rank as i64;
         if axis < -r || axis >= r {
-            return self.fail(format!("axis {axis} is out of range for a tensor of rank {rank}"));
+            return self.fail(format!(
+                "axis {axis} is out of range for a tensor of rank {rank}"
+            ));
         }
         Ok(if axis < 0 { axis + r } else { axis } as usize)
     }

@@ -114,19 +114,19 @@ impl Solver {
     }
 
     /// A variable for a written type; every `_` inside becomes a fresh hole.
-    pub fn from_type(&mut self, t: &Type) -> TV {
+    pub fn of_type(&mut self, t: &Type) -> TV {
         if t.is_complete() {
             return self.known(t.clone());
         }
         match t {
             Type::Incomplete => self.hole(),
             Type::Tuple(fs) => {
-                let vs = fs.iter().map(|f| self.from_type(f)).collect();
+                let vs = fs.iter().map(|f| self.of_type(f)).collect();
                 self.tuple(vs)
             }
             Type::Func(ft) => {
-                let ps = ft.params.iter().map(|p| self.from_type(p)).collect();
-                let r = self.from_type(&ft.ret);
+                let ps = ft.params.iter().map(|p| self.of_type(p)).collect();
+                let r = self.of_type(&ft.ret);
                 self.func(ps, r)
             }
             // ADT types are kept as opaque names.
@@ -161,12 +161,18 @@ impl Solver {
             Term::Hole => return None,
             Term::Tuple(vs) => {
                 let vs = vs.clone();
-                let fields = vs.iter().map(|v| self.resolve(*v)).collect::<Option<Vec<_>>>()?;
+                let fields = vs
+                    .iter()
+                    .map(|v| self.resolve(*v))
+                    .collect::<Option<Vec<_>>>()?;
                 Type::tuple(fields)
             }
             Term::Func(ps, ret) => {
                 let (ps, ret) = (ps.clone(), *ret);
-                let params = ps.iter().map(|v| self.resolve(*v)).collect::<Option<Vec<_>>>()?;
+                let params = ps
+                    .iter()
+                    .map(|v| self.resolve(*v))
+                    .collect::<Option<Vec<_>>>()?;
                 Type::func(params, self.resolve(ret)?)
             }
         };
@@ -393,7 +399,8 @@ impl Solver {
             if rel.solved {
                 continue;
             }
-            let (kind, args, origin) = (rel.kind.clone(), std::mem::take(&mut rel.args), rel.origin);
+            let (kind, args, origin) =
+                (rel.kind.clone(), std::mem::take(&mut rel.args), rel.origin);
             let done = self.try_run(&kind, &args, origin);
             self.rels[id as usize].args = args;
             if done? {
@@ -420,14 +427,20 @@ impl Solver {
                     Term::Tuple(vs) if *index < vs.len() => {
                         let v = vs[*index];
                         self.unify(v, args[1]).map_err(|m| {
-                            err(format!("type mismatch in projection .{index}: {} vs {}", m.left, m.right))
+                            err(format!(
+                                "type mismatch in projection .{index}: {} vs {}",
+                                m.left, m.right
+                            ))
                         })?;
                         Ok(true)
                     }
                     Term::Known(Type::Tuple(ts)) if *index < ts.len() => {
                         let t = ts[*index].clone();
                         self.unify_with_type(args[1], &t).map_err(|m| {
-                            err(format!("type mismatch in projection .{index}: {} vs {}", m.right, m.left))
+                            err(format!(
+                                "type mismatch in projection .{index}: {} vs {}",
+                                m.right, m.left
+                            ))
                         })?;
                         Ok(true)
                     }
@@ -442,7 +455,10 @@ impl Solver {
                     // TVM's IdentityRel assigns every other type to the first: unify both ways.
                     let out = *args.last().expect("relations have an output");
                     self.unify(args[0], out).map_err(|m| {
-                        err(format!("type mismatch in `{name}`: {} vs {}", m.left, m.right))
+                        err(format!(
+                            "type mismatch in `{name}`: {} vs {}",
+                            m.left, m.right
+                        ))
                     })?;
                     Ok(true)
                 }
@@ -512,7 +528,9 @@ pub(super) fn projection_error(index: usize, t: &Type) -> String {
             fs.len(),
             if fs.len() == 1 { "" } else { "s" }
         ),
-        _ => format!("cannot project field {index} out of a value of type {t}, which is not a tuple"),
+        _ => {
+            format!("cannot project field {index} out of a value of type {t}, which is not a tuple")
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 //! Broadcasting never assigns an operand: with either side unknown the rule waits, as TVM's
 //! does, so `add(%x, 1f)` types `%x` only when something else determines it.
 
-use super::{tensor, Rel, RuleResult};
+use super::{Rel, RuleResult};
 use crate::ir::{DType, Dim, TensorType};
 
 /// Numpy broadcasting of two shapes, or `None` when they are incompatible.
@@ -51,8 +51,12 @@ fn broadcast_with(r: &mut Rel<'_>, out_dtype: Option<DType>) -> RuleResult {
             a.dtype, b.dtype
         ));
     }
+    let dtype = out_dtype.unwrap_or(a.dtype);
     match broadcast_shapes(&a.shape, &b.shape) {
-        Some(shape) => r.done_tensor(shape, out_dtype.unwrap_or(a.dtype)),
+        Some(shape) if shape.len() == b.shape.len() && shape != a.shape => {
+            r.done_like(1, shape, dtype)
+        }
+        Some(shape) => r.done_like(0, shape, dtype),
         None => r.mismatch(format!("{a} vs {b} cannot broadcast")),
     }
 }
@@ -66,7 +70,9 @@ pub(super) fn broadcast_comp(r: &mut Rel<'_>) -> RuleResult {
 }
 
 pub(super) fn identity_comp(r: &mut Rel<'_>) -> RuleResult {
-    let Some(a) = r.tensor(0)? else { return Ok(false) };
+    let Some(a) = r.tensor(0)? else {
+        return Ok(false);
+    };
     r.done_tensor(a.shape.clone(), DType::BOOL)
 }
 
@@ -76,7 +82,10 @@ pub(super) fn where_(r: &mut Rel<'_>) -> RuleResult {
         return Ok(false);
     };
     if x.dtype != y.dtype {
-        return r.mismatch(format!("x and y must have the same dtype: {} vs {}", x.dtype, y.dtype));
+        return r.mismatch(format!(
+            "x and y must have the same dtype: {} vs {}",
+            x.dtype, y.dtype
+        ));
     }
     let Some(xy) = broadcast_shapes(&x.shape, &y.shape) else {
         return r.mismatch(format!("{x} vs {y} cannot broadcast"));
@@ -91,7 +100,9 @@ pub(super) fn where_(r: &mut Rel<'_>) -> RuleResult {
 }
 
 pub(super) fn cast(r: &mut Rel<'_>) -> RuleResult {
-    let Some(a) = r.tensor(0)? else { return Ok(false) };
+    let Some(a) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let Some(dt) = r.dtype("dtype")? else {
         return r.fail("needs the attribute `dtype`");
     };
@@ -116,7 +127,9 @@ pub(super) fn init_op(r: &mut Rel<'_>) -> RuleResult {
 
 /// `full(fill_value)`: a 0-d fill value; dtype from the attribute or the fill value.
 pub(super) fn full(r: &mut Rel<'_>) -> RuleResult {
-    let Some(v) = r.tensor(0)? else { return Ok(false) };
+    let Some(v) = r.tensor(0)? else {
+        return Ok(false);
+    };
     if !v.shape.is_empty() {
         return r.fail(format!("the fill value must be a scalar, found {v}"));
     }
@@ -138,7 +151,9 @@ pub(super) fn full_like(r: &mut Rel<'_>) -> RuleResult {
 }
 
 pub(super) fn shape_of(r: &mut Rel<'_>) -> RuleResult {
-    let Some(a) = r.tensor(0)? else { return Ok(false) };
+    let Some(a) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let dt = r.dtype("dtype")?.unwrap_or(DType::INT32);
     r.done_tensor(vec![Dim::Static(a.shape.len() as i64)], dt)
 }
@@ -153,13 +168,16 @@ pub(super) fn ndarray_size(r: &mut Rel<'_>) -> RuleResult {
 
 /// Ops whose result has exactly the input type once it is a tensor (`reverse`, `sort`).
 pub(super) fn same_type(r: &mut Rel<'_>) -> RuleResult {
-    let Some(a) = r.tensor(0)? else { return Ok(false) };
-    let t = tensor(a.shape.clone(), a.dtype);
-    r.done(t)
+    let Some(a) = r.tensor(0)? else {
+        return Ok(false);
+    };
+    r.done_like(0, a.shape.clone(), a.dtype)
 }
 
 pub(super) fn argsort(r: &mut Rel<'_>) -> RuleResult {
-    let Some(a) = r.tensor(0)? else { return Ok(false) };
+    let Some(a) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let dt = r.dtype("dtype")?.unwrap_or(DType::INT32);
     r.done_tensor(a.shape.clone(), dt)
 }
@@ -179,7 +197,10 @@ mod tests {
 
     #[test]
     fn broadcasting_follows_numpy() {
-        assert_eq!(broadcast_shapes(&s(&[1, 64, 56, 56]), &s(&[64, 1, 1])), Some(s(&[1, 64, 56, 56])));
+        assert_eq!(
+            broadcast_shapes(&s(&[1, 64, 56, 56]), &s(&[64, 1, 1])),
+            Some(s(&[1, 64, 56, 56]))
+        );
         assert_eq!(broadcast_shapes(&s(&[]), &s(&[3])), Some(s(&[3])));
         assert_eq!(broadcast_shapes(&s(&[2, 1]), &s(&[1, 3])), Some(s(&[2, 3])));
         assert_eq!(broadcast_shapes(&s(&[1, 64]), &s(&[1, 32])), None);

@@ -24,13 +24,19 @@ impl Layout {
                 factor = Some(factor.unwrap_or(0) * 10 + d as i64);
             } else if c.is_ascii_uppercase() {
                 if factor.is_some() {
-                    return Err(format!("invalid layout \"{s}\": a factor must precede a lower-case axis"));
+                    return Err(format!(
+                        "invalid layout \"{s}\": a factor must precede a lower-case axis"
+                    ));
                 }
                 axes.push((c, None));
             } else if c.is_ascii_lowercase() {
                 match factor.take() {
                     Some(f) if f > 0 => axes.push((c, Some(f))),
-                    _ => return Err(format!("invalid layout \"{s}\": sub-axis `{c}` needs a positive factor")),
+                    _ => {
+                        return Err(format!(
+                            "invalid layout \"{s}\": sub-axis `{c}` needs a positive factor"
+                        ))
+                    }
                 }
             } else {
                 return Err(format!("invalid layout \"{s}\""));
@@ -41,12 +47,18 @@ impl Layout {
         }
         let layout = Layout { axes };
         for (c, f) in &layout.axes {
-            let dup = layout.axes.iter().filter(|(d, g)| d == c && g.is_some() == f.is_some()).count();
+            let dup = layout
+                .axes
+                .iter()
+                .filter(|(d, g)| d == c && g.is_some() == f.is_some())
+                .count();
             if dup > 1 {
                 return Err(format!("invalid layout \"{s}\": axis `{c}` appears twice"));
             }
             if f.is_some() && layout.index_of(c.to_ascii_uppercase()).is_none() {
-                return Err(format!("invalid layout \"{s}\": sub-axis `{c}` has no primal axis"));
+                return Err(format!(
+                    "invalid layout \"{s}\": sub-axis `{c}` has no primal axis"
+                ));
             }
         }
         Ok(layout)
@@ -59,17 +71,27 @@ impl Layout {
     /// Position of a primal axis (upper-case letter) or of a sub-axis (lower-case letter).
     pub fn index_of(&self, c: char) -> Option<usize> {
         let primal = c.is_ascii_uppercase();
-        self.axes.iter().position(|(d, f)| *d == c && f.is_none() == primal)
+        self.axes
+            .iter()
+            .position(|(d, f)| *d == c && f.is_none() == primal)
     }
 
     /// The split factor of primal axis `c`, when the layout has its sub-axis.
     pub fn factor_of(&self, c: char) -> Option<i64> {
         let lower = c.to_ascii_lowercase();
-        self.axes.iter().find(|(d, f)| *d == lower && f.is_some()).and_then(|(_, f)| *f)
+        self.axes
+            .iter()
+            .find(|(d, f)| *d == lower && f.is_some())
+            .and_then(|(_, f)| *f)
     }
 
     fn primals(&self) -> Vec<char> {
-        let mut v: Vec<char> = self.axes.iter().filter(|(_, f)| f.is_none()).map(|(c, _)| *c).collect();
+        let mut v: Vec<char> = self
+            .axes
+            .iter()
+            .filter(|(_, f)| f.is_none())
+            .map(|(c, _)| *c)
+            .collect();
         v.sort_unstable();
         v
     }
@@ -133,12 +155,24 @@ mod tests {
         let nchw = Layout::parse("NCHW").unwrap();
         let nhwc = Layout::parse("NHWC").unwrap();
         let nchw16c = Layout::parse("NCHW16c").unwrap();
-        assert_eq!(nhwc.convert(&s(&[1, 56, 56, 64]), &nchw).unwrap(), s(&[1, 64, 56, 56]));
-        assert_eq!(nchw.convert(&s(&[1, 64, 56, 56]), &nchw16c).unwrap(), s(&[1, 4, 56, 56, 16]));
-        assert_eq!(nchw16c.convert(&s(&[1, 4, 56, 56, 16]), &nchw).unwrap(), s(&[1, 64, 56, 56]));
+        assert_eq!(
+            nhwc.convert(&s(&[1, 56, 56, 64]), &nchw).unwrap(),
+            s(&[1, 64, 56, 56])
+        );
+        assert_eq!(
+            nchw.convert(&s(&[1, 64, 56, 56]), &nchw16c).unwrap(),
+            s(&[1, 4, 56, 56, 16])
+        );
+        assert_eq!(
+            nchw16c.convert(&s(&[1, 4, 56, 56, 16]), &nchw).unwrap(),
+            s(&[1, 64, 56, 56])
+        );
         let hwio = Layout::parse("HWIO").unwrap();
         let oihw = Layout::parse("OIHW").unwrap();
-        assert_eq!(hwio.convert(&s(&[3, 3, 64, 32]), &oihw).unwrap(), s(&[32, 64, 3, 3]));
+        assert_eq!(
+            hwio.convert(&s(&[3, 3, 64, 32]), &oihw).unwrap(),
+            s(&[32, 64, 3, 3])
+        );
         assert!(Layout::parse("NCHWc").is_err());
         assert!(nchw.convert(&s(&[1, 2, 3, 4]), &oihw).is_err());
         assert_eq!(nchw16c.to_string(), "NCHW16c");

@@ -29,7 +29,10 @@ fn per_axis(r: &Rel<'_>, name: &str, n: usize, default: i64) -> Result<Vec<i64>,
         None => Ok(vec![default; n]),
         Some(v) if v.len() == n => Ok(v),
         Some(v) if v.len() == 1 => Ok(vec![v[0]; n]),
-        Some(v) => r.fail(format!("attribute `{name}` needs {n} values, found {}", v.len())),
+        Some(v) => r.fail(format!(
+            "attribute `{name}` needs {n} values, found {}",
+            v.len()
+        )),
     }
 }
 
@@ -43,7 +46,11 @@ fn total_padding(r: &Rel<'_>, n: usize) -> Result<Vec<i64>, String> {
     } else if p.len() == 2 * n {
         Ok((0..n).map(|i| p[i] + p[i + n]).collect())
     } else {
-        r.fail(format!("attribute `padding` has {} values; expected 1, {n} or {}", p.len(), 2 * n))
+        r.fail(format!(
+            "attribute `padding` has {} values; expected 1, {n} or {}",
+            p.len(),
+            2 * n
+        ))
     }
 }
 
@@ -59,15 +66,25 @@ fn convert(r: &Rel<'_>, from: &Layout, shape: &[Dim], to: &Layout) -> Result<Vec
 pub(super) fn conv(r: &mut Rel<'_>) -> RuleResult {
     let sp = spatial_axes(r.op);
     let n = sp.len();
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let weight = r.tensor(1)?;
     let canon_data = Layout::parse(&format!("NC{sp}"))?;
     let canon_kernel = Layout::parse(&format!("OI{sp}"))?;
     let data_layout = r.layout("data_layout", "")?;
     let kernel_layout = r.layout("kernel_layout", "")?;
     let (data_layout, kernel_layout) = (
-        if data_layout.len() == 0 { canon_data.clone() } else { data_layout },
-        if kernel_layout.len() == 0 { canon_kernel.clone() } else { kernel_layout },
+        if data_layout.len() == 0 {
+            canon_data.clone()
+        } else {
+            data_layout
+        },
+        if kernel_layout.len() == 0 {
+            canon_kernel.clone()
+        } else {
+            kernel_layout
+        },
     );
     let out_layout = match r.str_or("out_layout", "") {
         "" => data_layout.clone(),
@@ -87,7 +104,9 @@ pub(super) fn conv(r: &mut Rel<'_>) -> RuleResult {
     };
     let depthwise = groups > 1
         && d[1].as_static() == Some(groups)
-        && wc.as_ref().is_some_and(|w| w[0].as_static() == Some(groups));
+        && wc
+            .as_ref()
+            .is_some_and(|w| w[0].as_static() == Some(groups));
     let (out_channels, ksize) = match (kernel_size, channels) {
         (Some(ks), Some(ch)) => {
             if ks.len() != n {
@@ -105,7 +124,9 @@ pub(super) fn conv(r: &mut Rel<'_>) -> RuleResult {
             (ch, ks)
         }
         (ks, ch) => {
-            let (Some(w), Some(wc)) = (weight, wc) else { return Ok(false) };
+            let (Some(w), Some(wc)) = (weight, wc) else {
+                return Ok(false);
+            };
             if let Some(ks) = &ks {
                 if ks.len() != n || ks.iter().zip(&wc[2..]).any(|(a, b)| dims_conflict(a, b)) {
                     return r.mismatch(format!(
@@ -137,7 +158,11 @@ pub(super) fn conv(r: &mut Rel<'_>) -> RuleResult {
         let dk = dim_map(&ksize[i], |k| 1 + (k - 1) * dilation[i]);
         let x = dim_map(&d[2 + i], |x| x + pad[i]);
         let o = dim_op(&x, &dk, |x, k| floordiv(x - k, strides[i]) + 1);
-        out.push(if matches!(d[2 + i], Dim::Any) { Dim::Any } else { o });
+        out.push(if matches!(d[2 + i], Dim::Any) {
+            Dim::Any
+        } else {
+            o
+        });
     }
     let out = convert(r, &canon_data, &out, &out_layout)?;
     r.done_tensor(out, out_dtype)
@@ -147,14 +172,24 @@ pub(super) fn conv(r: &mut Rel<'_>) -> RuleResult {
 pub(super) fn conv_transpose(r: &mut Rel<'_>) -> RuleResult {
     let sp = spatial_axes(r.op);
     let n = sp.len();
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let weight = r.tensor(1)?;
     let canon_data = Layout::parse(&format!("NC{sp}"))?;
     let canon_kernel = Layout::parse(&format!("IO{sp}"))?;
     let data_layout = r.layout("data_layout", "")?;
-    let data_layout = if data_layout.len() == 0 { canon_data.clone() } else { data_layout };
+    let data_layout = if data_layout.len() == 0 {
+        canon_data.clone()
+    } else {
+        data_layout
+    };
     let kernel_layout = r.layout("kernel_layout", "")?;
-    let kernel_layout = if kernel_layout.len() == 0 { canon_kernel.clone() } else { kernel_layout };
+    let kernel_layout = if kernel_layout.len() == 0 {
+        canon_kernel.clone()
+    } else {
+        kernel_layout
+    };
     let out_layout = match r.str_or("out_layout", "") {
         "" => data_layout.clone(),
         s => Layout::parse(s).or_else(|e| r.fail(e))?,
@@ -179,7 +214,9 @@ pub(super) fn conv_transpose(r: &mut Rel<'_>) -> RuleResult {
             let Some(w) = weight else { return Ok(false) };
             let wc = convert(r, &kernel_layout, &w.shape, &canon_kernel)?;
             if dims_conflict(&d[1], &wc[0]) {
-                return r.mismatch(format!("the data {data} and the weight {w} disagree on input channels"));
+                return r.mismatch(format!(
+                    "the data {data} and the weight {w} disagree on input channels"
+                ));
             }
             (dim_map(&wc[1], |o| o * groups), wc[2..].to_vec())
         }
@@ -187,7 +224,9 @@ pub(super) fn conv_transpose(r: &mut Rel<'_>) -> RuleResult {
     let mut out = vec![d[0].clone(), channels];
     for i in 0..n {
         let dk = dim_map(&ksize[i], |k| 1 + (k - 1) * dilation[i]);
-        let o = dim_op(&d[2 + i], &dk, |x, k| strides[i] * (x - 1) + k - pad[i] + out_pad[i]);
+        let o = dim_op(&d[2 + i], &dk, |x, k| {
+            strides[i] * (x - 1) + k - pad[i] + out_pad[i]
+        });
         out.push(o);
     }
     let out = convert(r, &canon_data, &out, &out_layout)?;
@@ -196,11 +235,16 @@ pub(super) fn conv_transpose(r: &mut Rel<'_>) -> RuleResult {
 
 /// `MatmulRel`: `data (..., K)` times the weight; dense is matmul with `transpose_b`.
 fn matmul_rel(r: &mut Rel<'_>, transpose_a: bool, transpose_b: bool) -> RuleResult {
-    let Some(a) = r.tensor(0)? else { return Ok(false) };
+    let Some(a) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let b = r.tensor(1)?;
     let rank = a.shape.len();
     if rank == 0 || (transpose_a && rank < 2) {
-        return r.fail(format!("the data must have rank >= {}, found {a}", 1 + transpose_a as usize));
+        return r.fail(format!(
+            "the data must have rank >= {}, found {a}",
+            1 + transpose_a as usize
+        ));
     }
     let mut oshape = a.shape.clone();
     let mut reduce = a.shape[rank - 1].clone();
@@ -209,7 +253,11 @@ fn matmul_rel(r: &mut Rel<'_>, transpose_a: bool, transpose_b: bool) -> RuleResu
         oshape[rank - 2] = a.shape[rank - 1].clone();
     }
     if let Some(units) = attr_dim(r, "units")? {
-        let wshape = if transpose_b { vec![units.clone(), reduce] } else { vec![reduce, units.clone()] };
+        let wshape = if transpose_b {
+            vec![units.clone(), reduce]
+        } else {
+            vec![reduce, units.clone()]
+        };
         let wdtype = b.map(|b| b.dtype).unwrap_or(a.dtype);
         r.assign(1, tensor(wshape, wdtype));
         oshape[rank - 1] = units;
@@ -218,9 +266,15 @@ fn matmul_rel(r: &mut Rel<'_>, transpose_a: bool, transpose_b: bool) -> RuleResu
         if b.shape.len() != 2 {
             return r.mismatch(format!("the weight must be 2-d, found {b}"));
         }
-        let (k, units) = if transpose_b { (&b.shape[1], &b.shape[0]) } else { (&b.shape[0], &b.shape[1]) };
+        let (k, units) = if transpose_b {
+            (&b.shape[1], &b.shape[0])
+        } else {
+            (&b.shape[0], &b.shape[1])
+        };
         if dims_conflict(&reduce, k) {
-            return r.mismatch(format!("input dimension doesn't match: data {a}, weight {b}"));
+            return r.mismatch(format!(
+                "input dimension doesn't match: data {a}, weight {b}"
+            ));
         }
         oshape[rank - 1] = units.clone();
     }
@@ -233,7 +287,10 @@ pub(super) fn dense(r: &mut Rel<'_>) -> RuleResult {
 }
 
 pub(super) fn matmul(r: &mut Rel<'_>) -> RuleResult {
-    let (ta, tb) = (r.bool_or("transpose_a", false), r.bool_or("transpose_b", false));
+    let (ta, tb) = (
+        r.bool_or("transpose_a", false),
+        r.bool_or("transpose_b", false),
+    );
     matmul_rel(r, ta, tb)
 }
 
@@ -244,9 +301,20 @@ pub(super) fn batch_matmul(r: &mut Rel<'_>) -> RuleResult {
     if x.shape.len() != 3 || y.shape.len() != 3 {
         return r.mismatch(format!("both operands must be 3-d, found {x} and {y}"));
     }
-    let (ta, tb) = (r.bool_or("transpose_a", false), r.bool_or("transpose_b", false));
-    let (xb, xi, xk) = (&x.shape[0], &x.shape[if ta { 2 } else { 1 }], &x.shape[if ta { 1 } else { 2 }]);
-    let (yb, yk, yj) = (&y.shape[0], &y.shape[if tb { 2 } else { 1 }], &y.shape[if tb { 1 } else { 2 }]);
+    let (ta, tb) = (
+        r.bool_or("transpose_a", false),
+        r.bool_or("transpose_b", false),
+    );
+    let (xb, xi, xk) = (
+        &x.shape[0],
+        &x.shape[if ta { 2 } else { 1 }],
+        &x.shape[if ta { 1 } else { 2 }],
+    );
+    let (yb, yk, yj) = (
+        &y.shape[0],
+        &y.shape[if tb { 2 } else { 1 }],
+        &y.shape[if tb { 1 } else { 2 }],
+    );
     let one = |d: &Dim| d.as_static() == Some(1);
     if dims_conflict(xb, yb) && !one(xb) && !one(yb) {
         return r.mismatch(format!("batch dimensions don't match: {x} vs {y}"));
@@ -263,13 +331,20 @@ pub(super) fn batch_matmul(r: &mut Rel<'_>) -> RuleResult {
 }
 
 /// `(C,)` with the data's dtype, `C` the extent of `axis`.
-fn vector_of(r: &Rel<'_>, shape: &[Dim], axis: i64, dtype: DType) -> Result<crate::ir::Type, String> {
+fn vector_of(
+    r: &Rel<'_>,
+    shape: &[Dim],
+    axis: i64,
+    dtype: DType,
+) -> Result<crate::ir::Type, String> {
     let ax = r.axis(axis, shape.len())?;
     Ok(tensor(vec![shape[ax].clone()], dtype))
 }
 
 pub(super) fn batch_norm(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let v = vector_of(r, &data.shape, r.int_or("axis", 1)?, data.dtype)?;
     for i in 1..5 {
         r.assign(i, v.clone());
@@ -280,36 +355,46 @@ pub(super) fn batch_norm(r: &mut Rel<'_>) -> RuleResult {
 
 /// `nn.layer_norm`, `nn.instance_norm`, `nn.group_norm`: gamma and beta are `(C,)`.
 pub(super) fn norm(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let default_axis = if r.op == "nn.layer_norm" { -1 } else { 1 };
     let v = vector_of(r, &data.shape, r.int_or("axis", default_axis)?, data.dtype)?;
     r.assign(1, v.clone());
     r.assign(2, v);
-    r.done_tensor(data.shape.clone(), data.dtype)
+    r.done_like(0, data.shape.clone(), data.dtype)
 }
 
 pub(super) fn dropout(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let t = tensor(data.shape.clone(), data.dtype);
     r.done(crate::ir::Type::tuple(vec![t.clone(), t]))
 }
 
 pub(super) fn softmax(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     r.axis(r.int_or("axis", -1)?, data.shape.len())?;
-    r.done_tensor(data.shape.clone(), data.dtype)
+    r.done_like(0, data.shape.clone(), data.dtype)
 }
 
 /// `nn.bias_add` and `nn.prelu`: the second argument is `(C,)` for the channel `axis`.
 pub(super) fn bias_add(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let v = vector_of(r, &data.shape, r.int_or("axis", 1)?, data.dtype)?;
     r.assign(1, v);
-    r.done_tensor(data.shape.clone(), data.dtype)
+    r.done_like(0, data.shape.clone(), data.dtype)
 }
 
 pub(super) fn batch_flatten(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     if data.shape.is_empty() {
         return r.fail("needs a tensor of rank >= 1");
     }
@@ -326,11 +411,17 @@ pub(super) fn batch_flatten(r: &mut Rel<'_>) -> RuleResult {
 
 /// `nn.pad` / `nn.mirror_pad`: `pad_width=[[before, after], ...]`, one pair per axis.
 pub(super) fn pad(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let pairs: Option<Vec<Vec<i64>>> = r
         .attr("pad_width")
         .and_then(AttrValue::as_array)
-        .map(|a| a.iter().map(AttrValue::as_int_list).collect::<Option<Vec<_>>>())
+        .map(|a| {
+            a.iter()
+                .map(AttrValue::as_int_list)
+                .collect::<Option<Vec<_>>>()
+        })
         .unwrap_or(None);
     let Some(pairs) = pairs.filter(|p| p.iter().all(|x| x.len() == 2)) else {
         return r.fail("needs `pad_width` as a list of [before, after] pairs");

@@ -18,15 +18,24 @@ fn spatial(op: &str) -> (&'static str, &'static str) {
 }
 
 /// Indices of the spatial axes in the data layout.
-fn spatial_indices(r: &Rel<'_>, sp: &str, default: &'static str, rank: usize) -> Result<Vec<usize>, String> {
+fn spatial_indices(
+    r: &Rel<'_>,
+    sp: &str,
+    default: &'static str,
+    rank: usize,
+) -> Result<Vec<usize>, String> {
     let layout: Layout = r.layout("layout", default)?;
     if layout.len() != rank {
-        return r.fail(format!("the data has rank {rank} but the layout is {layout}"));
+        return r.fail(format!(
+            "the data has rank {rank} but the layout is {layout}"
+        ));
     }
     sp.chars()
         .map(|c| match (layout.index_of(c), layout.factor_of(c)) {
             (Some(i), None) => Ok(i),
-            _ => r.fail(format!("layout {layout} must have {sp} axes that are not split")),
+            _ => r.fail(format!(
+                "layout {layout} must have {sp} axes that are not split"
+            )),
         })
         .collect()
 }
@@ -37,13 +46,18 @@ fn per_axis(r: &Rel<'_>, name: &str, n: usize, default: Option<i64>) -> Result<V
         (None, None) => r.fail(format!("needs the attribute `{name}`")),
         (Some(v), _) if v.len() == n => Ok(v),
         (Some(v), _) if v.len() == 1 => Ok(vec![v[0]; n]),
-        (Some(v), _) => r.fail(format!("attribute `{name}` needs {n} values, found {}", v.len())),
+        (Some(v), _) => r.fail(format!(
+            "attribute `{name}` needs {n} values, found {}",
+            v.len()
+        )),
     }
 }
 
 /// `nn.{max,avg}_pool{1,2,3}d` (`Pool2DRel` and siblings).
 pub(super) fn pool(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let (sp, default) = spatial(r.op);
     let n = sp.len();
     let idx = spatial_indices(r, sp, default, data.shape.len())?;
@@ -58,21 +72,29 @@ pub(super) fn pool(r: &mut Rel<'_>) -> RuleResult {
     } else if p.len() == 2 * n {
         (0..n).map(|i| p[i] + p[i + n]).collect()
     } else {
-        return r.fail(format!("attribute `padding` has {} values; expected 1, {n} or {}", p.len(), 2 * n));
+        return r.fail(format!(
+            "attribute `padding` has {} values; expected 1, {n} or {}",
+            p.len(),
+            2 * n
+        ));
     };
     let ceil = r.bool_or("ceil_mode", false);
     let mut out = data.shape.clone();
     for i in 0..n {
         let k = (pool[i] - 1) * dilation[i] + 1;
         let extra = if ceil { strides[i] - 1 } else { 0 };
-        out[idx[i]] = dim_map(&data.shape[idx[i]], |x| floordiv(x + pad[i] - k + extra, strides[i]) + 1);
+        out[idx[i]] = dim_map(&data.shape[idx[i]], |x| {
+            floordiv(x + pad[i] - k + extra, strides[i]) + 1
+        });
     }
     r.done_tensor(out, data.dtype)
 }
 
 /// `nn.global_{max,avg}_pool2d`: H and W become 1.
 pub(super) fn global_pool2d(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let idx = spatial_indices(r, "HW", "NCHW", data.shape.len())?;
     let mut out = data.shape.clone();
     for i in idx {
@@ -84,7 +106,9 @@ pub(super) fn global_pool2d(r: &mut Rel<'_>) -> RuleResult {
 /// `nn.adaptive_{max,avg}_pool{1,2,3}d`: spatial extents from `output_size` (one value for
 /// all axes, or one per axis; empty keeps the input extents, as TVM does).
 pub(super) fn adaptive_pool(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let (sp, default) = spatial(r.op);
     let idx = spatial_indices(r, sp, default, data.shape.len())?;
     let size = r.dims("output_size")?.unwrap_or_default();
@@ -93,14 +117,21 @@ pub(super) fn adaptive_pool(r: &mut Rel<'_>) -> RuleResult {
         0 => {}
         1 => idx.iter().for_each(|&i| out[i] = size[0].clone()),
         k if k == idx.len() => idx.iter().zip(&size).for_each(|(&i, d)| out[i] = d.clone()),
-        k => return r.fail(format!("output_size has {k} values for {} spatial axes", idx.len())),
+        k => {
+            return r.fail(format!(
+                "output_size has {k} values for {} spatial axes",
+                idx.len()
+            ))
+        }
     }
     r.done_tensor(out, data.dtype)
 }
 
 /// `nn.upsampling`: H and W scaled by `scale_h`/`scale_w`, rounded.
 pub(super) fn upsampling(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let idx = spatial_indices(r, "HW", "NCHW", data.shape.len())?;
     let scales = [r.float("scale_h")?, r.float("scale_w")?];
     let mut out = data.shape.clone();
@@ -112,7 +143,9 @@ pub(super) fn upsampling(r: &mut Rel<'_>) -> RuleResult {
 
 /// `image.resize2d`: H and W from `size`.
 pub(super) fn resize2d(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let idx = spatial_indices(r, "HW", "NCHW", data.shape.len())?;
     let Some(size) = r.dims("size")?.filter(|s| s.len() == 2) else {
         return r.fail("needs `size` with two values");

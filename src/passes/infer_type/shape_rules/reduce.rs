@@ -19,14 +19,18 @@ fn reduce_axes(r: &Rel<'_>, rank: usize) -> Result<Vec<usize>, String> {
     for a in axis {
         let n = if a < 0 { a + rank as i64 } else { a };
         if n < 0 || n >= rank as i64 {
-            return r.fail(format!("axis {a} is out of bounds for a tensor of rank {rank}"));
+            return r.fail(format!(
+                "axis {a} is out of bounds for a tensor of rank {rank}"
+            ));
         }
         axes.push(n as usize);
     }
     axes.sort_unstable();
     axes.dedup();
     if r.bool_or("exclude", false) {
-        return Ok((0..rank).filter(|i| axes.binary_search(i).is_err()).collect());
+        return Ok((0..rank)
+            .filter(|i| axes.binary_search(i).is_err())
+            .collect());
     }
     Ok(axes)
 }
@@ -48,13 +52,17 @@ fn reduced_shape(r: &Rel<'_>, shape: &[Dim]) -> Result<Vec<Dim>, String> {
 }
 
 pub(super) fn reduce(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let shape = reduced_shape(r, &data.shape)?;
     r.done_tensor(shape, data.dtype)
 }
 
 pub(super) fn arg_reduce(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let shape = reduced_shape(r, &data.shape)?;
     let dt = match data.shape.first() {
         Some(Dim::Static64(_)) => DType::INT64,
@@ -74,7 +82,9 @@ pub(super) fn variance(r: &mut Rel<'_>) -> RuleResult {
 
 /// `cumsum`/`cumprod`: same shape along an axis, flattened when `axis` is null.
 pub(super) fn scan(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let dt = r.dtype("dtype")?.unwrap_or(data.dtype);
     if r.opt_int("axis")?.is_some() {
         return r.done_tensor(data.shape.clone(), dt);

@@ -14,7 +14,9 @@ use crate::ir::{Dim, Type};
 
 /// `reshape(data, newshape=[...], allowzero=False)` (TVM's `InferNewShape`).
 pub(super) fn reshape(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let Some(newshape) = r.dims("newshape")? else {
         return r.fail("needs the attribute `newshape`");
     };
@@ -27,7 +29,12 @@ pub(super) fn reshape(r: &mut Rel<'_>) -> RuleResult {
     let mut src = 0usize;
     let mut infer: Option<usize> = None;
     let mut i = 0;
-    let bad = |r: &Rel<'_>, msg: String| r.fail(format!("{msg} (data {data}, newshape={})", shape_str(&newshape)));
+    let bad = |r: &Rel<'_>, msg: String| {
+        r.fail(format!(
+            "{msg} (data {data}, newshape={})",
+            shape_str(&newshape)
+        ))
+    };
     while i < newshape.len() {
         let v = val(&newshape[i]);
         let mut push = |out: &mut Vec<Dim>, d: Dim, used: bool| {
@@ -40,7 +47,9 @@ pub(super) fn reshape(r: &mut Rel<'_>) -> RuleResult {
                 src += 1;
             }
             0 => {
-                let Some(d) = ish.get(src) else { return bad(r, "0 copies a dimension the input does not have".into()) };
+                let Some(d) = ish.get(src) else {
+                    return bad(r, "0 copies a dimension the input does not have".into());
+                };
                 used_in[src] = true;
                 push(&mut out, d.clone(), true);
                 src += 1;
@@ -72,7 +81,10 @@ pub(super) fn reshape(r: &mut Rel<'_>) -> RuleResult {
             }
             -4 => {
                 if i + 2 >= newshape.len() || src >= ish.len() {
-                    return bad(r, "-4 needs two values after it and an input dimension to split".into());
+                    return bad(
+                        r,
+                        "-4 needs two values after it and an input dimension to split".into(),
+                    );
                 }
                 let d0 = ish[src].clone();
                 used_in[src] = true;
@@ -96,12 +108,20 @@ pub(super) fn reshape(r: &mut Rel<'_>) -> RuleResult {
         let mut d = Dim::Static(1);
         for (k, x) in ish.iter().enumerate() {
             if !used_in[k] {
-                d = if matches!(x, Dim::Any) { Dim::Any } else { dim_op(&d, x, |a, b| a * b) };
+                d = if matches!(x, Dim::Any) {
+                    Dim::Any
+                } else {
+                    dim_op(&d, x, |a, b| a * b)
+                };
             }
         }
         for (k, x) in out.iter().enumerate() {
             if !used_out[k] && k != at {
-                d = if matches!(x, Dim::Any) { Dim::Any } else { dim_op(&d, x, floordiv) };
+                d = if matches!(x, Dim::Any) {
+                    Dim::Any
+                } else {
+                    dim_op(&d, x, floordiv)
+                };
             }
         }
         out[at] = d;
@@ -125,7 +145,10 @@ pub(super) fn reshape_like(r: &mut Rel<'_>) -> RuleResult {
     };
     let range = |r: &Rel<'_>, b: &str, e: &str, n: usize| -> Result<(usize, usize), String> {
         let norm = |x: i64| if x < 0 { x + n as i64 } else { x }.clamp(0, n as i64) as usize;
-        Ok((norm(r.int_or(b, 0)?), norm(r.opt_int(e)?.unwrap_or(n as i64))))
+        Ok((
+            norm(r.int_or(b, 0)?),
+            norm(r.opt_int(e)?.unwrap_or(n as i64)),
+        ))
     };
     let (lb, le) = range(r, "lhs_begin", "lhs_end", data.shape.len())?;
     let (rb, re) = range(r, "rhs_begin", "rhs_end", like.shape.len())?;
@@ -141,14 +164,19 @@ pub(super) fn reshape_like(r: &mut Rel<'_>) -> RuleResult {
 }
 
 pub(super) fn transpose(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let n = data.shape.len();
     let axes = r.opt_ints("axes")?.unwrap_or_default();
     let perm: Vec<usize> = if axes.is_empty() {
         (0..n).rev().collect()
     } else {
         if axes.len() != n {
-            return r.fail(format!("axes has {} elements but the data {data} has rank {n}", axes.len()));
+            return r.fail(format!(
+                "axes has {} elements but the data {data} has rank {n}",
+                axes.len()
+            ));
         }
         let mut used = vec![false; n];
         let mut perm = Vec::with_capacity(n);
@@ -166,7 +194,9 @@ pub(super) fn transpose(r: &mut Rel<'_>) -> RuleResult {
 }
 
 pub(super) fn concatenate(r: &mut Rel<'_>) -> RuleResult {
-    let Some(fields) = r.tensor_tuple(0)? else { return Ok(false) };
+    let Some(fields) = r.tensor_tuple(0)? else {
+        return Ok(false);
+    };
     let Some(first) = fields.first() else {
         return r.fail("needs at least one tensor to concatenate");
     };
@@ -175,11 +205,17 @@ pub(super) fn concatenate(r: &mut Rel<'_>) -> RuleResult {
     let mut out = first.shape.clone();
     for f in &fields[1..] {
         if f.shape.len() != n || f.dtype != first.dtype {
-            return r.mismatch(format!("all tensors must have the same rank and dtype: {first} vs {f}"));
+            return r.mismatch(format!(
+                "all tensors must have the same rank and dtype: {first} vs {f}"
+            ));
         }
         for (i, d) in f.shape.iter().enumerate() {
             if i == axis {
-                out[i] = if matches!(d, Dim::Any) { Dim::Any } else { dim_op(&out[i], d, |a, b| a + b) };
+                out[i] = if matches!(d, Dim::Any) {
+                    Dim::Any
+                } else {
+                    dim_op(&out[i], d, |a, b| a + b)
+                };
             } else if dims_conflict(&out[i], d) {
                 return r.mismatch(format!(
                     "all tensors must have the same shape on non-concatenating axes: {first} vs {f}"
@@ -196,15 +232,25 @@ pub(super) fn concatenate(r: &mut Rel<'_>) -> RuleResult {
 }
 
 pub(super) fn stack(r: &mut Rel<'_>) -> RuleResult {
-    let Some(fields) = r.tensor_tuple(0)? else { return Ok(false) };
+    let Some(fields) = r.tensor_tuple(0)? else {
+        return Ok(false);
+    };
     let Some(first) = fields.first() else {
         return r.fail("needs at least one tensor to stack");
     };
     let n = first.shape.len();
     let axis = r.axis(r.int_or("axis", 0)?, n + 1)?;
     for f in &fields[1..] {
-        if f.shape.len() != n || f.dtype != first.dtype || f.shape.iter().zip(&first.shape).any(|(a, b)| dims_conflict(a, b)) {
-            return r.mismatch(format!("all tensors must have the same type: {first} vs {f}"));
+        if f.shape.len() != n
+            || f.dtype != first.dtype
+            || f.shape
+                .iter()
+                .zip(&first.shape)
+                .any(|(a, b)| dims_conflict(a, b))
+        {
+            return r.mismatch(format!(
+                "all tensors must have the same type: {first} vs {f}"
+            ));
         }
     }
     let mut out = first.shape.clone();
@@ -213,7 +259,9 @@ pub(super) fn stack(r: &mut Rel<'_>) -> RuleResult {
 }
 
 pub(super) fn split(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     if data.shape.is_empty() {
         return r.fail("cannot split a scalar");
     }
@@ -231,7 +279,9 @@ pub(super) fn split(r: &mut Rel<'_>) -> RuleResult {
                 return r.fail(format!("cannot split into {k} sections"));
             }
             if dim.as_static().is_some_and(|d| d % k != 0) {
-                return r.fail(format!("{k} sections do not divide the extent {dim} of axis {axis}"));
+                return r.fail(format!(
+                    "{k} sections do not divide the extent {dim} of axis {axis}"
+                ));
             }
             (0..k).map(|_| piece(dim_map(dim, |d| d / k))).collect()
         }
@@ -249,7 +299,9 @@ pub(super) fn split(r: &mut Rel<'_>) -> RuleResult {
                 begin = i;
             }
             if dim.as_static().is_some_and(|d| begin >= d) {
-                return r.fail(format!("split index {begin} is out of range for extent {dim}"));
+                return r.fail(format!(
+                    "split index {begin} is out of range for extent {dim}"
+                ));
             }
             fields.push(piece(dim_map(dim, |d| d - begin)));
             fields
@@ -260,31 +312,48 @@ pub(super) fn split(r: &mut Rel<'_>) -> RuleResult {
 }
 
 pub(super) fn squeeze(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let out: Vec<Dim> = match r.opt_ints("axis")? {
         None => {
             if data.shape.iter().any(|d| d.as_static().is_none()) {
-                return r.fail(format!("axis needs to be given for the dynamic input {data}"));
+                return r.fail(format!(
+                    "axis needs to be given for the dynamic input {data}"
+                ));
             }
-            data.shape.iter().filter(|d| d.as_static() != Some(1)).cloned().collect()
+            data.shape
+                .iter()
+                .filter(|d| d.as_static() != Some(1))
+                .cloned()
+                .collect()
         }
         Some(axes) => {
             let mut drop = vec![false; data.shape.len()];
             for a in axes {
                 let ax = r.axis(a, data.shape.len())?;
                 if data.shape[ax].as_static().is_some_and(|d| d != 1) {
-                    return r.fail(format!("cannot squeeze axis {a} of {data}: its extent is not 1"));
+                    return r.fail(format!(
+                        "cannot squeeze axis {a} of {data}: its extent is not 1"
+                    ));
                 }
                 drop[ax] = true;
             }
-            data.shape.iter().zip(drop).filter(|(_, d)| !d).map(|(x, _)| x.clone()).collect()
+            data.shape
+                .iter()
+                .zip(drop)
+                .filter(|(_, d)| !d)
+                .map(|(x, _)| x.clone())
+                .collect()
         }
     };
     r.done_tensor(out, data.dtype)
 }
 
 pub(super) fn expand_dims(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let n = data.shape.len() as i64;
     let axis = r.int("axis")?;
     let k = r.int_or("num_newaxis", 1)?;
@@ -292,7 +361,10 @@ pub(super) fn expand_dims(r: &mut Rel<'_>) -> RuleResult {
         return r.fail(format!("num_newaxis must be >= 0, found {k}"));
     }
     if axis < -n - 1 || axis > n {
-        return r.fail(format!("axis {axis} is out of range [{}, {n}] for {data}", -n - 1));
+        return r.fail(format!(
+            "axis {axis} is out of range [{}, {n}] for {data}",
+            -n - 1
+        ));
     }
     let pivot = if axis < 0 { n + axis + 1 } else { axis } as usize;
     let mut out = data.shape[..pivot].to_vec();
@@ -316,7 +388,9 @@ pub(super) fn take(r: &mut Rel<'_>) -> RuleResult {
     let bd = r.int_or("batch_dims", 0)?;
     let bd = if bd < 0 { bd + ni } else { bd };
     if axis < 0 || axis >= nd.max(1) || bd < 0 || bd > ni || bd > axis {
-        return r.fail(format!("axis {axis} / batch_dims {bd} are out of range for data {data} and indices {idx}"));
+        return r.fail(format!(
+            "axis {axis} / batch_dims {bd} are out of range for data {data} and indices {idx}"
+        ));
     }
     let (axis, bd) = (axis as usize, bd as usize);
     let mut out = data.shape[..axis].to_vec();
@@ -327,13 +401,23 @@ pub(super) fn take(r: &mut Rel<'_>) -> RuleResult {
 
 /// TVM's `CanonicalizeIndex`: negative indices count from the end, then clamp.
 fn canonicalize(index: i64, extent: i64, stride: i64) -> i64 {
-    let (lo, hi) = if stride < 0 { (-1, extent - 1) } else { (0, extent) };
-    let index = if index < 0 { index.saturating_add(extent) } else { index };
+    let (lo, hi) = if stride < 0 {
+        (-1, extent - 1)
+    } else {
+        (0, extent)
+    };
+    let index = if index < 0 {
+        index.saturating_add(extent)
+    } else {
+        index
+    };
     index.clamp(lo, hi)
 }
 
 pub(super) fn strided_slice(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let n = data.shape.len();
     let mut begin = r.ints("begin")?;
     let mut end = r.ints("end")?;
@@ -347,19 +431,28 @@ pub(super) fn strided_slice(r: &mut Rel<'_>) -> RuleResult {
             if begin.len() != axes.len() || end.len() != axes.len() || strides.len() != axes.len() {
                 return r.fail("axes, begin, end and strides must have the same length");
             }
-            axes.iter().map(|&a| r.axis(a, n)).collect::<Result<_, _>>()?
+            axes.iter()
+                .map(|&a| r.axis(a, n))
+                .collect::<Result<_, _>>()?
         }
         None => {
             if begin.len() > n || end.len() > n || strides.len() > n {
-                return r.fail(format!("begin/end/strides are longer than the rank of {data}"));
+                return r.fail(format!(
+                    "begin/end/strides are longer than the rank of {data}"
+                ));
             }
             strides.resize(n, 1);
-            for i in begin.len()..n {
-                begin.push(if strides[i] > 0 { 0 } else { i64::MAX });
-            }
-            for i in end.len()..n {
-                end.push(if strides[i] < 0 { 0 } else { i64::MAX });
-            }
+            let (nb, ne) = (begin.len(), end.len());
+            begin.extend(
+                strides[nb..]
+                    .iter()
+                    .map(|&s| if s > 0 { 0 } else { i64::MAX }),
+            );
+            end.extend(
+                strides[ne..]
+                    .iter()
+                    .map(|&s| if s < 0 { 0 } else { i64::MAX }),
+            );
             (0..n).collect()
         }
     };
@@ -370,7 +463,11 @@ pub(super) fn strided_slice(r: &mut Rel<'_>) -> RuleResult {
             return r.fail("strides cannot be 0");
         }
         let e = if size_mode {
-            if end[i] < 0 { i64::MAX } else { begin[i].saturating_add(end[i]) }
+            if end[i] < 0 {
+                i64::MAX
+            } else {
+                begin[i].saturating_add(end[i])
+            }
         } else {
             end[i]
         };
@@ -378,9 +475,15 @@ pub(super) fn strided_slice(r: &mut Rel<'_>) -> RuleResult {
             out[ax] = Dim::Any;
             continue;
         };
-        let (b, e) = (canonicalize(begin[i], d, stride), canonicalize(e, d, stride));
+        let (b, e) = (
+            canonicalize(begin[i], d, stride),
+            canonicalize(e, d, stride),
+        );
         if (stride < 0 && e > b) || (stride > 0 && b > e) {
-            return r.fail(format!("begin={} and end={} are invalid for axis {ax} of {data}", begin[i], end[i]));
+            return r.fail(format!(
+                "begin={} and end={} are invalid for axis {ax} of {data}",
+                begin[i], end[i]
+            ));
         }
         let size = ((e - b).abs() + stride.abs() - 1) / stride.abs();
         out[ax] = dim_map(&data.shape[ax], |_| size);
@@ -389,7 +492,9 @@ pub(super) fn strided_slice(r: &mut Rel<'_>) -> RuleResult {
 }
 
 pub(super) fn tile(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let reps = r.ints("reps")?;
     if let Some(bad) = reps.iter().find(|&&x| x <= 0) {
         return r.fail(format!("reps must be positive, found {bad}"));
@@ -399,12 +504,18 @@ pub(super) fn tile(r: &mut Rel<'_>) -> RuleResult {
     dshape.extend(data.shape.iter().cloned());
     let mut rshape = vec![1; n - reps.len()];
     rshape.extend(reps);
-    let out = dshape.iter().zip(rshape).map(|(d, k)| dim_map(d, |x| x * k)).collect();
+    let out = dshape
+        .iter()
+        .zip(rshape)
+        .map(|(d, k)| dim_map(d, |x| x * k))
+        .collect();
     r.done_tensor(out, data.dtype)
 }
 
 pub(super) fn repeat(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let k = r.int("repeats")?;
     if k < 1 {
         return r.fail(format!("repeats must be >= 1, found {k}"));
@@ -416,12 +527,16 @@ pub(super) fn repeat(r: &mut Rel<'_>) -> RuleResult {
 }
 
 pub(super) fn broadcast_to(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let Some(shape) = r.dims("shape")? else {
         return r.fail("needs the attribute `shape`");
     };
     match broadcast_shapes(&data.shape, &shape) {
-        Some(b) if !b.iter().zip(&shape).any(|(x, y)| dims_conflict(x, y)) => r.done_tensor(shape, data.dtype),
+        Some(b) if !b.iter().zip(&shape).any(|(x, y)| dims_conflict(x, y)) => {
+            r.done_tensor(shape, data.dtype)
+        }
         _ => r.mismatch(format!("{data} cannot broadcast to {}", shape_str(&shape))),
     }
 }
@@ -447,7 +562,9 @@ pub(super) fn collapse_sum_like(r: &mut Rel<'_>) -> RuleResult {
 }
 
 pub(super) fn layout_transform(r: &mut Rel<'_>) -> RuleResult {
-    let Some(data) = r.tensor(0)? else { return Ok(false) };
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
     let src: Layout = r.layout("src_layout", "")?;
     let dst: Layout = r.layout("dst_layout", "")?;
     match src.convert(&data.shape, &dst) {
