@@ -369,6 +369,135 @@ fn inference_is_idempotent() {
     assert!(once.same_as(&twice));
 }
 
+/// The type of `@main`'s body for a one-expression program over the given parameters.
+fn result_type(params: &str, body: &str) -> String {
+    let src = format!("def @main({params}) {{ {body} }}");
+    match infer_src(&src) {
+        Ok(m) => m.get_function("main").unwrap().ret_type.as_ref().unwrap().to_string(),
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+/// One line per op family: the result type TVM's relation gives.
+#[test]
+fn op_rules_match_tvm() {
+    let x4 = "%x: Tensor[(1, 3, 224, 224), float32]";
+    let cases: &[(&str, &str, &str)] = &[
+        // convolution and friends
+        (x4, "nn.conv2d(%x, meta[relay.Constant][0], strides=[2, 2], padding=[3, 3, 3, 3], channels=64, kernel_size=[7, 7])", "Tensor[(1, 64, 112, 112), float32]"),
+        ("%x: Tensor[(1, 56, 56, 64), float32], %w: Tensor[(3, 3, 64, 32), float32]", "nn.conv2d(%x, %w, padding=[1, 1], data_layout=\"NHWC\", kernel_layout=\"HWIO\")", "Tensor[(1, 56, 56, 32), float32]"),
+        ("%x: Tensor[(1, 32, 112, 112), float32], %w: Tensor[(32, 1, 3, 3), float32]", "nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=32, channels=32, kernel_size=[3, 3])", "Tensor[(1, 32, 112, 112), float32]"),
+        ("%x: Tensor[(1, 4, 8, 8, 16), float32], %w: Tensor[(64, 64, 3, 3), float32]", "nn.conv2d(%x, %w, padding=[1, 1], data_layout=\"NCHW16c\")", "Tensor[(1, 4, 8, 8, 16), float32]"),
+        ("%x: Tensor[(1, 3, 10), float32], %w: Tensor[(8, 3, 3), float32]", "nn.conv1d(%x, %w)", "Tensor[(1, 8, 8), float32]"),
+        ("%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(3, 16, 2, 2), float32]", "nn.conv2d_transpose(%x, %w, strides=[2, 2])", "Tensor[(1, 16, 16, 16), float32]"),
+        ("%x: Tensor[(1, 3, 8, 8), int8], %w: Tensor[(4, 3, 1, 1), int8]", "nn.conv2d(%x, %w, out_dtype=\"int32\")", "Tensor[(1, 4, 8, 8), int32]"),
+        // matmuls
+        ("%x: Tensor[(1, 512), float32], %w: Tensor[(1000, 512), float32]", "nn.dense(%x, %w, units=None)", "Tensor[(1, 1000), float32]"),
+        ("%x: Tensor[(1600, 768), float32]", "nn.dense(%x, meta[relay.Constant][0], units=768)", "Tensor[(1600, 768), float32]"),
+        ("%x: Tensor[(4, 5), float32], %w: Tensor[(5, 6), float32]", "nn.matmul(%x, %w, units=None)", "Tensor[(4, 6), float32]"),
+        ("%x: Tensor[(8, 4, 5), float32], %y: Tensor[(1, 6, 5), float32]", "nn.batch_matmul(%x, %y, transpose_b=True)", "Tensor[(8, 4, 6), float32]"),
+        ("%x: Tensor[(8, 4, 5), float32], %y: Tensor[(8, 5, 6), float32]", "nn.batch_matmul(%x, %y)", "Tensor[(8, 4, 6), float32]"),
+        // pooling
+        ("%x: Tensor[(1, 64, 112, 112), float32]", "nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])", "Tensor[(1, 64, 56, 56), float32]"),
+        ("%x: Tensor[(1, 64, 7, 7), float32]", "nn.avg_pool2d(%x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)", "Tensor[(1, 64, 4, 4), float32]"),
+        ("%x: Tensor[(1, 7, 7, 512), float32]", "nn.global_avg_pool2d(%x, layout=\"NHWC\")", "Tensor[(1, 1, 1, 512), float32]"),
+        ("%x: Tensor[(1, 512, 7, 7), float32]", "nn.global_max_pool2d(%x)", "Tensor[(1, 512, 1, 1), float32]"),
+        ("%x: Tensor[(1, 512, 7, 7), float32]", "nn.adaptive_avg_pool2d(%x, output_size=[3])", "Tensor[(1, 512, 3, 3), float32]"),
+        ("%x: Tensor[(1, 512, 7, 7), float32]", "nn.adaptive_max_pool2d(%x)", "Tensor[(1, 512, 7, 7), float32]"),
+        ("%x: Tensor[(1, 8, 10), float32]", "nn.max_pool1d(%x, pool_size=[2], strides=[2])", "Tensor[(1, 8, 5), float32]"),
+        // normalization and friends
+        ("%x: Tensor[(1, 64, 56, 56), float32]", "nn.batch_norm(%x, meta[relay.Constant][0], meta[relay.Constant][1], meta[relay.Constant][2], meta[relay.Constant][3])", "(Tensor[(1, 64, 56, 56), float32], Tensor[(64), float32], Tensor[(64), float32])"),
+        ("%x: Tensor[(10, 32, 256), float32], %g, %b", "nn.layer_norm(%x, %g, %b)", "Tensor[(10, 32, 256), float32]"),
+        ("%x: Tensor[(2, 3), float32]", "nn.dropout(%x, rate=0.2f)", "(Tensor[(2, 3), float32], Tensor[(2, 3), float32])"),
+        ("%x: Tensor[(2, 3), float32]", "nn.softmax(%x, axis=1)", "Tensor[(2, 3), float32]"),
+        ("%x: Tensor[(2, 3), float32]", "nn.log_softmax(%x)", "Tensor[(2, 3), float32]"),
+        ("%x: Tensor[(2, 3), float32]", "nn.softmax(%x, axis=2)", "error: in @main: `nn.softmax`: axis 2 is out of range for a tensor of rank 2"),
+        ("%x: Tensor[(1, 1000), float32], %b", "nn.bias_add(%x, %b, axis=-1)", "Tensor[(1, 1000), float32]"),
+        ("%x: Tensor[(1, 8, 4, 4), float32], %a", "nn.prelu(%x, %a)", "Tensor[(1, 8, 4, 4), float32]"),
+        ("%x: Tensor[(1, 512, 1, 1), float32]", "nn.batch_flatten(%x)", "Tensor[(1, 512), float32]"),
+        ("%x: Tensor[(1, 1, 28, 28), float32]", "nn.pad(%x, 0f, pad_width=[[0, 0], [0, 0], [2, 2], [2, 2]])", "Tensor[(1, 1, 32, 32), float32]"),
+        ("%x: Tensor[(2, 3), float32]", "nn.leaky_relu(%x, alpha=0.1f)", "Tensor[(2, 3), float32]"),
+        // reshape and its special values
+        ("%x: Tensor[(1, 16, 4, 4), float32]", "reshape(%x, newshape=[1, 256])", "Tensor[(1, 256), float32]"),
+        ("%x: Tensor[(2, 3, 4), float32]", "reshape(%x, newshape=[4, 0, 2])", "Tensor[(4, 3, 2), float32]"),
+        ("%x: Tensor[(2, 3, 4), float32]", "reshape(%x, newshape=[6, 1, -1])", "Tensor[(6, 1, 4), float32]"),
+        ("%x: Tensor[(2, 3, 4), float32]", "reshape(%x, newshape=[-1])", "Tensor[(24), float32]"),
+        ("%x: Tensor[(2, 3, 4), float32]", "reshape(%x, newshape=[-2, 1, 1])", "Tensor[(2, 3, 4, 1, 1), float32]"),
+        ("%x: Tensor[(2, 3, 4, 5), float32]", "reshape(%x, newshape=[-3, -3])", "Tensor[(6, 20), float32]"),
+        ("%x: Tensor[(2, 3, 4), float32]", "reshape(%x, newshape=[0, -3])", "Tensor[(2, 12), float32]"),
+        ("%x: Tensor[(2, 3, 4), float32]", "reshape(%x, newshape=[-4, 1, 2, -2])", "Tensor[(1, 2, 3, 4), float32]"),
+        ("%x: Tensor[(2, 3, 4), float32]", "reshape(%x, newshape=[2, -4, -1, 3, -2])", "Tensor[(2, 1, 3, 4), float32]"),
+        ("%x: Tensor[(?, 3, 4), float32]", "reshape(%x, newshape=[-1, 4])", "Tensor[(?, 4), float32]"),
+        ("%x: Tensor[(2, 3, 4), float32], %y: Tensor[(6, 4), float32]", "reshape_like(%x, %y)", "Tensor[(6, 4), float32]"),
+        // layout and indexing
+        ("%x: Tensor[(1, 2, 3, 4, 5, 6), float32]", "transpose(%x, axes=[0, 2, 4, 3, 5, 1])", "Tensor[(1, 3, 5, 4, 6, 2), float32]"),
+        ("%x: Tensor[(2, 3), float32]", "transpose(%x, axes=None)", "Tensor[(3, 2), float32]"),
+        ("%x: Tensor[(2, 3), float32], %y: Tensor[(2, 5), float32]", "concatenate((%x, %y), axis=1)", "Tensor[(2, 8), float32]"),
+        ("%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]", "stack((%x, %y), axis=1)", "Tensor[(2, 2, 3), float32]"),
+        ("%x: Tensor[(35, 10, 128), float32]", "split(%x, indices_or_sections=35)", &format!("({})", vec!["Tensor[(1, 10, 128), float32]"; 35].join(", "))),
+        ("%x: Tensor[(10, 4), float32]", "split(%x, indices_or_sections=[2, 5])", "(Tensor[(2, 4), float32], Tensor[(3, 4), float32], Tensor[(5, 4), float32])"),
+        ("%x: Tensor[(1, 10, 1, 4), float32]", "squeeze(%x)", "Tensor[(10, 4), float32]"),
+        ("%x: Tensor[(1, 10, 1, 4), float32]", "squeeze(%x, axis=[0])", "Tensor[(10, 1, 4), float32]"),
+        ("%x: Tensor[(3), float32]", "expand_dims(%x, axis=1, num_newaxis=2)", "Tensor[(3, 1, 1), float32]"),
+        ("%x: Tensor[(3, 4), float32]", "expand_dims(%x, axis=-1)", "Tensor[(3, 4, 1), float32]"),
+        ("%w: Tensor[(33278, 128), float32], %i: Tensor[(35, 10), int32]", "take(%w, %i, axis=0)", "Tensor[(35, 10, 128), float32]"),
+        ("%w: Tensor[(4, 5), float32], %i: Tensor[(3), int64]", "take(%w, %i)", "Tensor[(3), float32]"),
+        ("%x: Tensor[(20, 32, 768), float32]", "strided_slice(%x, begin=[0, 0, 256], end=[20, 32, 512], strides=[1, 1, 1], axes=[0, 1, 2])", "Tensor[(20, 32, 256), float32]"),
+        ("%x: Tensor[(10, 8), float32]", "strided_slice(%x, begin=[1], end=[-1], strides=[2], axes=None)", "Tensor[(4, 8), float32]"),
+        ("%x: Tensor[(10, 8), float32]", "strided_slice(%x, begin=[9, 0], end=[-11, 8], strides=[-3, 1], axes=None)", "Tensor[(4, 8), float32]"),
+        ("%x: Tensor[(10, 8), float32]", "strided_slice(%x, begin=[2, 1], end=[3, -1], strides=[1], slice_mode=\"size\", axes=None)", "Tensor[(3, 7), float32]"),
+        ("%x: Tensor[(1, 64, 56, 56), float32]", "layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NCHW16c\")", "Tensor[(1, 4, 56, 56, 16), float32]"),
+        ("%x: Tensor[(2, 3), float32]", "tile(%x, reps=[2, 1, 2])", "Tensor[(2, 2, 6), float32]"),
+        ("%x: Tensor[(2, 3), float32]", "repeat(%x, repeats=3, axis=1)", "Tensor[(2, 9), float32]"),
+        ("%x: Tensor[(3, 1), float32]", "broadcast_to(%x, shape=[2, 3, 4])", "Tensor[(2, 3, 4), float32]"),
+        ("%x: Tensor[(3, 1), float32], %y: Tensor[(2, 3, 4), int8]", "broadcast_to_like(%x, %y)", "Tensor[(2, 3, 4), float32]"),
+        // reductions
+        ("%x: Tensor[(50, 32, 768), float32]", "mean(%x, axis=[-1], keepdims=True)", "Tensor[(50, 32, 1), float32]"),
+        ("%x: Tensor[(2, 3, 4), float32]", "sum(%x)", "float32"),
+        ("%x: Tensor[(2, 3, 4), float32]", "max(%x, axis=[1], exclude=True)", "Tensor[(3), float32]"),
+        ("%x: Tensor[(2, 3, 4), float32]", "min(%x, axis=[0, 2])", "Tensor[(3), float32]"),
+        ("%x: Tensor[(2, 3, 4), float32]", "prod(%x, axis=[1], keepdims=True)", "Tensor[(2, 1, 4), float32]"),
+        ("%x: Tensor[(2, 3), bool]", "all(%x, axis=[1])", "Tensor[(2), bool]"),
+        ("%x: Tensor[(2, 3), bool]", "any(%x)", "bool"),
+        ("%x: Tensor[(2, 3), float32]", "argmax(%x, axis=[1])", "Tensor[(2), int32]"),
+        ("%x: Tensor[(2i64, 3i64), float32]", "argmin(%x, axis=[0])", "Tensor[(3i64), int64]"),
+        ("%x: Tensor[(2, 3), float32], %m: Tensor[(2, 1), float32]", "variance(%x, %m, axis=[1], keepdims=True)", "Tensor[(2, 1), float32]"),
+        ("%x: Tensor[(2, 3), float32]", "cumsum(%x)", "Tensor[(6), float32]"),
+        // elementwise, broadcasting, casts, init ops
+        ("%x: Tensor[(1, 64, 56, 56), float32], %y: Tensor[(64, 1, 1), float32]", "add(%x, %y)", "Tensor[(1, 64, 56, 56), float32]"),
+        ("%x: Tensor[(64, 1, 1), float32], %y: Tensor[(1, 64, 56, 56), float32]", "multiply(%x, %y)", "Tensor[(1, 64, 56, 56), float32]"),
+        ("%x: Tensor[(2, 3), float32]", "power(%x, 2f)", "Tensor[(2, 3), float32]"),
+        ("%x: Tensor[(2, 3), float32], %y: Tensor[(3), float32]", "greater_equal(%x, %y)", "Tensor[(2, 3), bool]"),
+        ("%x: Tensor[(2, 3), int32]", "equal(%x, 0)", "Tensor[(2, 3), bool]"),
+        ("%c: Tensor[(2, 1), bool], %x: Tensor[(3), float32], %y: float32", "where(%c, %x, %y)", "Tensor[(2, 3), float32]"),
+        ("%x: Tensor[(2, 3), float32]", "isnan(%x)", "Tensor[(2, 3), bool]"),
+        ("%x: Tensor[(2, 3), float32]", "tanh(sqrt(exp(negative(%x))))", "Tensor[(2, 3), float32]"),
+        ("%x: Tensor[(2, 3), float32]", "clip(%x, a_min=0f, a_max=6f)", "Tensor[(2, 3), float32]"),
+        ("%x: Tensor[(2, 3), float32]", "cast(%x, dtype=\"int64\")", "Tensor[(2, 3), int64]"),
+        ("%x: Tensor[(2, 3), float32], %y: Tensor[(1), float16]", "cast_like(%x, %y)", "Tensor[(2, 3), float16]"),
+        ("", "cast(1024, dtype=\"int64\")", "int64"),
+        ("", "zeros(shape=[2, 3], dtype=\"float32\")", "Tensor[(2, 3), float32]"),
+        ("", "ones(shape=[4], dtype=\"int8\")", "Tensor[(4), int8]"),
+        ("", "full(1f, shape=[2, 2], dtype=\"float16\")", "Tensor[(2, 2), float16]"),
+        ("%x: Tensor[(2, 3), float32]", "zeros_like(%x)", "Tensor[(2, 3), float32]"),
+        ("%x: Tensor[(2, 3), float32]", "ones_like(%x)", "Tensor[(2, 3), float32]"),
+        ("%x: Tensor[(2, 3), float32]", "full_like(%x, 1f)", "Tensor[(2, 3), float32]"),
+        ("%x: Tensor[(2, 3), float32]", "shape_of(%x)", "Tensor[(2), int32]"),
+        // tuples, projections, lets, ifs
+        ("%x: Tensor[(2, 3), float32]", "let %t = (%x, 1f); %t.1", "float32"),
+        ("%c: bool, %x: Tensor[(2), float32]", "if (%c) { %x } else { nn.relu(%x) }", "Tensor[(2), float32]"),
+        ("%x: Tensor[(2, 3), float32]", "let %f = fn (%y) { nn.relu(%y) }; %f(%x)", "Tensor[(2, 3), float32]"),
+    ];
+    let mut wrong = Vec::new();
+    for (params, body, expected) in cases {
+        let got = result_type(params, body);
+        if got != *expected {
+            wrong.push(format!("{body}\n  got      {got}\n  expected {expected}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 #[test]
 #[ignore]
 fn scratch_all_corpus() {
