@@ -341,6 +341,62 @@ fn opaque_constants_are_typed_from_their_use_or_named() {
     );
 }
 
+/// With their constants supplied (as TVM's `init_meta_table` does; shapes from the files'
+/// headers), the collage files that need them type fully.
+#[test]
+fn collage_files_type_with_their_constants() {
+    use passlab::ir::{DType, TensorData};
+    use passlab::text::metadata::MetaTable;
+    use std::sync::Arc;
+    let table = |shapes: &[&[i64]]| MetaTable {
+        constants: shapes
+            .iter()
+            .map(|s| {
+                let n = s.iter().product::<i64>() as usize;
+                Some(Arc::new(TensorData::from_f64(
+                    DType::FLOAT32,
+                    s.to_vec(),
+                    &vec![0.0; n],
+                )))
+            })
+            .collect(),
+        ..MetaTable::default()
+    };
+    for (name, shapes, ret) in [
+        (
+            "collage_mnist.relay",
+            table(&[
+                &[8, 1, 5, 5],
+                &[8, 1, 1],
+                &[16, 8, 5, 5],
+                &[16, 1, 1],
+                &[10, 256],
+                &[1, 10],
+            ]),
+            "Tensor[(1, 10), float32]",
+        ),
+        (
+            "collage_gpt2_extract.relay",
+            table(&[
+                &[768, 768],
+                &[768],
+                &[768],
+                &[768],
+                &[3072, 768],
+                &[3072],
+                &[1, 32, 768],
+            ]),
+            "Tensor[(50, 32, 3072), float32]",
+        ),
+    ] {
+        let text = corpus(name);
+        let m = passlab::text::parse_module_with_meta(&text, name, Some(&shapes)).unwrap();
+        let typed = infer_module(&m).unwrap_or_else(|e| panic!("{}", e.render(name, &text, false)));
+        let f = typed.get_function("main").unwrap();
+        assert_eq!(f.body.ty().unwrap().to_string(), ret, "{name}");
+    }
+}
+
 /// Unannotated parameters are typed by unification with what the program passes them.
 #[test]
 fn unannotated_parameters_are_inferred_from_calls() {
@@ -373,7 +429,13 @@ fn inference_is_idempotent() {
 fn result_type(params: &str, body: &str) -> String {
     let src = format!("def @main({params}) {{ {body} }}");
     match infer_src(&src) {
-        Ok(m) => m.get_function("main").unwrap().ret_type.as_ref().unwrap().to_string(),
+        Ok(m) => m
+            .get_function("main")
+            .unwrap()
+            .ret_type
+            .as_ref()
+            .unwrap()
+            .to_string(),
         Err(e) => format!("error: {e}"),
     }
 }

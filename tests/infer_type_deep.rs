@@ -93,3 +93,27 @@ fn deep_error_is_reported() {
         assert!(err.message.contains("cannot broadcast"), "{err}");
     });
 }
+
+/// `((((%x,),),),)` nested 100,000 deep, projected back, and two such tuples unified as the
+/// branches of an `if`: deep *types*, not only deep expressions.
+#[test]
+fn deep_nested_tuples() {
+    on_small_stack(|| {
+        let x = Var::new("x", Some(vec4()));
+        let c = Var::new("c", Some(Type::scalar(DType::BOOL)));
+        let nest = |mut e: Expr| {
+            for _ in 0..100_000 {
+                e = Expr::tuple(vec![e]);
+            }
+            e
+        };
+        let mut e = Expr::if_(Expr::var(&c), nest(Expr::var(&x)), nest(Expr::var(&x)));
+        for _ in 0..100_000 {
+            e = Expr::get_item(e, 0);
+        }
+        let m = main_module(vec![x, c], e);
+        let typed = infer_module(&m).unwrap();
+        let f = typed.get_function("main").unwrap();
+        assert_eq!(f.body.ty(), Some(&vec4()));
+    });
+}

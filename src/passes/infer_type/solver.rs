@@ -13,7 +13,8 @@
 //!
 //! Deliberately not here: anything about expressions (the generator in `generate.rs` owns
 //! the messages that name expressions) and the op shape rules (`shape_rules.rs`). Recursion
-//! here follows the nesting of *types* only, never of expressions.
+//! here follows the nesting of *types* only, never of expressions, and each tuple/function
+//! level grows the stack on demand ([`grow`]), so even 100,000-deep tuple types are fine.
 
 use super::shape_rules::{Rel, Rule};
 use crate::ir::{Attrs, Dim, Span, TensorType, Type};
@@ -22,6 +23,11 @@ use std::sync::Arc;
 
 /// A solver variable.
 pub(super) type TV = u32;
+
+/// Runs `f` with room for one more level of type nesting (the stack grows on demand).
+fn grow<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, f)
+}
 
 #[derive(Clone, Debug)]
 pub(super) enum Term {
@@ -121,12 +127,12 @@ impl Solver {
         match t {
             Type::Incomplete => self.hole(),
             Type::Tuple(fs) => {
-                let vs = fs.iter().map(|f| self.of_type(f)).collect();
+                let vs = fs.iter().map(|f| grow(|| self.of_type(f))).collect();
                 self.tuple(vs)
             }
             Type::Func(ft) => {
-                let ps = ft.params.iter().map(|p| self.of_type(p)).collect();
-                let r = self.of_type(&ft.ret);
+                let ps = ft.params.iter().map(|p| grow(|| self.of_type(p))).collect();
+                let r = grow(|| self.of_type(&ft.ret));
                 self.func(ps, r)
             }
             // ADT types are kept as opaque names.
@@ -163,7 +169,7 @@ impl Solver {
                 let vs = vs.clone();
                 let fields = vs
                     .iter()
-                    .map(|v| self.resolve(*v))
+                    .map(|v| grow(|| self.resolve(*v)))
                     .collect::<Option<Vec<_>>>()?;
                 Type::tuple(fields)
             }
@@ -171,9 +177,9 @@ impl Solver {
                 let (ps, ret) = (ps.clone(), *ret);
                 let params = ps
                     .iter()
-                    .map(|v| self.resolve(*v))
+                    .map(|v| grow(|| self.resolve(*v)))
                     .collect::<Option<Vec<_>>>()?;
-                Type::func(params, self.resolve(ret)?)
+                Type::func(params, grow(|| self.resolve(ret))?)
             }
         };
         self.terms[r as usize] = Term::Known(t.clone());
@@ -188,12 +194,12 @@ impl Solver {
             Term::Hole => Type::Incomplete,
             Term::Tuple(vs) => {
                 let vs = vs.clone();
-                Type::tuple(vs.iter().map(|v| self.partial(*v)).collect())
+                Type::tuple(vs.iter().map(|v| grow(|| self.partial(*v))).collect())
             }
             Term::Func(ps, ret) => {
                 let (ps, ret) = (ps.clone(), *ret);
-                let params = ps.iter().map(|v| self.partial(*v)).collect();
-                Type::func(params, self.partial(ret))
+                let params = ps.iter().map(|v| grow(|| self.partial(*v))).collect();
+                Type::func(params, grow(|| self.partial(ret)))
             }
         }
     }
@@ -255,13 +261,13 @@ impl Solver {
             }
             (Term::Known(x), _) => {
                 let x = x.clone();
-                self.unify_with_type(rb, &x)?;
+                grow(|| self.unify_with_type(rb, &x))?;
                 self.parent[rb as usize] = ra;
                 Ok(())
             }
             (_, Term::Known(y)) => {
                 let y = y.clone();
-                self.unify_with_type(ra, &y)?;
+                grow(|| self.unify_with_type(ra, &y))?;
                 self.parent[ra as usize] = rb;
                 Ok(())
             }
@@ -272,7 +278,7 @@ impl Solver {
                 let (va, vb) = (va.clone(), vb.clone());
                 self.parent[rb as usize] = ra;
                 for (x, y) in va.iter().zip(vb.iter()) {
-                    self.unify(*x, *y)?;
+                    grow(|| self.unify(*x, *y))?;
                 }
                 Ok(())
             }
@@ -283,9 +289,9 @@ impl Solver {
                 let (pa, pb, reta, retb) = (pa.clone(), pb.clone(), *reta, *retb);
                 self.parent[rb as usize] = ra;
                 for (x, y) in pa.iter().zip(pb.iter()) {
-                    self.unify(*x, *y)?;
+                    grow(|| self.unify(*x, *y))?;
                 }
-                self.unify(reta, retb)
+                grow(|| self.unify(reta, retb))
             }
             _ => Err(self.mismatch(ra, rb)),
         }
@@ -318,7 +324,7 @@ impl Solver {
                 Type::Tuple(ts) if ts.len() == vs.len() => {
                     let vs = vs.clone();
                     for (v, f) in vs.iter().zip(ts.iter()) {
-                        self.unify_with_type(*v, f)?;
+                        grow(|| self.unify_with_type(*v, f))?;
                     }
                     Ok(())
                 }
@@ -328,9 +334,9 @@ impl Solver {
                 Type::Func(ft) if ft.params.len() == ps.len() => {
                     let (ps, ret) = (ps.clone(), *ret);
                     for (v, p) in ps.iter().zip(ft.params.iter()) {
-                        self.unify_with_type(*v, p)?;
+                        grow(|| self.unify_with_type(*v, p))?;
                     }
-                    self.unify_with_type(ret, &ft.ret)
+                    grow(|| self.unify_with_type(ret, &ft.ret))
                 }
                 _ => Err(fail(self)),
             },
@@ -345,12 +351,12 @@ impl Solver {
             Term::Known(_) => {}
             Term::Tuple(vs) => {
                 let vs = vs.clone();
-                vs.iter().for_each(|v| self.holes(*v, out));
+                vs.iter().for_each(|v| grow(|| self.holes(*v, out)));
             }
             Term::Func(ps, ret) => {
                 let (ps, ret) = (ps.clone(), *ret);
-                ps.iter().for_each(|v| self.holes(*v, out));
-                self.holes(ret, out);
+                ps.iter().for_each(|v| grow(|| self.holes(*v, out)));
+                grow(|| self.holes(ret, out));
             }
         }
     }
@@ -560,7 +566,7 @@ pub(super) fn merge(x: &Type, y: &Type) -> Result<Option<Type>, ()> {
             }
             let mut out: Option<Vec<Type>> = None;
             for (i, (fa, fb)) in a.iter().zip(b.iter()).enumerate() {
-                if let Some(m) = merge(fa, fb)? {
+                if let Some(m) = grow(|| merge(fa, fb))? {
                     out.get_or_insert_with(|| a.to_vec())[i] = m;
                 }
             }
@@ -573,11 +579,11 @@ pub(super) fn merge(x: &Type, y: &Type) -> Result<Option<Type>, ()> {
             let mut changed = false;
             let mut params = Vec::with_capacity(a.params.len());
             for (pa, pb) in a.params.iter().zip(&b.params) {
-                let m = merge(pa, pb)?;
+                let m = grow(|| merge(pa, pb))?;
                 changed |= m.is_some();
                 params.push(m.unwrap_or_else(|| pa.clone()));
             }
-            let ret = merge(&a.ret, &b.ret)?;
+            let ret = grow(|| merge(&a.ret, &b.ret))?;
             changed |= ret.is_some();
             Ok(changed.then(|| Type::func(params, ret.unwrap_or_else(|| a.ret.clone()))))
         }

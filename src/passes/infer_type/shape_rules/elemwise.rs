@@ -182,9 +182,11 @@ pub(super) fn argsort(r: &mut Rel<'_>) -> RuleResult {
     r.done_tensor(a.shape.clone(), dt)
 }
 
-/// Product of extents for size checks (`None` unless all static).
+/// Product of extents for size checks (`None` unless all static and it fits in 64 bits).
 pub(super) fn num_elements(shape: &[Dim]) -> Option<i64> {
-    shape.iter().map(Dim::as_static).product()
+    shape
+        .iter()
+        .try_fold(1i64, |acc, d| acc.checked_mul(d.as_static()?))
 }
 
 #[cfg(test)]

@@ -112,7 +112,7 @@ impl Layout {
         let full = |c: char| -> Dim {
             let d = &shape[self.index_of(c).expect("primal axes checked")];
             match self.factor_of(c) {
-                Some(f) => dim_op(d, &Dim::Static(f), |a, b| a * b),
+                Some(f) => dim_op(d, &Dim::Static(f), i64::saturating_mul),
                 None => d.clone(),
             }
         };

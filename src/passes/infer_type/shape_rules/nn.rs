@@ -404,7 +404,7 @@ pub(super) fn batch_flatten(r: &mut Rel<'_>) -> RuleResult {
             target = Dim::Any;
             break;
         }
-        target = dim_op(&target, d, |a, b| a * b);
+        target = dim_op(&target, d, i64::saturating_mul);
     }
     r.done_tensor(vec![data.shape[0].clone(), target], data.dtype)
 }

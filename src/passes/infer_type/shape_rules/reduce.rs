@@ -91,7 +91,7 @@ pub(super) fn scan(r: &mut Rel<'_>) -> RuleResult {
     }
     let mut prod = data.shape.first().cloned().unwrap_or(Dim::Static(1));
     for d in data.shape.iter().skip(1) {
-        prod = dim_op(&prod, d, |a, b| a * b);
+        prod = dim_op(&prod, d, i64::saturating_mul);
     }
     r.done_tensor(vec![prod], dt)
 }

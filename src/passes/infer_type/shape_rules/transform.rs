@@ -75,7 +75,7 @@ pub(super) fn reshape(r: &mut Rel<'_>) -> RuleResult {
                 }
                 used_in[src] = true;
                 used_in[src + 1] = true;
-                let d = dim_op(&ish[src], &ish[src + 1], |a, b| a * b);
+                let d = dim_op(&ish[src], &ish[src + 1], i64::saturating_mul);
                 push(&mut out, d, true);
                 src += 2;
             }
@@ -111,7 +111,7 @@ pub(super) fn reshape(r: &mut Rel<'_>) -> RuleResult {
                 d = if matches!(x, Dim::Any) {
                     Dim::Any
                 } else {
-                    dim_op(&d, x, |a, b| a * b)
+                    dim_op(&d, x, i64::saturating_mul)
                 };
             }
         }
@@ -214,7 +214,7 @@ pub(super) fn concatenate(r: &mut Rel<'_>) -> RuleResult {
                 out[i] = if matches!(d, Dim::Any) {
                     Dim::Any
                 } else {
-                    dim_op(&out[i], d, |a, b| a + b)
+                    dim_op(&out[i], d, i64::saturating_add)
                 };
             } else if dims_conflict(&out[i], d) {
                 return r.mismatch(format!(
@@ -507,7 +507,7 @@ pub(super) fn tile(r: &mut Rel<'_>) -> RuleResult {
     let out = dshape
         .iter()
         .zip(rshape)
-        .map(|(d, k)| dim_map(d, |x| x * k))
+        .map(|(d, k)| dim_map(d, |x| x.saturating_mul(k)))
         .collect();
     r.done_tensor(out, data.dtype)
 }
@@ -522,7 +522,7 @@ pub(super) fn repeat(r: &mut Rel<'_>) -> RuleResult {
     }
     let axis = r.axis(r.int("axis")?, data.shape.len())?;
     let mut out = data.shape.clone();
-    out[axis] = dim_map(&out[axis], |x| x * k);
+    out[axis] = dim_map(&out[axis], |x| x.saturating_mul(k));
     r.done_tensor(out, data.dtype)
 }
 
