@@ -117,3 +117,44 @@ fn deep_nested_tuples() {
         assert_eq!(f.body.ty(), Some(&vec4()));
     });
 }
+
+/// An unannotated parameter flowing through 100,000 identity ops, each result also waiting in
+/// an `add` until the end determines the type: stays linear (no quadratic watcher merging).
+#[test]
+fn long_identity_chain_with_waiting_relations() {
+    on_small_stack(|| {
+        let x = Var::new("x", None);
+        let mut cur = Expr::var(&x);
+        let mut lets = Vec::new();
+        for i in 0..100_000 {
+            let a = Var::new(&format!("a{i}"), None);
+            let b = Var::new(&format!("b{i}"), None);
+            lets.push((a.clone(), Expr::call_op("nn.relu", vec![cur])));
+            lets.push((
+                b,
+                Expr::call_op(
+                    "add",
+                    vec![Expr::var(&a), Expr::constant(Constant::scalar_f32(1.0))],
+                ),
+            ));
+            cur = Expr::var(&a);
+        }
+        let mut body = cur;
+        for (v, value) in lets.into_iter().rev() {
+            body = Expr::let_(v, value, body);
+        }
+        let f = Function {
+            params: vec![x],
+            body,
+            ret_type: Some(vec4()),
+            attrs: Vec::new(),
+        };
+        let mut m = Module::new();
+        m.add("main", Expr::function(f)).unwrap();
+        let start = std::time::Instant::now();
+        let typed = infer_module(&m).unwrap();
+        assert!(start.elapsed().as_secs() < 30, "took {:?}", start.elapsed());
+        let f = typed.get_function("main").unwrap();
+        assert_eq!(f.params[0].ann(), Some(&vec4()));
+    });
+}

@@ -240,6 +240,16 @@ impl Solver {
             return Ok(());
         }
         match (&self.terms[ra as usize], &self.terms[rb as usize]) {
+            (Term::Hole, Term::Hole) => {
+                // Keep the longer watcher list in place, so merging many holes stays linear.
+                let len = |s: &Self, h: TV| s.watchers.get(&h).map_or(0, Vec::len);
+                if len(self, ra) > len(self, rb) {
+                    self.link_hole(rb, ra);
+                } else {
+                    self.link_hole(ra, rb);
+                }
+                Ok(())
+            }
             (Term::Hole, _) => {
                 self.link_hole(ra, rb);
                 Ok(())
