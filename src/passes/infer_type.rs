@@ -20,6 +20,7 @@
 //! for ADTs/`match` (type definitions pass through untouched) or type parameters.
 
 mod generate;
+mod relations;
 mod resolve;
 mod shape_rules;
 mod solver;

@@ -13,8 +13,9 @@
 //! local functions and globals (whose variables are declared before any body is walked).
 //! This file writes the messages that name expressions; the solver only reports types.
 
+use super::relations::{projection_error, RelKind};
 use super::shape_rules::rule_for;
-use super::solver::{projection_error, Origin, RelKind, SolveError, Solver, Term, TV};
+use super::solver::{Origin, SolveError, Solver, Term, TV};
 use super::walk::{walk, Walker};
 use crate::ir::{DType, Expr, ExprKind, Function, Type};
 use rustc_hash::FxHashMap;

@@ -1,23 +1,22 @@
-//! The type solver: a union-find over type terms plus a queue of pending op relations, in the
-//! manner of TVM's `TypeSolver`.
+//! The type solver: a union-find over type terms (with the relation queue of `relations.rs`),
+//! in the manner of TVM's `TypeSolver`.
 //!
 //! A term is a hole (TVM's `IncompleteType`), a fully known [`Type`], or a tuple/function
 //! whose fields are themselves solver variables. Unification links roots; a hole always links
 //! under the other side, so a root is a hole only while nothing is known about it.
 //!
-//! Relations run eagerly when they are created; one that lacks information ("not yet") is
-//! stored and registered on every hole inside its arguments, and runs again when any of them
-//! is bound. Each binding wakes only the relations registered on that hole, so solving stays
-//! linear in practice. Tensor dimensions follow TVM's `UnifyDim`: equal extents unify, `?`
-//! against anything gives `?`, a symbolic `meta[...]` extent takes the other side.
+//! Binding a hole wakes only the relations waiting on it (`relations.rs` owns them); when two
+//! holes merge, the shorter waiting list joins the longer, so long chains stay linear.
+//! Tensor dimensions follow TVM's `UnifyDim`: equal extents unify, `?` against anything
+//! gives `?`, a symbolic `meta[...]` extent takes the other side.
 //!
 //! Deliberately not here: anything about expressions (the generator in `generate.rs` owns
 //! the messages that name expressions) and the op shape rules (`shape_rules.rs`). Recursion
 //! here follows the nesting of *types* only, never of expressions, and each tuple/function
 //! level grows the stack on demand ([`grow`]), so even 100,000-deep tuple types are fine.
 
-use super::shape_rules::{Rel, Rule};
-use crate::ir::{Attrs, Dim, Span, TensorType, Type};
+use super::relations::Relation;
+use crate::ir::{Dim, Span, TensorType, Type};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -58,33 +57,17 @@ pub(super) struct Mismatch {
     pub right: String,
 }
 
-#[derive(Clone)]
-pub(super) enum RelKind {
-    Op {
-        name: &'static str,
-        rule: Rule,
-        attrs: Attrs,
-    },
-    /// `tuple.index`: args are `[tuple, result]`.
-    Proj(usize),
-}
-
-pub(super) struct Relation {
-    pub kind: RelKind,
-    pub args: Vec<TV>,
-    pub origin: Origin,
-    pub solved: bool,
-    queued: bool,
-}
-
 #[derive(Default)]
 pub(super) struct Solver {
     parent: Vec<TV>,
     terms: Vec<Term>,
-    pub rels: Vec<Relation>,
-    queue: Vec<u32>,
-    watchers: FxHashMap<TV, Vec<u32>>,
-    scratch_types: Vec<Option<Type>>,
+    /// Relations that had to wait (see `relations.rs`).
+    pub(super) rels: Vec<Relation>,
+    /// Woken relations to rerun.
+    pub(super) queue: Vec<u32>,
+    /// Relations waiting on each hole root.
+    pub(super) watchers: FxHashMap<TV, Vec<u32>>,
+    pub(super) scratch_types: Vec<Option<Type>>,
 }
 
 impl Solver {
@@ -224,7 +207,7 @@ impl Solver {
         }
     }
 
-    fn wake(&mut self, ws: Vec<u32>) {
+    pub(super) fn wake(&mut self, ws: Vec<u32>) {
         for r in ws {
             let rel = &mut self.rels[r as usize];
             if !rel.solved && !rel.queued {
@@ -354,7 +337,7 @@ impl Solver {
     }
 
     /// Every hole root reachable inside `x`'s term.
-    fn holes(&mut self, x: TV, out: &mut Vec<TV>) {
+    pub(super) fn holes(&mut self, x: TV, out: &mut Vec<TV>) {
         let r = self.find(x);
         match &self.terms[r as usize] {
             Term::Hole => out.push(r),
@@ -368,184 +351,6 @@ impl Solver {
                 ps.iter().for_each(|v| grow(|| self.holes(*v, out)));
                 grow(|| self.holes(ret, out));
             }
-        }
-    }
-
-    /// Adds a relation and runs it at once; if it cannot decide yet it waits for its holes.
-    pub fn add_relation(
-        &mut self,
-        kind: RelKind,
-        args: Vec<TV>,
-        origin: Origin,
-    ) -> Result<(), SolveError> {
-        if self.try_run(&kind, &args, origin)? {
-            return Ok(());
-        }
-        let id = self.rels.len() as u32;
-        self.rels.push(Relation {
-            kind,
-            args,
-            origin,
-            solved: false,
-            queued: false,
-        });
-        self.register(id);
-        Ok(())
-    }
-
-    fn register(&mut self, id: u32) {
-        let mut hs = Vec::new();
-        let args = std::mem::take(&mut self.rels[id as usize].args);
-        for a in &args {
-            self.holes(*a, &mut hs);
-        }
-        self.rels[id as usize].args = args;
-        hs.sort_unstable();
-        hs.dedup();
-        for h in hs {
-            self.watchers.entry(h).or_default().push(id);
-        }
-    }
-
-    /// Runs woken relations until none is left.
-    pub fn solve(&mut self) -> Result<(), SolveError> {
-        while let Some(id) = self.queue.pop() {
-            let rel = &mut self.rels[id as usize];
-            rel.queued = false;
-            if rel.solved {
-                continue;
-            }
-            let (kind, args, origin) =
-                (rel.kind.clone(), std::mem::take(&mut rel.args), rel.origin);
-            let done = self.try_run(&kind, &args, origin);
-            self.rels[id as usize].args = args;
-            if done? {
-                self.rels[id as usize].solved = true;
-            } else {
-                self.register(id);
-            }
-        }
-        Ok(())
-    }
-
-    pub fn has_pending_work(&self) -> bool {
-        !self.queue.is_empty()
-    }
-
-    /// Runs one relation: `Ok(true)` when it is decided.
-    fn try_run(&mut self, kind: &RelKind, args: &[TV], origin: Origin) -> Result<bool, SolveError> {
-        let err = |message: String| SolveError { message, origin };
-        match kind {
-            RelKind::Proj(index) => {
-                let r = self.find(args[0]);
-                match &self.terms[r as usize] {
-                    Term::Hole => Ok(false),
-                    Term::Tuple(vs) if *index < vs.len() => {
-                        let v = vs[*index];
-                        self.unify(v, args[1]).map_err(|m| {
-                            err(format!(
-                                "type mismatch in projection .{index}: {} vs {}",
-                                m.left, m.right
-                            ))
-                        })?;
-                        Ok(true)
-                    }
-                    Term::Known(Type::Tuple(ts)) if *index < ts.len() => {
-                        let t = ts[*index].clone();
-                        self.unify_with_type(args[1], &t).map_err(|m| {
-                            err(format!(
-                                "type mismatch in projection .{index}: {} vs {}",
-                                m.right, m.left
-                            ))
-                        })?;
-                        Ok(true)
-                    }
-                    _ => {
-                        let t = self.partial(r);
-                        Err(err(projection_error(*index, &t)))
-                    }
-                }
-            }
-            RelKind::Op { name, rule, attrs } => match rule {
-                Rule::Identity => {
-                    // TVM's IdentityRel assigns every other type to the first: unify both ways.
-                    let out = *args.last().expect("relations have an output");
-                    self.unify(args[0], out).map_err(|m| {
-                        err(format!(
-                            "type mismatch in `{name}`: {} vs {}",
-                            m.left, m.right
-                        ))
-                    })?;
-                    Ok(true)
-                }
-                Rule::Fn(f) => {
-                    let mut types = std::mem::take(&mut self.scratch_types);
-                    types.clear();
-                    for a in args {
-                        types.push(self.resolve(*a));
-                    }
-                    let mut rel = Rel::new(name, attrs, &types);
-                    let res = f(&mut rel);
-                    let assigned = std::mem::take(&mut rel.assigned);
-                    self.scratch_types = types;
-                    if !res.map_err(err)? {
-                        return Ok(false);
-                    }
-                    let n_in = args.len() - 1;
-                    for (i, t) in assigned {
-                        self.unify_with_type(args[i], &t).map_err(|m| {
-                            err(if i == n_in {
-                                format!(
-                                    "type mismatch in `{name}`: the result has type {} but {} is expected here",
-                                    m.right, m.left
-                                )
-                            } else {
-                                format!(
-                                    "type mismatch in `{name}`: argument {} has type {} but the call requires {}",
-                                    i + 1,
-                                    m.left,
-                                    m.right
-                                )
-                            })
-                        })?;
-                    }
-                    Ok(true)
-                }
-            },
-        }
-    }
-
-    /// A relation still waiting that mentions `x` (for explaining what stayed unknown).
-    pub fn pending_use_of(&mut self, x: TV) -> Option<(String, usize)> {
-        let root = self.find(x);
-        for id in 0..self.rels.len() {
-            if self.rels[id].solved {
-                continue;
-            }
-            let args = self.rels[id].args.clone();
-            for (i, a) in args.iter().enumerate() {
-                if self.find(*a) == root {
-                    let what = match &self.rels[id].kind {
-                        RelKind::Op { name, .. } => format!("`{name}`"),
-                        RelKind::Proj(k) => format!("projection .{k}"),
-                    };
-                    return Some((what, i));
-                }
-            }
-        }
-        None
-    }
-}
-
-pub(super) fn projection_error(index: usize, t: &Type) -> String {
-    match t {
-        Type::Tuple(fs) => format!(
-            "tuple index {index} is out of range: the tuple has type {t} with {} field{}",
-            fs.len(),
-            if fs.len() == 1 { "" } else { "s" }
-        ),
-        _ => {
-            format!("cannot project field {index} out of a value of type {t}, which is not a tuple")
         }
     }
 }
