@@ -15,6 +15,7 @@
 //! integer widths: arithmetic on an `int64` extent gives `int64` (`Dim::Static64`); anything
 //! involving `?` or a symbolic extent gives `?` (passlab has no symbolic arithmetic).
 
+mod conv;
 mod elemwise;
 #[cfg(test)]
 mod fuzz;
@@ -83,8 +84,10 @@ fn lookup(op: Op) -> Option<Rule> {
         "full" => elemwise::full,
         "full_like" => elemwise::full_like,
         "ndarray_size" => elemwise::ndarray_size,
-        "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => nn::conv,
-        "nn.conv1d_transpose" | "nn.conv2d_transpose" | "nn.conv3d_transpose" => nn::conv_transpose,
+        "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => conv::conv,
+        "nn.conv1d_transpose" | "nn.conv2d_transpose" | "nn.conv3d_transpose" => {
+            conv::conv_transpose
+        }
         "nn.dense" => nn::dense,
         "nn.matmul" => nn::matmul,
         "nn.batch_matmul" => nn::batch_matmul,
@@ -289,6 +292,11 @@ impl<'a> Rel<'a> {
                 None => self.fail(format!("attribute `{name}` must be a list of integers")),
             },
         }
+    }
+
+    /// A single-extent attribute (`channels=64`, `units=768`); `None` when null.
+    pub fn dim(&self, name: &str) -> Result<Option<Dim>, String> {
+        Ok(self.dims(name)?.and_then(|v| v.into_iter().next()))
     }
 
     /// A dtype attribute; null or `""` means "not given".
