@@ -17,7 +17,7 @@ use super::relations::{projection_error, RelKind};
 use super::shape_rules::rule_for;
 use super::solver::{Origin, SolveError, Solver, Term, TV};
 use super::walk::{walk, Walker};
-use crate::ir::{DType, Expr, ExprKind, Function, Type};
+use crate::ir::{DType, Expr, ExprKind, Function, Type, Var};
 use rustc_hash::FxHashMap;
 
 pub(super) struct Gen<'a> {
@@ -30,12 +30,19 @@ pub(super) struct Gen<'a> {
     pub opaque: FxHashMap<usize, TV>,
     /// Scalar tensor types, allocated once per dtype.
     scalars: FxHashMap<DType, Type>,
-    /// Solver variable of every variable, by `Var` id.
-    pub var_tv: FxHashMap<u64, TV>,
+    /// Every variable's solver variable (and, once resolved, its annotated copy), by `Var` id.
+    pub vars: FxHashMap<u64, VarSlot>,
     /// The type of each global function, `fn (params) -> ret`.
     pub globals: FxHashMap<&'a str, TV>,
     /// Index of the global function being walked (for error locations).
     pub func: u32,
+}
+
+/// What is known about one variable.
+pub(super) struct VarSlot {
+    pub tv: TV,
+    /// The variable to use in the typed program (filled by resolution).
+    pub typed: Option<Var>,
 }
 
 /// How a message names an expression.
@@ -73,7 +80,7 @@ impl<'a> Gen<'a> {
             memo: FxHashMap::default(),
             opaque: FxHashMap::default(),
             scalars: FxHashMap::default(),
-            var_tv: FxHashMap::default(),
+            vars: FxHashMap::default(),
             globals: FxHashMap::default(),
             func: u32::MAX,
         }
@@ -94,16 +101,20 @@ impl<'a> Gen<'a> {
     }
 
     /// The variable of a `Var`, created from its annotation on first sight.
-    pub fn var(&mut self, v: &crate::ir::Var) -> TV {
-        if let Some(t) = self.var_tv.get(&v.id()) {
-            return *t;
-        }
-        let t = match v.ann() {
-            Some(a) => self.s.of_type(a),
-            None => self.s.hole(),
-        };
-        self.var_tv.insert(v.id(), t);
-        t
+    pub fn var(&mut self, v: &Var) -> TV {
+        self.var_slot(v).tv
+    }
+
+    /// The slot of a `Var` (one hash lookup), created from its annotation on first sight.
+    pub fn var_slot(&mut self, v: &Var) -> &mut VarSlot {
+        let s = &mut self.s;
+        self.vars.entry(v.id()).or_insert_with(|| VarSlot {
+            tv: match v.ann() {
+                Some(a) => s.of_type(a),
+                None => s.hole(),
+            },
+            typed: None,
+        })
     }
 
     /// Declares a global function's type from its annotations (holes where there are none).
@@ -161,10 +172,12 @@ impl<'a> Gen<'a> {
         let ExprKind::Let(l) = e.kind() else {
             unreachable!("Bind is pushed for lets")
         };
-        if l.var.ann().is_none() && !self.var_tv.contains_key(&l.var.id()) {
-            // The common case: the variable simply has its value's type.
-            self.var_tv.insert(l.var.id(), vt);
-            return Ok(());
+        if l.var.ann().is_none() {
+            if let std::collections::hash_map::Entry::Vacant(slot) = self.vars.entry(l.var.id()) {
+                // The common case: the variable simply has its value's type.
+                slot.insert(VarSlot { tv: vt, typed: None });
+                return Ok(());
+            }
         }
         let xt = self.var(&l.var);
         self.s.unify(xt, vt).map_err(|m| {

@@ -33,7 +33,6 @@ pub(super) struct Resolver<'g, 'a> {
     /// Position in the generation tape.
     pos: usize,
     memo: FxHashMap<usize, Expr>,
-    vars: FxHashMap<u64, Var>,
 }
 
 impl<'g, 'a> Resolver<'g, 'a> {
@@ -42,7 +41,6 @@ impl<'g, 'a> Resolver<'g, 'a> {
             gen,
             pos: 0,
             memo: FxHashMap::default(),
-            vars: FxHashMap::default(),
         }
     }
 
@@ -58,20 +56,18 @@ impl<'g, 'a> Resolver<'g, 'a> {
 
     /// The variable to use for `v`: itself when fully annotated, else an annotated copy.
     fn var(&mut self, v: &Var, at: &'a Expr) -> Result<Var, ResolveError<'a>> {
-        if let Some(nv) = self.vars.get(&v.id()) {
+        let gen = &mut *self.gen;
+        let slot = gen.var_slot(v);
+        if let Some(nv) = &slot.typed {
             return Ok(nv.clone());
         }
-        let tv = self.gen.var(v);
-        let t = self
-            .gen
-            .s
-            .resolve(tv)
-            .ok_or(ResolveError::Unresolved(at, tv))?;
+        let tv = slot.tv;
+        let t = gen.s.resolve(tv).ok_or(ResolveError::Unresolved(at, tv))?;
         let nv = match v.ann() {
             Some(a) if a.is_complete() => v.clone(),
             _ => v.with_ann(Some(t)),
         };
-        self.vars.insert(v.id(), nv.clone());
+        gen.var_slot(v).typed = Some(nv.clone());
         Ok(nv)
     }
 
