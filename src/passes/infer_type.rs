@@ -146,9 +146,9 @@ pub fn infer_expr(e: &Expr, m: Option<&Module>) -> Result<Expr, TypeError> {
     }
 }
 
-/// Runs inference and reports the error text, if any (for a verifying instrument).
+/// Runs inference and reports the error as one line (`in @main: type mismatch in ...`), for a
+/// verifying instrument; use [`infer_module`] and [`TypeError::render_for`] for the source
+/// excerpt.
 pub fn check_types(m: &Module) -> Result<(), String> {
-    infer_module(m)
-        .map(|_| ())
-        .map_err(|e| e.render_for(m, false))
+    infer_module(m).map(|_| ()).map_err(|e| e.to_string())
 }
