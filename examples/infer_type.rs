@@ -1,6 +1,7 @@
 //! Types a Relay file and prints it with `/* ty=... */` annotations, or times inference:
 //! `cargo run --release --example infer_type -- FILE [--time N]`, or
-//! `--let-chain N` / `--nested N` to time generated deep programs.
+//! `--let-chain N` / `--nested N` to time generated deep programs; `--partial` prints what is
+//! known even when some types stay unknown.
 
 use passlab::ir::{Constant, DType, Expr, Function, Module, Type, Var};
 use passlab::passes::infer_type::infer_module;
@@ -78,6 +79,18 @@ fn main() {
             infer / n,
             drop / n
         );
+        return;
+    }
+    if args.iter().any(|a| a == "--partial") {
+        let (t, notes) =
+            passlab::passes::infer_type::infer_module_partial(&m).unwrap_or_else(|e| {
+                eprintln!("{}", e.render_for(&m, false));
+                std::process::exit(1)
+            });
+        print!("{}", passlab::text::print_module(&t));
+        for n in notes {
+            eprintln!("note: {n}");
+        }
         return;
     }
     match infer_module(&m) {

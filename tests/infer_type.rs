@@ -624,3 +624,40 @@ fn errors_render_against_the_source() {
     assert_eq!(e.render_for(&m, false), text);
     assert_eq!(check_types(&m).unwrap_err(), e.to_string());
 }
+
+/// Partial inference types what the program determines and notes the rest.
+#[test]
+fn partial_inference_keeps_what_is_known() {
+    use passlab::passes::infer_type::infer_module_partial;
+    let text = corpus("collage_mnist.relay");
+    let m = parse_module(&text, "collage_mnist.relay").unwrap();
+    let (typed, notes) = infer_module_partial(&m).unwrap();
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0].message.contains("`meta[relay.Constant][1]`"),
+        "{}",
+        notes[0]
+    );
+    let printed = passlab::text::print_module(&typed);
+    // conv2d's weight is assigned from channels/kernel_size; the pad/conv/pool chain is typed.
+    assert!(
+        printed.contains("meta[relay.Constant][0] /* ty=Tensor[(8, 1, 5, 5), float32] */"),
+        "{printed}"
+    );
+    assert!(
+        printed
+            .contains("nn.max_pool2d(%3, pool_size=[2, 2], strides=[2, 2], padding=[0, 0, 0, 0]);"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("/* ty=Tensor[(1, 8, 28, 28), float32] */"),
+        "{printed}"
+    );
+    // Real errors still fail.
+    let bad = parse_module(
+        "def @main(%a: Tensor[(2), float32], %b: Tensor[(3), float32]) { add(%a, %b) }",
+        "b",
+    )
+    .unwrap();
+    assert!(infer_module_partial(&bad).is_err());
+}

@@ -84,6 +84,19 @@ fn to_type_error(e: SolveError, names: &[&str]) -> TypeError {
 
 /// Infers and checks the types of every function of `m`, returning the typed module.
 pub fn infer_module(m: &Module) -> Result<Module, TypeError> {
+    run(m, false).map(|(typed, _)| typed)
+}
+
+/// Like [`infer_module`], but a type the program does not determine (an opaque constant only
+/// used by `add`, an unused unannotated parameter) is left unknown instead of failing: such
+/// nodes keep no type (or the part that is known, with `_`), and one note per function says
+/// what could not be inferred. Real type errors still fail. For showing what *is* known, e.g.
+/// in a REPL; passes should use [`infer_module`].
+pub fn infer_module_partial(m: &Module) -> Result<(Module, Vec<TypeError>), TypeError> {
+    run(m, true)
+}
+
+fn run(m: &Module, lenient: bool) -> Result<(Module, Vec<TypeError>), TypeError> {
     let funcs: Vec<(&str, &Expr)> = m.functions().map(|(g, e)| (g.name(), e)).collect();
     let names: Vec<&str> = funcs.iter().map(|(n, _)| *n).collect();
     let err = |e: SolveError| to_type_error(e, &names);
@@ -109,7 +122,9 @@ pub fn infer_module(m: &Module) -> Result<Module, TypeError> {
     }
     gen.s.solve().map_err(err)?;
     let mut typed = Vec::with_capacity(funcs.len());
+    let mut notes = Vec::new();
     let mut res = Resolver::new(&mut gen);
+    res.lenient = lenient;
     for (i, (_, e)) in funcs.iter().enumerate() {
         res.gen.func = i as u32;
         match res.expr(e) {
@@ -119,9 +134,14 @@ pub fn infer_module(m: &Module) -> Result<Module, TypeError> {
                 return Err(err(resolve::explain(res.gen, e, at, tv)))
             }
         }
+        if let Some((at, tv)) = res.first_unresolved.take() {
+            notes.push(err(resolve::explain(res.gen, e, at, tv)));
+        }
     }
     let mut it = typed.into_iter();
-    m.map_functions(|_, _| Ok::<_, TypeError>(it.next().expect("one result per function")))
+    let out =
+        m.map_functions(|_, _| Ok::<_, TypeError>(it.next().expect("one result per function")))?;
+    Ok((out, notes))
 }
 
 /// Infers the types of a standalone expression (free variables allowed). Globals it calls

@@ -175,7 +175,10 @@ impl<'a> Gen<'a> {
         if l.var.ann().is_none() {
             if let std::collections::hash_map::Entry::Vacant(slot) = self.vars.entry(l.var.id()) {
                 // The common case: the variable simply has its value's type.
-                slot.insert(VarSlot { tv: vt, typed: None });
+                slot.insert(VarSlot {
+                    tv: vt,
+                    typed: None,
+                });
                 return Ok(());
             }
         }

@@ -33,6 +33,10 @@ pub(super) struct Resolver<'g, 'a> {
     /// Position in the generation tape.
     pos: usize,
     memo: FxHashMap<usize, Expr>,
+    /// Keep going past unknown types (leaving them unknown) instead of failing.
+    pub lenient: bool,
+    /// In lenient mode, the first node whose type stayed unknown.
+    pub first_unresolved: Option<(&'a Expr, TV)>,
 }
 
 impl<'g, 'a> Resolver<'g, 'a> {
@@ -41,33 +45,46 @@ impl<'g, 'a> Resolver<'g, 'a> {
             gen,
             pos: 0,
             memo: FxHashMap::default(),
+            lenient: false,
+            first_unresolved: None,
+        }
+    }
+
+    /// The type of `tv`; when it is unknown, an error, or in lenient mode what is known
+    /// (`None` when nothing is).
+    fn resolve(&mut self, e: &'a Expr, tv: TV) -> Result<Option<Type>, ResolveError<'a>> {
+        match self.gen.s.resolve(tv) {
+            Some(t) => Ok(Some(t)),
+            None if self.lenient => {
+                self.first_unresolved.get_or_insert((e, tv));
+                let p = self.gen.s.partial(tv);
+                Ok((!matches!(p, Type::Incomplete)).then_some(p))
+            }
+            None => Err(ResolveError::Unresolved(e, tv)),
         }
     }
 
     /// The type of the next node in walk order.
-    fn next_ty(&mut self, e: &'a Expr) -> Result<Type, ResolveError<'a>> {
+    fn next_ty(&mut self, e: &'a Expr) -> Result<Option<Type>, ResolveError<'a>> {
         let tv = self.gen.tape[self.pos];
         self.pos += 1;
-        self.gen
-            .s
-            .resolve(tv)
-            .ok_or(ResolveError::Unresolved(e, tv))
+        self.resolve(e, tv)
     }
 
     /// The variable to use for `v`: itself when fully annotated, else an annotated copy.
     fn var(&mut self, v: &Var, at: &'a Expr) -> Result<Var, ResolveError<'a>> {
-        let gen = &mut *self.gen;
-        let slot = gen.var_slot(v);
+        let slot = self.gen.var_slot(v);
         if let Some(nv) = &slot.typed {
             return Ok(nv.clone());
         }
         let tv = slot.tv;
-        let t = gen.s.resolve(tv).ok_or(ResolveError::Unresolved(at, tv))?;
-        let nv = match v.ann() {
-            Some(a) if a.is_complete() => v.clone(),
-            _ => v.with_ann(Some(t)),
+        let t = self.resolve(at, tv)?;
+        let nv = match (v.ann(), t) {
+            (Some(a), _) if a.is_complete() => v.clone(),
+            (_, Some(t)) => v.with_ann(Some(t)),
+            (_, None) => v.clone(),
         };
-        gen.var_slot(v).typed = Some(nv.clone());
+        self.gen.var_slot(v).typed = Some(nv.clone());
         Ok(nv)
     }
 
@@ -76,11 +93,11 @@ impl<'g, 'a> Resolver<'g, 'a> {
     }
 
     /// `e` itself when nothing changed, else a new node of `kind` with type `t`.
-    fn finish(e: &Expr, changed: bool, kind: impl FnOnce() -> ExprKind, t: Type) -> Expr {
-        if !changed && e.ty() == Some(&t) {
+    fn finish(e: &Expr, changed: bool, kind: impl FnOnce() -> ExprKind, t: Option<Type>) -> Expr {
+        if !changed && e.ty() == t.as_ref() {
             e.clone()
         } else {
-            Expr::with_info(kind(), Some(t), e.span())
+            Expr::with_info(kind(), t, e.span())
         }
     }
 
@@ -103,10 +120,10 @@ impl<'g, 'a> Resolver<'g, 'a> {
                 } else {
                     // An opaque constant typed from its use: record the type on it too.
                     let mut c = c.clone();
-                    if let Type::Tensor(tt) = &t {
+                    if let Some(Type::Tensor(tt)) = &t {
                         c.ty = Some((**tt).clone());
                     }
-                    Expr::with_info(ExprKind::Constant(c), Some(t), e.span())
+                    Expr::with_info(ExprKind::Constant(c), t, e.span())
                 }
             }
             _ => unreachable!("not a leaf"),
@@ -183,7 +200,9 @@ impl<'g, 'a> Resolver<'g, 'a> {
                     .collect::<Result<Vec<_>, _>>()?;
                 let ret_type = match (&f.ret_type, &t) {
                     (Some(r), _) if r.is_complete() => Some(r.clone()),
-                    (_, Type::Func(ft)) => Some(ft.ret.clone()),
+                    (_, Some(Type::Func(ft))) if !matches!(ft.ret, Type::Incomplete) => {
+                        Some(ft.ret.clone())
+                    }
                     _ => f.ret_type.clone(),
                 };
                 let ch = params.iter().zip(&f.params).any(|(a, b)| a != b)
