@@ -7,10 +7,14 @@
 //! 1. **generation** (`generate.rs`): a stack-safe walk gives each node a solver variable and
 //!    emits constraints — op calls become relations with the op's shape rule
 //!    (`shape_rules.rs`), other calls unify the callee with `fn (args) -> ret`;
-//! 2. **solving** (`solver.rs`): union-find unification with `IncompleteType`-like holes and
-//!    a wake-up queue of relations;
+//! 2. **solving** (`solver.rs`, `relations.rs`): union-find unification with
+//!    `IncompleteType`-like holes and a wake-up queue of relations;
 //! 3. **resolution** (`resolve.rs`): rebuilds the expressions with their types, preserving
-//!    sharing and spans, and reports anything still unknown.
+//!    sharing and spans, and reports anything still unknown ([`infer_module_partial`] leaves
+//!    it unknown instead).
+//!
+//! Both walks share `walk.rs` (iterative post-order with a value stack; only shared nodes are
+//! memoised), and resolution replays generation's per-node variables in order.
 //!
 //! Invariants: linear time in the size of the module (every node is visited once per phase,
 //! relations rerun only when one of their holes is bound), no recursion over expressions

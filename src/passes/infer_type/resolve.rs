@@ -6,9 +6,9 @@
 //! returned as is, so re-typing a typed module rebuilds nothing.
 //!
 //! The walk is `walk.rs`'s, replaying generation's tape of solver variables in the same
-//! order (so no node-to-variable table is needed). When some type stayed unknown, [`explain`] picks
-//! the most useful culprit to report: an opaque constant first, then a variable, then the
-//! node itself.
+//! order (so no node-to-variable table is needed). When some type stayed unknown, [`explain`]
+//! picks the most useful culprit to report: an opaque constant first, then a variable, then
+//! the node itself. In lenient mode unknown types are left out and only noted.
 
 use super::generate::{describe, Gen};
 use super::solver::{Origin, SolveError, TV};
