@@ -12,16 +12,27 @@ use crate::pass::registry::{OptionSpec, PassEntry};
 use crate::pass::PassKind;
 
 /// The built-in passes.
-pub static BUILTIN_PASSES: &[PassEntry] = &[PassEntry {
-    name: "PrintIR",
-    kind: PassKind::Module,
-    opt_level: 0,
-    required: &[],
-    summary: "print the module to the output (with a header) and return it unchanged",
-    options: &[OptionSpec {
-        name: "header",
-        ty: ConfigType::Str,
-        doc: "text printed after `PrintIR(`",
-    }],
-    constructor: print_ir::create,
-}];
+pub static BUILTIN_PASSES: &[PassEntry] = &[
+    PassEntry {
+        name: "InferType",
+        kind: PassKind::Module,
+        opt_level: 0,
+        required: &[],
+        summary: "infer the type of every expression (fills parameter and return annotations)",
+        options: &[],
+        constructor: infer_type::create,
+    },
+    PassEntry {
+        name: "PrintIR",
+        kind: PassKind::Module,
+        opt_level: 0,
+        required: &[],
+        summary: "print the module to the output (with a header) and return it unchanged",
+        options: &[OptionSpec {
+            name: "header",
+            ty: ConfigType::Str,
+            doc: "text printed after `PrintIR(`",
+        }],
+        constructor: print_ir::create,
+    },
+];

@@ -1,9 +1,199 @@
-//! Type inference. Replaced by the real InferType on merge.
+//! InferType: type inference and checking for whole modules (TVM's `InferType` pass,
+//! `src/relay/transforms/type_infer.cc` + `type_solver.cc`), as plain functions.
+//!
+//! [`infer_module`] returns a module in which every expression carries its checked type
+//! (`Expr::ty()`), every function parameter has a type annotation and every function a return
+//! type, exactly what TVM's `Resolver` fills in. It works in three phases:
+//! 1. **generation** (`generate.rs`): a stack-safe walk gives each node a solver variable and
+//!    emits constraints — op calls become relations with the op's shape rule
+//!    (`shape_rules.rs`), other calls unify the callee with `fn (args) -> ret`;
+//! 2. **solving** (`solver.rs`, `relations.rs`): union-find unification with
+//!    `IncompleteType`-like holes and a wake-up queue of relations;
+//! 3. **resolution** (`resolve.rs`): rebuilds the expressions with their types, preserving
+//!    sharing and spans, and reports anything still unknown ([`infer_module_partial`] leaves
+//!    it unknown instead).
+//!
+//! Both walks share `walk.rs` (iterative post-order with a value stack; only shared nodes are
+//! memoised), and resolution replays generation's per-node variables in order.
+//!
+//! Invariants: linear time in the size of the module (every node is visited once per phase,
+//! relations rerun only when one of their holes is bound), no recursion over expressions
+//! (only over the nesting of types), input modules are never modified. The whole module is
+//! solved together and monomorphically, so mutually recursive globals and unannotated
+//! parameters determined by a caller are typed; there is no let-polymorphism and no support
+//! for ADTs/`match` (type definitions pass through untouched) or type parameters.
 
-use crate::ir::Module;
+mod generate;
+mod relations;
+mod resolve;
+mod shape_rules;
+mod solver;
+mod walk;
 
-/// Checks that the module's types are consistent.
-// Replaced by the real InferType on merge.
-pub fn check_types(_m: &Module) -> Result<(), String> {
-    Ok(())
+use crate::diagnostic::Diagnostic;
+use crate::ir::{Expr, Module, Span};
+use generate::Gen;
+use resolve::{ResolveError, Resolver};
+use solver::SolveError;
+use std::fmt;
+
+/// A type error: what is wrong (naming the expression and the types involved), where, and in
+/// which global function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeError {
+    pub message: String,
+    pub span: Span,
+    /// The global function the error was found in, if any.
+    pub function: Option<String>,
+}
+
+impl fmt::Display for TypeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.function {
+            Some(g) => write!(f, "in @{g}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for TypeError {}
+
+impl TypeError {
+    /// The error as a diagnostic pointing into the source text it was parsed from.
+    pub fn diagnostic(&self) -> Diagnostic {
+        Diagnostic::new(self.to_string(), self.span)
+    }
+
+    /// `error: ...` with the source line and a caret under the offending expression.
+    pub fn render(&self, source_name: &str, text: &str, color: bool) -> String {
+        self.diagnostic().render(source_name, text, color)
+    }
+
+    /// Renders against the module's own source when it has one and the span is real.
+    pub fn render_for(&self, m: &Module, color: bool) -> String {
+        match &m.source {
+            Some(src) if !self.span.is_dummy() => self.render(&src.name, &src.text, color),
+            _ => format!("error: {self}"),
+        }
+    }
+}
+
+fn to_type_error(e: SolveError, names: &[&str]) -> TypeError {
+    TypeError {
+        message: e.message,
+        span: e.origin.span,
+        function: names.get(e.origin.func as usize).map(|n| n.to_string()),
+    }
+}
+
+/// Infers and checks the types of every function of `m`, returning the typed module.
+pub fn infer_module(m: &Module) -> Result<Module, TypeError> {
+    run(m, false).map(|(typed, _)| typed)
+}
+
+/// Like [`infer_module`], but a type the program does not determine (an opaque constant only
+/// used by `add`, an unused unannotated parameter) is left unknown instead of failing: such
+/// nodes keep no type (or the part that is known, with `_`), and one note per function says
+/// what could not be inferred. Real type errors still fail. For showing what *is* known, e.g.
+/// in a REPL; passes should use [`infer_module`].
+pub fn infer_module_partial(m: &Module) -> Result<(Module, Vec<TypeError>), TypeError> {
+    run(m, true)
+}
+
+fn run(m: &Module, lenient: bool) -> Result<(Module, Vec<TypeError>), TypeError> {
+    let funcs: Vec<(&str, &Expr)> = m.functions().map(|(g, e)| (g.name(), e)).collect();
+    let names: Vec<&str> = funcs.iter().map(|(n, _)| *n).collect();
+    let err = |e: SolveError| to_type_error(e, &names);
+    let mut gen = Gen::new(1024);
+    for (name, e) in &funcs {
+        if let Some(f) = e.as_function() {
+            gen.declare_global(name, f);
+        }
+    }
+    for (i, (name, e)) in funcs.iter().enumerate() {
+        gen.func = i as u32;
+        let t = gen.expr(e).map_err(err)?;
+        let g = gen.globals[name];
+        gen.s.unify(g, t).map_err(|mm| {
+            err(SolveError {
+                message: format!("@{name} has type {} but is used as {}", mm.right, mm.left),
+                origin: solver::Origin {
+                    span: e.span(),
+                    func: i as u32,
+                },
+            })
+        })?;
+    }
+    gen.s.solve().map_err(err)?;
+    let mut typed = Vec::with_capacity(funcs.len());
+    let mut notes = Vec::new();
+    let mut res = Resolver::new(&mut gen);
+    res.lenient = lenient;
+    for (i, (_, e)) in funcs.iter().enumerate() {
+        res.gen.func = i as u32;
+        match res.expr(e) {
+            Ok(t) => typed.push(t),
+            Err(ResolveError::Solve(s)) => return Err(err(s)),
+            Err(ResolveError::Unresolved(at, tv)) => {
+                return Err(err(resolve::explain(res.gen, e, at, tv)))
+            }
+        }
+        if let Some((at, tv)) = res.first_unresolved.take() {
+            notes.push(err(resolve::explain(res.gen, e, at, tv)));
+        }
+    }
+    let mut it = typed.into_iter();
+    let out =
+        m.map_functions(|_, _| Ok::<_, TypeError>(it.next().expect("one result per function")))?;
+    Ok((out, notes))
+}
+
+/// Infers the types of a standalone expression (free variables allowed). Globals it calls
+/// are typed through their signatures in `m`, when given (their bodies are not checked).
+pub fn infer_expr(e: &Expr, m: Option<&Module>) -> Result<Expr, TypeError> {
+    let err = |e: SolveError| to_type_error(e, &[]);
+    let mut gen = Gen::new(64);
+    if let Some(m) = m {
+        for (g, f) in m.functions() {
+            if let Some(f) = f.as_function() {
+                gen.declare_global(g.name(), f);
+            }
+        }
+    }
+    gen.expr(e).map_err(err)?;
+    gen.s.solve().map_err(err)?;
+    let mut res = Resolver::new(&mut gen);
+    match res.expr(e) {
+        Ok(t) => Ok(t),
+        Err(ResolveError::Solve(s)) => Err(err(s)),
+        Err(ResolveError::Unresolved(at, tv)) => Err(err(resolve::explain(res.gen, e, at, tv))),
+    }
+}
+
+/// Runs inference and reports the error as one line (`in @main: type mismatch in ...`), for a
+/// verifying instrument; use [`infer_module`] and [`TypeError::render_for`] for the source
+/// excerpt.
+pub fn check_types(m: &Module) -> Result<(), String> {
+    infer_module(m).map(|_| ()).map_err(|e| e.to_string())
+}
+
+/// The registered `InferType` module pass (opt_level 0): types every function; a type error
+/// is reported as a diagnostic at the offending node, which fails the pass.
+pub fn create(
+    _options: &crate::pass::PassOptions,
+) -> Result<crate::pass::Pass, crate::pass::PassError> {
+    use crate::pass::{module_pass, PassDiagnostic, PassInfo};
+    Ok(module_pass(
+        PassInfo::new("InferType", 0),
+        |m, cx| match infer_module(m) {
+            Ok(typed) => Ok(typed),
+            Err(e) => {
+                let mut d = PassDiagnostic::error(e.message.clone());
+                d.span = e.span;
+                d.function = e.function.clone();
+                cx.report(d);
+                Ok(m.clone())
+            }
+        },
+    ))
 }

@@ -30,7 +30,10 @@ fn enclosing_call(before: &str) -> Option<&str> {
             '(' if depth > 0 => depth -= 1,
             '(' => {
                 let head = &before[..i];
-                let start = head.rfind(|c: char| !is_word(c)).map(|j| j + 1).unwrap_or(0);
+                let start = head
+                    .rfind(|c: char| !is_word(c))
+                    .map(|j| j + 1)
+                    .unwrap_or(0);
                 let name = &head[start..];
                 return (!name.is_empty()).then_some(name);
             }
@@ -75,7 +78,9 @@ impl Session {
         if let Some(s) = open_string(before) {
             let prefix = &before[s..];
             let call = enclosing_call(&before[..s.saturating_sub(1)]);
-            let candidates = if before[..s].contains("config") && before[..s].rfind('{') > before[..s].rfind('}') {
+            let candidates = if before[..s].contains("config")
+                && before[..s].rfind('{') > before[..s].rfind('}')
+            {
                 crate::pass::config::config_keys()
                     .iter()
                     .map(|k| k.name.to_string())
@@ -92,7 +97,10 @@ impl Session {
                 candidates,
             };
         }
-        let start = before.rfind(|c: char| !is_word(c)).map(|i| i + 1).unwrap_or(0);
+        let start = before
+            .rfind(|c: char| !is_word(c))
+            .map(|i| i + 1)
+            .unwrap_or(0);
         let prefix = &before[start..];
         let mut out: Vec<String> = Vec::new();
         let at_statement_start = before[..start].trim().is_empty();
@@ -104,7 +112,12 @@ impl Session {
             }
         }
         if at_statement_start {
-            out.extend(KEYWORDS.iter().filter(|k| k.starts_with(prefix)).map(|k| k.to_string()));
+            out.extend(
+                KEYWORDS
+                    .iter()
+                    .filter(|k| k.starts_with(prefix))
+                    .map(|k| k.to_string()),
+            );
         }
         for b in BUILTINS {
             if b.name.starts_with(prefix) {
@@ -170,8 +183,14 @@ impl Session {
     /// Help for the name under the cursor (a pass, builtin, command or variable).
     pub fn inspect(&self, line: &str, cursor: usize) -> Option<String> {
         let cursor = cursor.min(line.len());
-        let start = line[..cursor].rfind(|c: char| !is_word(c)).map(|i| i + 1).unwrap_or(0);
-        let end = line[cursor..].find(|c: char| !is_word(c)).map(|i| cursor + i).unwrap_or(line.len());
+        let start = line[..cursor]
+            .rfind(|c: char| !is_word(c))
+            .map(|i| i + 1)
+            .unwrap_or(0);
+        let end = line[cursor..]
+            .find(|c: char| !is_word(c))
+            .map(|i| cursor + i)
+            .unwrap_or(line.len());
         let word = &line[start..end];
         let word = if word.is_empty() {
             enclosing_call(&line[..cursor])?
@@ -187,7 +206,13 @@ impl Session {
             return Some(format!("{}\n  {}", b.signature, b.summary));
         }
         if let Some(r) = self.pm.registry().get(name) {
-            let mut s = format!("{} — {} pass, opt_level {}\n  {}", r.name, r.kind.as_str(), r.opt_level, r.summary);
+            let mut s = format!(
+                "{} — {} pass, opt_level {}\n  {}",
+                r.name,
+                r.kind.as_str(),
+                r.opt_level,
+                r.summary
+            );
             if !r.required.is_empty() {
                 let req: Vec<&str> = r.required.iter().map(|x| &**x).collect();
                 s.push_str(&format!("\n  requires: {}", req.join(", ")));
@@ -200,7 +225,9 @@ impl Session {
         if let Some((_, syntax, summary)) = COMMANDS.iter().find(|(n, ..)| *n == name) {
             return Some(format!("{syntax}\n  {summary}"));
         }
-        self.vars.get(name).map(|v| format!("{name}: {} = {}", v.kind(), v.repr()))
+        self.vars
+            .get(name)
+            .map(|v| format!("{name}: {} = {}", v.kind(), v.repr()))
     }
 }
 

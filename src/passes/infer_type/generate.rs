@@ -1,0 +1,410 @@
+//! Constraint generation: one walk over an expression DAG that gives every node a solver
+//! variable and states how they relate (TVM's `TypeInferencer` first phase).
+//!
+//! The walk is `walk.rs`'s iterative post-order, so a million-deep let chain or 100,000
+//! nested calls need no native stack; a shared node is visited once. Every node's variable is
+//! also appended to a tape that resolution replays in the same order. Variables are
+//! identified by their `Var` node, not by scope: a variable's solver variable is created the
+//! first time it is seen (binder or use) from its annotation, and an unannotated `let`
+//! variable simply shares its value's variable — no scoping is needed for typing.
+//!
+//! Op calls become relations (solved at once when their inputs are known); calls of
+//! anything else unify the callee with `fn (args) -> ret`, which also covers recursive
+//! local functions and globals (whose variables are declared before any body is walked).
+//! This file writes the messages that name expressions; the solver only reports types.
+
+use super::relations::{projection_error, RelKind};
+use super::shape_rules::rule_for;
+use super::solver::{Origin, SolveError, Solver, Term, TV};
+use super::walk::{walk, Walker};
+use crate::ir::{DType, Expr, ExprKind, Function, Type, Var};
+use rustc_hash::FxHashMap;
+
+pub(super) struct Gen<'a> {
+    pub s: Solver,
+    /// The variable of every node in walk order (read back by resolution).
+    pub tape: Vec<TV>,
+    /// Variables of shared nodes, by node identity.
+    memo: FxHashMap<usize, TV>,
+    /// Variables of opaque constants (for explaining what stayed unknown).
+    pub opaque: FxHashMap<usize, TV>,
+    /// Scalar tensor types, allocated once per dtype.
+    scalars: FxHashMap<DType, Type>,
+    /// Every variable's solver variable (and, once resolved, its annotated copy), by `Var` id.
+    pub vars: FxHashMap<u64, VarSlot>,
+    /// The type of each global function, `fn (params) -> ret`.
+    pub globals: FxHashMap<&'a str, TV>,
+    /// Index of the global function being walked (for error locations).
+    pub func: u32,
+}
+
+/// What is known about one variable.
+pub(super) struct VarSlot {
+    pub tv: TV,
+    /// The variable to use in the typed program (filled by resolution).
+    pub typed: Option<Var>,
+}
+
+/// How a message names an expression.
+pub(super) fn describe(e: &Expr) -> String {
+    match e.kind() {
+        ExprKind::Var(v) => format!("`%{}`", v.name()),
+        ExprKind::GlobalVar(g) => format!("`@{}`", g.name()),
+        ExprKind::Op(op) => format!("`{}`", op.name()),
+        ExprKind::Function(_) => "the function literal".into(),
+        ExprKind::Constant(c) => match (c.meta_index, &c.data) {
+            (Some(i), None) => format!("`meta[relay.Constant][{i}]`"),
+            _ => "the constant".into(),
+        },
+        ExprKind::Call(c) => match c.callee.kind() {
+            ExprKind::Op(op) => format!("the `{}` call", op.name()),
+            _ => format!("the call of {}", describe(&c.callee)),
+        },
+        k => format!("the {}", k.name()),
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+impl<'a> Gen<'a> {
+    pub fn new(capacity: usize) -> Gen<'a> {
+        Gen {
+            s: Solver::with_capacity(capacity),
+            tape: Vec::with_capacity(capacity),
+            memo: FxHashMap::default(),
+            opaque: FxHashMap::default(),
+            scalars: FxHashMap::default(),
+            vars: FxHashMap::default(),
+            globals: FxHashMap::default(),
+            func: u32::MAX,
+        }
+    }
+
+    fn err(&self, e: &Expr, message: String) -> SolveError {
+        SolveError {
+            message,
+            origin: self.origin(e),
+        }
+    }
+
+    fn origin(&self, e: &Expr) -> Origin {
+        Origin {
+            span: e.span(),
+            func: self.func,
+        }
+    }
+
+    /// The variable of a `Var`, created from its annotation on first sight.
+    pub fn var(&mut self, v: &Var) -> TV {
+        self.var_slot(v).tv
+    }
+
+    /// The slot of a `Var` (one hash lookup), created from its annotation on first sight.
+    pub fn var_slot(&mut self, v: &Var) -> &mut VarSlot {
+        let s = &mut self.s;
+        self.vars.entry(v.id()).or_insert_with(|| VarSlot {
+            tv: match v.ann() {
+                Some(a) => s.of_type(a),
+                None => s.hole(),
+            },
+            typed: None,
+        })
+    }
+
+    /// Declares a global function's type from its annotations (holes where there are none).
+    pub fn declare_global(&mut self, name: &'a str, f: &Function) {
+        let params = f.params.iter().map(|p| self.var(p)).collect();
+        let ret = match &f.ret_type {
+            Some(t) => self.s.of_type(t),
+            None => self.s.hole(),
+        };
+        let t = self.s.func(params, ret);
+        self.globals.insert(name, t);
+    }
+
+    /// The variable of a leaf: a variable, a global or a constant.
+    fn leaf_tv(&mut self, e: &Expr) -> Result<TV, SolveError> {
+        match e.kind() {
+            ExprKind::Var(v) => Ok(self.var(v)),
+            ExprKind::GlobalVar(g) => match self.globals.get(g.name()) {
+                Some(t) => Ok(*t),
+                None => Err(self.err(e, format!("unknown global `@{}`", g.name()))),
+            },
+            ExprKind::Constant(c) => match &c.ty {
+                Some(t) if t.shape.is_empty() => {
+                    let ty = self
+                        .scalars
+                        .entry(t.dtype)
+                        .or_insert_with(|| Type::scalar(t.dtype))
+                        .clone();
+                    Ok(self.s.known(ty))
+                }
+                Some(t) => Ok(self.s.known(Type::Tensor(t.clone().into()))),
+                None => {
+                    let tv = self.s.hole();
+                    self.opaque.insert(e.id(), tv);
+                    Ok(tv)
+                }
+            },
+            ExprKind::Op(op) => Err(self.err(
+                e,
+                format!(
+                    "the op `{}` is used as a value; passlab only types calls of ops",
+                    op.name()
+                ),
+            )),
+            _ => unreachable!("not a leaf"),
+        }
+    }
+
+    /// Walks `root`, returning its variable.
+    pub fn expr(&mut self, root: &'a Expr) -> Result<TV, SolveError> {
+        walk(self, root)
+    }
+
+    fn bind_let(&mut self, e: &Expr, vt: TV) -> Result<(), SolveError> {
+        let ExprKind::Let(l) = e.kind() else {
+            unreachable!("Bind is pushed for lets")
+        };
+        if l.var.ann().is_none() {
+            if let std::collections::hash_map::Entry::Vacant(slot) = self.vars.entry(l.var.id()) {
+                // The common case: the variable simply has its value's type.
+                slot.insert(VarSlot {
+                    tv: vt,
+                    typed: None,
+                });
+                return Ok(());
+            }
+        }
+        let xt = self.var(&l.var);
+        self.s.unify(xt, vt).map_err(|m| {
+            self.err(
+                e,
+                format!(
+                    "type mismatch in the binding of `%{}`: it is annotated {} but its value has type {}",
+                    l.var.name(),
+                    m.left,
+                    m.right
+                ),
+            )
+        })
+    }
+
+    /// The variable of a node whose children have been walked (`kids`, in walk order).
+    fn exit_node(&mut self, e: &'a Expr, kids: &[TV]) -> Result<TV, SolveError> {
+        match e.kind() {
+            ExprKind::Tuple(_) => Ok(self.s.tuple(kids.to_vec())),
+            ExprKind::TupleGetItem(t, i) => {
+                let tt = kids[0];
+                match self.s.term(tt).clone() {
+                    Term::Tuple(vs) if *i < vs.len() => Ok(vs[*i]),
+                    Term::Known(Type::Tuple(ts)) if *i < ts.len() => {
+                        Ok(self.s.known(ts[*i].clone()))
+                    }
+                    Term::Hole => {
+                        let out = self.s.hole();
+                        self.s
+                            .add_relation(RelKind::Proj(*i), vec![tt, out], self.origin(e))?;
+                        Ok(out)
+                    }
+                    _ => {
+                        let ty = self.s.partial(tt);
+                        Err(self.err(
+                            e,
+                            format!(
+                                "in the projection of {}: {}",
+                                describe(t),
+                                projection_error(*i, &ty)
+                            ),
+                        ))
+                    }
+                }
+            }
+            ExprKind::Call(c) => match c.callee.kind() {
+                ExprKind::Op(op) => {
+                    let n = op.num_inputs;
+                    if n >= 0 && n as usize != kids.len() {
+                        return Err(self.err(
+                            e,
+                            format!(
+                                "`{}` expects {n} argument{}, got {}",
+                                op.name(),
+                                plural(n as usize),
+                                kids.len()
+                            ),
+                        ));
+                    }
+                    let Some(rule) = rule_for(*op) else {
+                        return Err(self.err(e, format!("no type rule for op `{}`", op.name())));
+                    };
+                    let out = self.s.hole();
+                    let mut all = Vec::with_capacity(kids.len() + 1);
+                    all.extend_from_slice(kids);
+                    all.push(out);
+                    let kind = RelKind::Op {
+                        name: op.name(),
+                        rule,
+                        attrs: c.attrs.clone(),
+                    };
+                    self.s.add_relation(kind, all, self.origin(e))?;
+                    Ok(out)
+                }
+                _ => self.general_call(e, &c.callee, kids[0], kids[1..].to_vec()),
+            },
+            ExprKind::Let(_) => Ok(kids[1]),
+            ExprKind::If(_) => {
+                let (ct, tt, ft) = (kids[0], kids[1], kids[2]);
+                self.s
+                    .unify_with_type(ct, &Type::scalar(DType::BOOL))
+                    .map_err(|m| {
+                        self.err(
+                            e,
+                            format!(
+                                "the condition of `if` must be a bool scalar, found {}",
+                                m.left
+                            ),
+                        )
+                    })?;
+                self.s.unify(tt, ft).map_err(|m| {
+                    self.err(
+                        e,
+                        format!(
+                            "the branches of `if` have different types: {} vs {}",
+                            m.left, m.right
+                        ),
+                    )
+                })?;
+                Ok(tt)
+            }
+            ExprKind::Function(f) => {
+                let params: Vec<TV> = f.params.iter().map(|p| self.var(p)).collect();
+                let ret = match &f.ret_type {
+                    Some(t) => self.s.of_type(t),
+                    None => self.s.hole(),
+                };
+                self.s.unify(ret, kids[0]).map_err(|m| {
+                    self.err(
+                        e,
+                        format!(
+                            "type mismatch in the function's result: its body has type {} but the return type is annotated {}",
+                            m.right, m.left
+                        ),
+                    )
+                })?;
+                Ok(self.s.func(params, ret))
+            }
+            _ => unreachable!("leaves are handled by leaf_tv"),
+        }
+    }
+
+    /// A call of something other than an op: unify the callee with `fn (args) -> ret`.
+    fn general_call(
+        &mut self,
+        e: &Expr,
+        callee: &Expr,
+        ft: TV,
+        args: Vec<TV>,
+    ) -> Result<TV, SolveError> {
+        let arity = |g: &Gen<'a>, n: usize| {
+            g.err(
+                e,
+                format!(
+                    "{} expects {n} argument{}, got {}",
+                    describe(callee),
+                    plural(n),
+                    args.len()
+                ),
+            )
+        };
+        let arg_err = |g: &Gen<'a>, i: usize, expected: &str, found: &str| {
+            g.err(
+                e,
+                format!(
+                    "type mismatch in argument {} of the call of {}: expected {expected}, found {found}",
+                    i + 1,
+                    describe(callee)
+                ),
+            )
+        };
+        match self.s.term(ft).clone() {
+            Term::Func(ps, ret) => {
+                if ps.len() != args.len() {
+                    return Err(arity(self, ps.len()));
+                }
+                for (i, (p, a)) in ps.iter().zip(&args).enumerate() {
+                    self.s
+                        .unify(*p, *a)
+                        .map_err(|m| arg_err(self, i, &m.left, &m.right))?;
+                }
+                Ok(ret)
+            }
+            Term::Known(Type::Func(fty)) => {
+                if fty.params.len() != args.len() {
+                    return Err(arity(self, fty.params.len()));
+                }
+                for (i, (p, a)) in fty.params.iter().zip(&args).enumerate() {
+                    self.s
+                        .unify_with_type(*a, p)
+                        .map_err(|m| arg_err(self, i, &m.right, &m.left))?;
+                }
+                Ok(self.s.known(fty.ret.clone()))
+            }
+            Term::Hole => {
+                let ret = self.s.hole();
+                let f = self.s.func(args, ret);
+                self.s
+                    .unify(ft, f)
+                    .map_err(|m| self.err(e, format!("{} vs {}", m.left, m.right)))?;
+                Ok(ret)
+            }
+            _ => {
+                let t = self.s.partial(ft);
+                Err(self.err(
+                    e,
+                    format!(
+                        "{} is called but has type {t}, which is not a function type",
+                        describe(callee)
+                    ),
+                ))
+            }
+        }
+    }
+}
+
+impl<'a> Walker<'a> for Gen<'a> {
+    type Out = TV;
+    type Err = SolveError;
+
+    fn memo_get(&mut self, id: usize) -> Option<TV> {
+        self.memo.get(&id).copied()
+    }
+
+    fn memo_put(&mut self, id: usize, v: TV) {
+        self.memo.insert(id, v);
+    }
+
+    fn leaf(&mut self, e: &'a Expr) -> Result<TV, SolveError> {
+        let t = self.leaf_tv(e)?;
+        self.tape.push(t);
+        Ok(t)
+    }
+
+    fn bind(&mut self, e: &'a Expr, value: &TV) -> Result<(), SolveError> {
+        self.bind_let(e, *value)
+    }
+
+    fn exit(&mut self, e: &'a Expr, kids: &[TV]) -> Result<TV, SolveError> {
+        let t = self.exit_node(e, kids)?;
+        self.tape.push(t);
+        if self.s.has_pending_work() {
+            self.s.solve()?;
+        }
+        Ok(t)
+    }
+}

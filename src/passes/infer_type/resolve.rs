@@ -1,0 +1,326 @@
+//! Resolution: rebuilds an expression with every node's checked type once the solver is done
+//! (TVM's `Resolver`). Missing variable annotations and function return types are filled in:
+//! an unannotated binder gets a fresh `Var` with the inferred annotation, and every use of it
+//! is rewritten to the same new `Var`. Sharing is preserved (nodes are memoised by identity,
+//! so a DAG stays a DAG) and spans are kept. A node whose children and type are unchanged is
+//! returned as is, so re-typing a typed module rebuilds nothing.
+//!
+//! The walk is `walk.rs`'s, replaying generation's tape of solver variables in the same
+//! order (so no node-to-variable table is needed). When some type stayed unknown, [`explain`]
+//! picks the most useful culprit to report: an opaque constant first, then a variable, then
+//! the node itself. In lenient mode unknown types are left out and only noted.
+
+use super::generate::{describe, Gen};
+use super::solver::{Origin, SolveError, TV};
+use super::walk::{walk, Walker};
+use crate::ir::{visit, Expr, ExprKind, Function, Type, Var};
+use rustc_hash::FxHashMap;
+
+pub(super) enum ResolveError<'a> {
+    /// This node's type (its solver variable given) is still (partly) unknown.
+    Unresolved(&'a Expr, TV),
+    Solve(SolveError),
+}
+
+impl From<SolveError> for ResolveError<'_> {
+    fn from(e: SolveError) -> Self {
+        ResolveError::Solve(e)
+    }
+}
+
+pub(super) struct Resolver<'g, 'a> {
+    pub gen: &'g mut Gen<'a>,
+    /// Position in the generation tape.
+    pos: usize,
+    memo: FxHashMap<usize, Expr>,
+    /// Keep going past unknown types (leaving them unknown) instead of failing.
+    pub lenient: bool,
+    /// In lenient mode, the first node whose type stayed unknown.
+    pub first_unresolved: Option<(&'a Expr, TV)>,
+}
+
+impl<'g, 'a> Resolver<'g, 'a> {
+    pub fn new(gen: &'g mut Gen<'a>) -> Self {
+        Resolver {
+            gen,
+            pos: 0,
+            memo: FxHashMap::default(),
+            lenient: false,
+            first_unresolved: None,
+        }
+    }
+
+    /// The type of `tv`; when it is unknown, an error, or in lenient mode what is known
+    /// (`None` when nothing is).
+    fn resolve(&mut self, e: &'a Expr, tv: TV) -> Result<Option<Type>, ResolveError<'a>> {
+        match self.gen.s.resolve(tv) {
+            Some(t) => Ok(Some(t)),
+            None if self.lenient => {
+                self.first_unresolved.get_or_insert((e, tv));
+                let p = self.gen.s.partial(tv);
+                Ok((!matches!(p, Type::Incomplete)).then_some(p))
+            }
+            None => Err(ResolveError::Unresolved(e, tv)),
+        }
+    }
+
+    /// The type of the next node in walk order.
+    fn next_ty(&mut self, e: &'a Expr) -> Result<Option<Type>, ResolveError<'a>> {
+        let tv = self.gen.tape[self.pos];
+        self.pos += 1;
+        self.resolve(e, tv)
+    }
+
+    /// The variable to use for `v`: itself when fully annotated, else an annotated copy.
+    fn var(&mut self, v: &Var, at: &'a Expr) -> Result<Var, ResolveError<'a>> {
+        let slot = self.gen.var_slot(v);
+        if let Some(nv) = &slot.typed {
+            return Ok(nv.clone());
+        }
+        let tv = slot.tv;
+        let t = self.resolve(at, tv)?;
+        let nv = match (v.ann(), t) {
+            (Some(a), _) if a.is_complete() => v.clone(),
+            (_, Some(t)) => v.with_ann(Some(t)),
+            (_, None) => v.clone(),
+        };
+        self.gen.var_slot(v).typed = Some(nv.clone());
+        Ok(nv)
+    }
+
+    pub fn expr(&mut self, root: &'a Expr) -> Result<Expr, ResolveError<'a>> {
+        walk(self, root)
+    }
+
+    /// `e` itself when nothing changed, else a new node of `kind` with type `t`.
+    fn finish(e: &Expr, changed: bool, kind: impl FnOnce() -> ExprKind, t: Option<Type>) -> Expr {
+        if !changed && e.ty() == t.as_ref() {
+            e.clone()
+        } else {
+            Expr::with_info(kind(), t, e.span())
+        }
+    }
+
+    fn leaf_expr(&mut self, e: &'a Expr) -> Result<Expr, ResolveError<'a>> {
+        Ok(match e.kind() {
+            ExprKind::Op(_) => e.clone(),
+            ExprKind::Var(v) => {
+                let t = self.next_ty(e)?;
+                let nv = self.var(v, e)?;
+                Self::finish(e, nv != *v, || ExprKind::Var(nv), t)
+            }
+            ExprKind::GlobalVar(g) => {
+                let t = self.next_ty(e)?;
+                Self::finish(e, false, || ExprKind::GlobalVar(g.clone()), t)
+            }
+            ExprKind::Constant(c) => {
+                let t = self.next_ty(e)?;
+                if c.ty.is_some() {
+                    Self::finish(e, false, || ExprKind::Constant(c.clone()), t)
+                } else {
+                    // An opaque constant typed from its use: record the type on it too.
+                    let mut c = c.clone();
+                    if let Some(Type::Tensor(tt)) = &t {
+                        c.ty = Some((**tt).clone());
+                    }
+                    Expr::with_info(ExprKind::Constant(c), t, e.span())
+                }
+            }
+            _ => unreachable!("not a leaf"),
+        })
+    }
+
+    fn rebuild(&mut self, e: &'a Expr, kids: &[Expr]) -> Result<Expr, ResolveError<'a>> {
+        let t = self.next_ty(e)?;
+        let changed = |old: &[&Expr]| old.iter().zip(kids).any(|(a, b)| !a.ptr_eq(b));
+        Ok(match e.kind() {
+            ExprKind::Tuple(fs) => {
+                let old: Vec<&Expr> = fs.iter().collect();
+                Self::finish(e, changed(&old), || ExprKind::Tuple(kids.to_vec()), t)
+            }
+            ExprKind::TupleGetItem(x, i) => Self::finish(
+                e,
+                changed(&[x]),
+                || ExprKind::TupleGetItem(kids[0].clone(), *i),
+                t,
+            ),
+            ExprKind::Call(c) => {
+                let op_callee = matches!(c.callee.kind(), ExprKind::Op(_));
+                let (callee, args) = if op_callee {
+                    (c.callee.clone(), kids.to_vec())
+                } else {
+                    (kids[0].clone(), kids[1..].to_vec())
+                };
+                let mut old: Vec<&Expr> = Vec::with_capacity(kids.len());
+                if !op_callee {
+                    old.push(&c.callee);
+                }
+                old.extend(c.args.iter());
+                let attrs = c.attrs.clone();
+                Self::finish(
+                    e,
+                    changed(&old),
+                    || {
+                        ExprKind::Call(crate::ir::Call {
+                            callee,
+                            args,
+                            attrs,
+                        })
+                    },
+                    t,
+                )
+            }
+            ExprKind::Let(l) => {
+                let var = self.var(&l.var, e)?;
+                let ch = var != l.var || changed(&[&l.value, &l.body]);
+                let (value, body) = (kids[0].clone(), kids[1].clone());
+                Self::finish(
+                    e,
+                    ch,
+                    || ExprKind::Let(crate::ir::Let { var, value, body }),
+                    t,
+                )
+            }
+            ExprKind::If(i) => {
+                let ch = changed(&[&i.cond, &i.then_branch, &i.else_branch]);
+                let kind = || {
+                    ExprKind::If(crate::ir::If {
+                        cond: kids[0].clone(),
+                        then_branch: kids[1].clone(),
+                        else_branch: kids[2].clone(),
+                    })
+                };
+                Self::finish(e, ch, kind, t)
+            }
+            ExprKind::Function(f) => {
+                let params = f
+                    .params
+                    .iter()
+                    .map(|p| self.var(p, e))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let ret_type = match (&f.ret_type, &t) {
+                    (Some(r), _) if r.is_complete() => Some(r.clone()),
+                    (_, Some(Type::Func(ft))) if !matches!(ft.ret, Type::Incomplete) => {
+                        Some(ft.ret.clone())
+                    }
+                    _ => f.ret_type.clone(),
+                };
+                let ch = params.iter().zip(&f.params).any(|(a, b)| a != b)
+                    || changed(&[&f.body])
+                    || ret_type != f.ret_type;
+                let kind = || {
+                    ExprKind::Function(Function {
+                        params,
+                        body: kids[0].clone(),
+                        ret_type,
+                        attrs: f.attrs.clone(),
+                    })
+                };
+                Self::finish(e, ch, kind, t)
+            }
+            _ => unreachable!("leaves are handled by leaf_expr"),
+        })
+    }
+}
+
+impl<'a> Walker<'a> for Resolver<'_, 'a> {
+    type Out = Expr;
+    type Err = ResolveError<'a>;
+
+    fn memo_get(&mut self, id: usize) -> Option<Expr> {
+        self.memo.get(&id).cloned()
+    }
+
+    fn memo_put(&mut self, id: usize, v: Expr) {
+        self.memo.insert(id, v);
+    }
+
+    fn leaf(&mut self, e: &'a Expr) -> Result<Expr, Self::Err> {
+        self.leaf_expr(e)
+    }
+
+    fn bind(&mut self, _: &'a Expr, _: &Expr) -> Result<(), Self::Err> {
+        Ok(())
+    }
+
+    fn exit(&mut self, e: &'a Expr, kids: &[Expr]) -> Result<Expr, Self::Err> {
+        self.rebuild(e, kids)
+    }
+}
+
+/// Explains why some type under `root` stayed unknown (`failed` is where resolution stopped).
+pub(super) fn explain(gen: &mut Gen<'_>, root: &Expr, failed: &Expr, failed_tv: TV) -> SolveError {
+    let func = gen.func;
+    let origin = |e: &Expr| Origin {
+        span: e.span(),
+        func,
+    };
+    let mut constant: Option<Expr> = None;
+    let mut var: Option<(Expr, Var)> = None;
+    visit::post_order(root, |e| match e.kind() {
+        ExprKind::Constant(_) if constant.is_none() => {
+            if let Some(&tv) = gen.opaque.get(&e.id()) {
+                if gen.s.resolve(tv).is_none() {
+                    constant = Some(e.clone());
+                }
+            }
+        }
+        ExprKind::Var(v) if var.is_none() => {
+            let tv = gen.var(v);
+            if gen.s.resolve(tv).is_none() {
+                var = Some((e.clone(), v.clone()));
+            }
+        }
+        ExprKind::Function(f) if var.is_none() => {
+            for p in &f.params {
+                let tv = gen.var(p);
+                if gen.s.resolve(tv).is_none() {
+                    var = Some((e.clone(), p.clone()));
+                    break;
+                }
+            }
+        }
+        _ => {}
+    });
+    if let Some(c) = constant {
+        let tv = gen.opaque[&c.id()];
+        let usage = match gen.s.pending_use_of(tv) {
+            Some((what, i)) => format!(
+                "; it is argument {} of {what}, whose type rule cannot decide without it",
+                i + 1
+            ),
+            None => String::new(),
+        };
+        return SolveError {
+            message: format!(
+                "cannot infer the type of {}: it is an opaque constant (no data) and the program does not determine its type{usage}",
+                describe(&c)
+            ),
+            origin: origin(&c),
+        };
+    }
+    if let Some((at, v)) = var {
+        let tv = gen.var(&v);
+        let known = gen.s.partial(tv);
+        let so_far = if matches!(known, Type::Incomplete) {
+            String::new()
+        } else {
+            format!(" (known so far: {known})")
+        };
+        return SolveError {
+            message: format!(
+                "cannot infer the type of `%{}`{so_far}; add a type annotation",
+                v.name()
+            ),
+            origin: origin(&at),
+        };
+    }
+    let known = gen.s.partial(failed_tv).to_string();
+    SolveError {
+        message: format!(
+            "cannot infer the type of {} (known so far: {known})",
+            describe(failed)
+        ),
+        origin: origin(failed),
+    }
+}
