@@ -2,12 +2,20 @@
 //! terminal, or a plain statement reader when it is piped. The editor knows nothing about the
 //! language: multi-line input is decided by the engine's `is_complete`.
 
+pub mod helper;
+
 use crate::lang::{is_complete, Completeness};
 use crate::session::Session;
+use helper::ReplHelper;
 use rustyline::error::ReadlineError;
-use rustyline::DefaultEditor;
+use rustyline::history::DefaultHistory;
+use rustyline::{Config, Editor};
+use std::cell::RefCell;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// Where the history lives: `$XDG_DATA_HOME/passlab/history` (or the platform's data dir).
 pub fn history_path() -> Option<PathBuf> {
@@ -35,34 +43,47 @@ fn banner() -> String {
     )
 }
 
+type Ed = Editor<ReplHelper, DefaultHistory>;
+
 fn interactive(session: &mut Session) -> i32 {
-    let mut rl = match DefaultEditor::new() {
+    let color = session.color_enabled();
+    let shared = Rc::new(RefCell::new(std::mem::take(session)));
+    let config = Config::builder()
+        .auto_add_history(false)
+        .completion_type(rustyline::CompletionType::List)
+        .build();
+    let mut rl: Ed = match Editor::with_config(config) {
         Ok(rl) => rl,
         Err(e) => {
             eprintln!("error: cannot start the line editor: {e}");
+            *session = Rc::try_unwrap(shared).map(RefCell::into_inner).unwrap_or_default();
             return piped(session);
         }
     };
+    rl.set_helper(Some(ReplHelper {
+        session: shared.clone(),
+        color,
+    }));
     let hist = history_path();
     if let Some(h) = &hist {
         let _ = rl.load_history(h);
     }
+    // Ctrl-C while a statement runs interrupts the pipeline at the next pass boundary; while
+    // typing, the editor sees it as a key and clears the line.
+    let running = Arc::new(AtomicBool::new(false));
+    let flag = shared.borrow().interrupt_flag();
+    {
+        let running = running.clone();
+        let _ = ctrlc::set_handler(move || {
+            if running.load(Ordering::SeqCst) {
+                flag.store(true, Ordering::SeqCst);
+            }
+        });
+    }
     println!("{}", banner());
-    let mut buf = String::new();
     loop {
-        let prompt = if buf.is_empty() { ">>> " } else { "... " };
-        match rl.readline(prompt) {
-            Ok(line) => {
-                // An empty line after an incomplete input submits it anyway.
-                let submit_anyway = !buf.is_empty() && line.trim().is_empty();
-                if !buf.is_empty() {
-                    buf.push('\n');
-                }
-                buf.push_str(&line);
-                if !submit_anyway && matches!(is_complete(&buf), Completeness::Incomplete { .. }) {
-                    continue;
-                }
-                let src = std::mem::take(&mut buf);
+        match rl.readline(">>> ") {
+            Ok(src) => {
                 if src.trim().is_empty() {
                     continue;
                 }
@@ -70,14 +91,13 @@ fn interactive(session: &mut Session) -> i32 {
                 if let Some(h) = &hist {
                     save_history(&mut rl, h);
                 }
-                let out = session.execute(&src);
-                print!("{}", out.text(session_color(session)));
+                running.store(true, Ordering::SeqCst);
+                let out = shared.borrow_mut().execute(&src);
+                running.store(false, Ordering::SeqCst);
+                print!("{}", out.text(color));
                 let _ = std::io::stdout().flush();
             }
-            Err(ReadlineError::Interrupted) => {
-                // Ctrl-C while typing clears the input.
-                buf.clear();
-            }
+            Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -85,15 +105,13 @@ fn interactive(session: &mut Session) -> i32 {
             }
         }
     }
+    drop(rl);
+    *session = Rc::try_unwrap(shared).map(RefCell::into_inner).unwrap_or_default();
     exit_all(session);
     0
 }
 
-fn session_color(s: &Session) -> bool {
-    s.color_enabled()
-}
-
-fn save_history(rl: &mut DefaultEditor, path: &std::path::Path) {
+fn save_history(rl: &mut Ed, path: &std::path::Path) {
     if let Some(dir) = path.parent() {
         let _ = std::fs::create_dir_all(dir);
     }

@@ -1,0 +1,132 @@
+//! The terminal REPL driven in a real pseudo-terminal: completion, multi-line input, errors with
+//! a caret, history across runs, Ctrl-C during a long pipeline, Ctrl-D running exit_pass_ctx.
+
+use rexpect::session::{spawn_command, PtySession};
+use std::process::Command;
+
+const TIMEOUT_MS: u64 = 30_000;
+
+fn repl(history: &std::path::Path) -> PtySession {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_passlab"));
+    cmd.env("PASSLAB_HISTORY", history).env("NO_COLOR", "1").env("TERM", "xterm");
+    let mut p = spawn_command(cmd, Some(TIMEOUT_MS)).expect("spawn passlab");
+    p.exp_string("Ctrl-D to quit").expect("banner");
+    p.exp_string(">>> ").expect("prompt");
+    p
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("passlab-repl-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn tab_completes_pass_constructors() {
+    let dir = tmp("complete");
+    let mut p = repl(&dir.join("history"));
+    p.send("InferT").unwrap();
+    p.send("\t").unwrap();
+    p.exp_string("InferType(").expect("completed to InferType(");
+    p.send_line(")").unwrap();
+    p.exp_string("<module pass InferType, opt_level 0>").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn multi_line_with_block_and_error_caret() {
+    let dir = tmp("multiline");
+    let mut p = repl(&dir.join("history"));
+    p.send_line("with PassContext(instruments=[Trace(name=\"t\")]) {").unwrap();
+    p.send_line("  x = 1").unwrap();
+    p.send_line("}").unwrap();
+    p.exp_string("[t] enter_pass_ctx").unwrap();
+    p.exp_string("[t] exit_pass_ctx").unwrap();
+    p.send_line("Sequentail([])").unwrap();
+    p.exp_string("error: unknown name `Sequentail`").unwrap();
+    p.exp_string("^^^^^^^^^^ did you mean `Sequential`?").unwrap();
+    p.send_line("x").unwrap();
+    p.exp_string("\r\n1\r\n").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn history_is_recalled_across_runs() {
+    let dir = tmp("history");
+    let hist = dir.join("history");
+    let mut p = repl(&hist);
+    p.send_line("answer = 4242").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+    assert!(std::fs::read_to_string(&hist).unwrap().contains("answer = 4242"));
+    let mut p = repl(&hist);
+    p.send("\x1b[A").unwrap(); // Up
+    p.exp_string("answer = 4242").expect("the previous run's line is recalled");
+    p.send_line("").unwrap();
+    p.send_line("answer").unwrap();
+    p.exp_string("\r\n4242\r\n").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn ctrl_c_interrupts_a_long_pipeline_and_keeps_values() {
+    let dir = tmp("interrupt");
+    let model = dir.join("model.relay");
+    std::fs::write(&model, passlab::testgen::conv_model(200)).unwrap();
+    let mut p = repl(&dir.join("history"));
+    p.send_line(&format!("m = load(\"{}\")", model.display())).unwrap();
+    p.exp_string(">>> ").unwrap();
+    let passes = vec!["InferType()"; 20_000].join(", ");
+    p.send_line(&format!("seq = Sequential([{passes}])")).unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("m2 = seq(m)").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    p.send_control('c').unwrap();
+    p.exp_string("interrupted before pass InferType").expect("the run stops at a pass boundary");
+    p.exp_string(">>> ").unwrap();
+    p.send_line("vars").unwrap();
+    p.exp_string("seq").unwrap();
+    p.send_line("m2").unwrap();
+    p.exp_string("unknown name `m2`").expect("the interrupted run bound nothing");
+    p.send_line("equal(m, m)").unwrap();
+    p.exp_string("true").expect("earlier values are intact");
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn ctrl_d_exits_entered_contexts() {
+    let dir = tmp("exit");
+    let mut p = repl(&dir.join("history"));
+    p.send_line("enter PassContext(instruments=[Trace(name=\"q\")])").unwrap();
+    p.exp_string("[q] enter_pass_ctx").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_string("[q] exit_pass_ctx").expect("exit_pass_ctx runs at Ctrl-D");
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn piped_stdin_runs_statements_without_colors() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_passlab"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"x = [1, 2]\nx\nwith PassContext() {\n  y = 3\n}\ny\nnope\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("[1, 2]\n3\nerror: unknown name `nope`"), "{text}");
+    assert!(!text.contains('\x1b'), "no ANSI codes when piped");
+    assert_eq!(out.status.code(), Some(1), "a failed statement makes the exit status 1");
+}
