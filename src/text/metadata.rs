@@ -336,7 +336,7 @@ mod tests {
     fn marker_outside_comments_only() {
         assert_eq!(
             find_marker("// #[metadata]\n/* #[metadata] */x\n#[metadata]\n{}"),
-            Some(35)
+            Some(34)
         );
         assert_eq!(find_marker("\"#[metadata]\""), None);
     }
