@@ -35,7 +35,7 @@ pub mod sink;
 pub use config::{register_config_key, Config, ConfigKey, ConfigType, ConfigValue};
 pub use context::{Gate, PassContext, PassContextBuilder};
 pub use diagnostics::{PassDiagnostic, Severity};
-pub use error::{InstrumentError, InstrumentPoint, PassError};
+pub use error::{InstrumentError, InstrumentPoint, PassError, PassErrorKind};
 pub use function_pass::{function_pass, FunctionPass};
 pub use funnel::PassCx;
 pub use info::{PassInfo, PassKind};

@@ -6,7 +6,7 @@ mod support;
 
 use expect_test::expect;
 use passlab::pass::config::{config_keys, ConfigKey, ConfigType, ConfigValue};
-use passlab::pass::{register_config_key, PassContext, PassError};
+use passlab::pass::{register_config_key, PassContext, PassError, PassErrorKind};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use support::*;
 
@@ -131,7 +131,10 @@ fn exit_must_name_the_innermost_context() {
     let mut lab = Lab::new();
     let c1 = ctx_with(vec![trace("one")]);
     let c2 = ctx_with(vec![trace("two")]);
-    assert!(matches!(lab.pm.exit(&c1), Err(PassError::Context(_))));
+    assert!(matches!(
+        lab.pm.exit(&c1).map_err(|e| e.into_kind()),
+        Err(PassErrorKind::Context(_))
+    ));
     assert!(lab.pm.exit_innermost().is_err(), "the default context cannot be exited");
     lab.pm.enter(&c1).unwrap();
     lab.pm.enter(&c2).unwrap();

@@ -8,7 +8,7 @@ use expect_test::expect;
 use passlab::instrument::Trace;
 use passlab::ir::{Expr, Module};
 use passlab::pass::{
-    function_pass, module_pass, Flow, PassDiagnostic, PassError, PassEvent, PassInfo,
+    function_pass, module_pass, Flow, PassDiagnostic, PassErrorKind, PassEvent, PassInfo,
     PassObserver,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -116,11 +116,11 @@ fn an_interrupt_stops_the_run_at_the_next_pass_boundary() {
         .pm
         .with_context(&ctx_with(vec![trace("t")]), |pm| pm.run(&pipeline, &m))
         .unwrap_err();
-    assert!(matches!(&err, PassError::Interrupted { pass } if &**pass == "B"));
+    assert!(matches!(err.kind(), PassErrorKind::Interrupted { pass } if &**pass == "B"));
     lab.note(&format!("error: {err}"));
     // The flag is the caller's to reset; until then nothing runs.
     let err = lab.pm.run(&pipeline, &m).unwrap_err();
-    assert!(matches!(&err, PassError::Interrupted { pass } if &**pass == "s"));
+    assert!(matches!(err.kind(), PassErrorKind::Interrupted { pass } if &**pass == "s"));
     flag.store(false, Ordering::SeqCst);
     lab.pm.run(&marker("C", 0, &[]), &m).unwrap();
     expect![[r#"
@@ -193,7 +193,7 @@ fn the_observer_sees_every_pass_and_can_abort() {
         ],
     );
     let err = lab.pm.run(&pipeline, &module()).unwrap_err();
-    assert!(matches!(&err, PassError::Aborted { pass } if &**pass == "Stop"));
+    assert!(matches!(err.kind(), PassErrorKind::Aborted { pass } if &**pass == "Stop"));
     expect![[r#"
         before s depth=0 stack=[]
         before inner depth=1 stack=[s]
@@ -226,7 +226,7 @@ fn diagnostics_fail_the_pass_with_its_name_and_point_at_the_source() {
         Ok(f.clone())
     });
     let err = lab.pm.run(&fail, &m).unwrap_err();
-    let PassError::Diagnostics { pass, diagnostics } = &err else {
+    let PassErrorKind::Diagnostics { pass, diagnostics } = err.kind() else {
         panic!("{err:?}")
     };
     assert_eq!(&**pass, "Check");

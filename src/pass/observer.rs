@@ -11,7 +11,7 @@ use crate::ir::Module;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flow {
     Continue,
-    /// Stop the run with [`PassError::Aborted`](super::PassError::Aborted).
+    /// Stop the run with [`PassErrorKind::Aborted`](super::PassErrorKind::Aborted).
     Abort,
 }
 
