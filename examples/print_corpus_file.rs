@@ -6,7 +6,11 @@ use passlab::text::{parse_module, print_module};
 
 fn main() {
     let path = std::env::args().nth(1).unwrap_or_else(|| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/relay/collage_mnist.relay").to_string()
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/corpus/relay/collage_mnist.relay"
+        )
+        .to_string()
     });
     let text = std::fs::read_to_string(&path).expect("read the Relay file");
     let m = match parse_module(&text, &path) {
@@ -20,5 +24,8 @@ fn main() {
     let printed = print_module(&m);
     print!("{printed}");
     let again = parse_module(&printed, "printed").expect("printed text parses");
-    assert!(module_equal(&m, &again, true), "round trip is structurally equal");
+    assert!(
+        module_equal(&m, &again, true),
+        "round trip is structurally equal"
+    );
 }

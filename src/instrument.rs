@@ -34,7 +34,9 @@ pub use trace::Trace;
 pub use verify::Verify;
 
 use crate::ir::Module;
-use crate::pass::error::{panic_message, InstrumentError, InstrumentPoint, PassError, PassErrorKind};
+use crate::pass::error::{
+    panic_message, InstrumentError, InstrumentPoint, PassError, PassErrorKind,
+};
 use crate::pass::sink::OutputSink;
 use crate::pass::PassInfo;
 use std::any::Any;

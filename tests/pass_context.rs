@@ -57,7 +57,11 @@ fn nested_contexts_do_not_merge() {
         .instruments(vec![trace("o")])
         .build()
         .unwrap();
-    let inner = ctx().opt_level(1).instruments(vec![trace("i")]).build().unwrap();
+    let inner = ctx()
+        .opt_level(1)
+        .instruments(vec![trace("i")])
+        .build()
+        .unwrap();
     let pipeline = seq("s", 0, vec![marker("X", 0, &[]), marker("Two", 2, &[])]);
     let m = module();
     lab.pm
@@ -135,7 +139,10 @@ fn exit_must_name_the_innermost_context() {
         lab.pm.exit(&c1).map_err(|e| e.into_kind()),
         Err(PassErrorKind::Context(_))
     ));
-    assert!(lab.pm.exit_innermost().is_err(), "the default context cannot be exited");
+    assert!(
+        lab.pm.exit_innermost().is_err(),
+        "the default context cannot be exited"
+    );
     lab.pm.enter(&c1).unwrap();
     lab.pm.enter(&c2).unwrap();
     let err = lab.pm.exit(&c1).unwrap_err();
@@ -163,7 +170,10 @@ fn a_failing_block_still_exits() {
         Err(PassError::failed("pass failed"))
     });
     let m = module();
-    let err = lab.pm.with_context(&c, |pm| pm.run(&broken, &m)).unwrap_err();
+    let err = lab
+        .pm
+        .with_context(&c, |pm| pm.run(&broken, &m))
+        .unwrap_err();
     assert_eq!(err.to_string(), "Broken: pass failed");
     assert!(lab.pm.stack().is_empty());
 
@@ -198,7 +208,10 @@ fn block_and_exit_failing_report_both_exit_first() {
         Err(PassError::failed("pass failed"))
     });
     let m = module();
-    let err = lab.pm.with_context(&c, |pm| pm.run(&broken, &m)).unwrap_err();
+    let err = lab
+        .pm
+        .with_context(&c, |pm| pm.run(&broken, &m))
+        .unwrap_err();
     expect![[r#"
         [t] enter_pass_ctx
         [t] should_run Broken
@@ -273,7 +286,9 @@ fn config_is_validated_and_coerced_at_construction() {
     sorted.sort();
     assert_eq!(names, sorted);
     assert_eq!(
-        PassContext::default().config().get_or_default("passlab.required"),
+        PassContext::default()
+            .config()
+            .get_or_default("passlab.required"),
         Some("always".into())
     );
 }
@@ -281,7 +296,10 @@ fn config_is_validated_and_coerced_at_construction() {
 #[test]
 fn immutable_module_check_accepts_honest_passes() {
     let mut lab = Lab::new();
-    let c = ctx().config("testing.immutable_module", true).build().unwrap();
+    let c = ctx()
+        .config("testing.immutable_module", true)
+        .build()
+        .unwrap();
     assert!(c.checks_immutable_module());
     let m = module();
     let out = lab
@@ -330,7 +348,9 @@ fn override_instruments_on_an_entered_context() {
 fn override_instruments_on_a_never_entered_context() {
     let mut lab = Lab::new();
     let c = ctx_with(vec![trace("old")]);
-    lab.pm.override_instruments_of(&c, vec![trace("new")]).unwrap();
+    lab.pm
+        .override_instruments_of(&c, vec![trace("new")])
+        .unwrap();
     lab.note("-- enter");
     lab.pm
         .with_context(&c, |pm| pm.run(&marker("P", 0, &[]), &module()))

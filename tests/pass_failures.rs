@@ -31,13 +31,19 @@ fn check(instruments: Vec<InstrumentRef>, body_fails: bool, expect: Expect) {
     let mut lab = Lab::new();
     let ctx = ctx_with(instruments);
     let m = module();
-    let result = lab.pm.with_context(&ctx, |pm| pm.run(&pipeline(body_fails), &m));
+    let result = lab
+        .pm
+        .with_context(&ctx, |pm| pm.run(&pipeline(body_fails), &m));
     let mut out = lab.log();
     match result {
         Ok(_) => out.push_str("ok\n"),
         Err(e) => out.push_str(&format!("error: {e}\n")),
     }
-    let left: Vec<String> = ctx.instruments().iter().map(|i| i.name().to_string()).collect();
+    let left: Vec<String> = ctx
+        .instruments()
+        .iter()
+        .map(|i| i.name().to_string())
+        .collect();
     out.push_str(&format!(
         "stack depth {}; instruments left: [{}]\n",
         lab.pm.stack().len(),
@@ -51,7 +57,12 @@ fn check(instruments: Vec<InstrumentRef>, body_fails: bool, expect: Expect) {
 #[test]
 fn enter_failure_exits_the_entered_ones_in_reverse_and_clears_the_list() {
     check(
-        vec![trace("a"), trace("b"), trace_failing("c", "enter_pass_ctx"), trace("d")],
+        vec![
+            trace("a"),
+            trace("b"),
+            trace_failing("c", "enter_pass_ctx"),
+            trace("d"),
+        ],
         false,
         expect![[r#"
             [a] enter_pass_ctx
@@ -185,7 +196,11 @@ fn should_run_failure_propagates_at_once() {
 #[test]
 fn run_before_pass_failure_propagates_at_once() {
     check(
-        vec![trace("a"), trace_failing("b", "run_before_pass P"), trace("c")],
+        vec![
+            trace("a"),
+            trace_failing("b", "run_before_pass P"),
+            trace("c"),
+        ],
         false,
         expect![[r#"
             [a] enter_pass_ctx
@@ -220,7 +235,11 @@ fn run_before_pass_failure_propagates_at_once() {
 #[test]
 fn run_after_pass_failure_propagates_at_once() {
     check(
-        vec![trace("a"), trace_failing("b", "run_after_pass P"), trace("c")],
+        vec![
+            trace("a"),
+            trace_failing("b", "run_after_pass P"),
+            trace("c"),
+        ],
         false,
         expect![[r#"
             [a] enter_pass_ctx
@@ -258,7 +277,10 @@ fn run_after_pass_failure_propagates_at_once() {
 
 #[test]
 fn pass_body_failure_propagates_at_once() {
-    check(vec![trace("a"), trace("b")], true, expect![[r#"
+    check(
+        vec![trace("a"), trace("b")],
+        true,
+        expect![[r#"
         [a] enter_pass_ctx
         [b] enter_pass_ctx
         [a] should_run outer
@@ -277,7 +299,8 @@ fn pass_body_failure_propagates_at_once() {
         [b] exit_pass_ctx
         error: P: pass failed
         stack depth 0; instruments left: [a, b]
-    "#]]);
+    "#]],
+    );
 }
 
 /// An instrument that panics in one callback.
@@ -304,13 +327,17 @@ impl Instrument for Panicky {
 fn panics_in_passes_and_instruments_become_errors_naming_the_pass() {
     let mut lab = Lab::new();
     let m = module();
-    let boom = module_pass(PassInfo::new("Boom", 0), |_, _| -> Result<Module, PassError> {
-        panic!("index out of bounds")
-    });
+    let boom = module_pass(
+        PassInfo::new("Boom", 0),
+        |_, _| -> Result<Module, PassError> { panic!("index out of bounds") },
+    );
     let pipeline = seq("s", 0, vec![tagger("T", 0, &[]), boom]);
     let err = lab.pm.run(&pipeline, &m).unwrap_err();
     assert!(matches!(err.kind(), PassErrorKind::Panic { pass, .. } if &**pass == "Boom"));
-    assert_eq!(err.to_string(), "Boom: the pass panicked: index out of bounds");
+    assert_eq!(
+        err.to_string(),
+        "Boom: the pass panicked: index out of bounds"
+    );
 
     let ctx = ctx_with(vec![trace("t"), Arc::new(Panicky("Q"))]);
     let pipeline = seq("s", 0, vec![marker("P", 0, &[]), marker("Q", 0, &[])]);
@@ -356,7 +383,11 @@ fn override_failures_follow_the_exit_and_enter_rules() {
         .pm
         .override_instruments_of(
             &c,
-            vec![trace("n1"), trace("n2"), trace_failing("n3", "enter_pass_ctx")],
+            vec![
+                trace("n1"),
+                trace("n2"),
+                trace_failing("n3", "enter_pass_ctx"),
+            ],
         )
         .unwrap_err();
     lab.note(&format!("error: {err}"));

@@ -27,7 +27,10 @@ fn should_run_is_asked_of_every_instrument_and_a_skipped_pass_returns_its_input(
         .pm
         .with_context(&ctx, |pm| pm.run(&tagger("T", 0, &[]), &m))
         .unwrap();
-    assert!(out.same_as(&m), "a skipped pass returns its input module itself");
+    assert!(
+        out.same_as(&m),
+        "a skipped pass returns its input module itself"
+    );
     expect![[r#"
         [skipper] enter_pass_ctx
         [t] enter_pass_ctx
@@ -44,13 +47,18 @@ fn a_pass_in_required_pass_skips_every_should_run() {
     let mut lab = Lab::new();
     let ctx = ctx()
         .required_pass(["T"])
-        .instruments(vec![Arc::new(Trace::new("skipper").skip(&["T", "s"])), trace("t")])
+        .instruments(vec![
+            Arc::new(Trace::new("skipper").skip(&["T", "s"])),
+            trace("t"),
+        ])
         .build()
         .unwrap();
     let m = module();
     let out = lab
         .pm
-        .with_context(&ctx, |pm| pm.run(&seq("s", 0, vec![tagger("T", 9, &[])]), &m))
+        .with_context(&ctx, |pm| {
+            pm.run(&seq("s", 0, vec![tagger("T", 9, &[])]), &m)
+        })
         .unwrap();
     assert!(out.same_as(&m), "the Sequential itself was skipped");
     let out = lab
@@ -110,7 +118,11 @@ fn an_interrupt_stops_the_run_at_the_next_pass_boundary() {
         setter.store(true, Ordering::SeqCst);
         Ok(m.clone())
     });
-    let pipeline = seq("s", 0, vec![marker("A", 0, &[]), ctrl_c, marker("B", 0, &[])]);
+    let pipeline = seq(
+        "s",
+        0,
+        vec![marker("A", 0, &[]), ctrl_c, marker("B", 0, &[])],
+    );
     let m = module();
     let err = lab
         .pm
@@ -215,14 +227,22 @@ fn diagnostics_fail_the_pass_with_its_name_and_point_at_the_source() {
     let m = module();
     let warn = function_pass(PassInfo::new("Warn", 0), |g, f, _, cx| {
         let body = &f.as_function().unwrap().body;
-        cx.report(PassDiagnostic::warning("this add is suspicious").at(body).in_function(g.name()));
+        cx.report(
+            PassDiagnostic::warning("this add is suspicious")
+                .at(body)
+                .in_function(g.name()),
+        );
         Ok(f.clone())
     });
     let out = lab.pm.run(&warn, &m).unwrap();
     assert!(out.same_as(&m));
     let fail = function_pass(PassInfo::new("Check", 0), |g, f, _, cx| {
         let body = &f.as_function().unwrap().body;
-        cx.report(PassDiagnostic::error("cannot handle add").at(body).in_function(g.name()));
+        cx.report(
+            PassDiagnostic::error("cannot handle add")
+                .at(body)
+                .in_function(g.name()),
+        );
         Ok(f.clone())
     });
     let err = lab.pm.run(&fail, &m).unwrap_err();
@@ -280,7 +300,10 @@ fn function_passes_skip_functions_not_for_optimization() {
     });
     let out = lab.pm.run(&visit, &m).unwrap();
     assert_eq!(*seen.lock().unwrap(), ["main", "zero"]);
-    assert!(out.same_as(&m), "no function changed: the same module value");
+    assert!(
+        out.same_as(&m),
+        "no function changed: the same module value"
+    );
 
     // Rebuilding a function changes the module, keeps the order and the skipped functions.
     let rebuild = function_pass(PassInfo::new("Rebuild", 0), |_, f, _, _| {

@@ -6,8 +6,8 @@ mod support;
 
 use expect_test::expect;
 use passlab::instrument::{
-    Bisect, DumpIR, InstrumentRef, ManualClock, PassPrintingInstrument, PassTimingInstrument, PrintAfterAll,
-    PrintBeforeAll, PrintChanged, Skip, Stats, Verify,
+    Bisect, DumpIR, InstrumentRef, ManualClock, PassPrintingInstrument, PassTimingInstrument,
+    PrintAfterAll, PrintBeforeAll, PrintChanged, Skip, Stats, Verify,
 };
 use passlab::ir::{Expr, Function, Var};
 use passlab::pass::{function_pass, module_pass, Pass, PassError, PassInfo, PassOptions};
@@ -30,10 +30,17 @@ fn timing_records_nest_and_render_like_tvm() {
     let clock = ManualClock::new();
     let timing = Arc::new(PassTimingInstrument::with_clock(Arc::new(clock.clone())));
     let ctx = ctx()
-        .instruments(vec![timing.clone() as InstrumentRef, Arc::new(Skip::new(&["Skipped"]))])
+        .instruments(vec![
+            timing.clone() as InstrumentRef,
+            Arc::new(Skip::new(&["Skipped"])),
+        ])
         .build()
         .unwrap();
-    let inner = seq("inner", 0, vec![takes("B", &clock, 200), takes("C", &clock, 300)]);
+    let inner = seq(
+        "inner",
+        0,
+        vec![takes("B", &clock, 200), takes("C", &clock, 300)],
+    );
     let outer = seq(
         "outer",
         0,
@@ -88,7 +95,9 @@ fn timing_drops_records_of_failed_passes_and_reads_through_dyn_instrument() {
     let timing: passlab::instrument::InstrumentRef =
         Arc::new(PassTimingInstrument::with_clock(Arc::new(clock.clone())));
     let ctx = ctx_with(vec![timing.clone()]);
-    let broken = module_pass(PassInfo::new("Broken", 0), |_, _| Err(PassError::failed("no")));
+    let broken = module_pass(PassInfo::new("Broken", 0), |_, _| {
+        Err(PassError::failed("no"))
+    });
     let m = module();
     let pipeline = seq("s", 0, vec![takes("A", &clock, 10), broken]);
     let _ = lab.pm.with_context(&ctx, |pm| pm.run(&pipeline, &m));
@@ -126,7 +135,10 @@ fn dump_ir_names_numbers_and_writes_parseable_files() {
     let dir = temp_dir("dump");
     let dump = Arc::new(DumpIR::new(&dir));
     let ctx = ctx()
-        .instruments(vec![dump.clone() as InstrumentRef, Arc::new(Skip::new(&["Skipped"]))])
+        .instruments(vec![
+            dump.clone() as InstrumentRef,
+            Arc::new(Skip::new(&["Skipped"])),
+        ])
         .build()
         .unwrap();
     let pipeline = seq(
@@ -139,7 +151,9 @@ fn dump_ir_names_numbers_and_writes_parseable_files() {
         ],
     );
     let m = module();
-    lab.pm.with_context(&ctx, |pm| pm.run(&pipeline, &m)).unwrap();
+    lab.pm
+        .with_context(&ctx, |pm| pm.run(&pipeline, &m))
+        .unwrap();
     assert!(!dir.exists() || listing(&dir).len() == 3);
     // The counter survives across contexts.
     let other = ctx_with(vec![dump.clone()]);
@@ -213,7 +227,9 @@ fn print_changed_prints_a_diff_only_when_the_ir_changed() {
         0,
         vec![marker("Same", 0, &[]), rebuild(), drop_body(), drop_body()],
     );
-    lab.pm.with_context(&ctx, |pm| pm.run(&pipeline, &module())).unwrap();
+    lab.pm
+        .with_context(&ctx, |pm| pm.run(&pipeline, &module()))
+        .unwrap();
     expect![[r#"
         [body] Same
         DropBody changed @main
@@ -332,11 +348,15 @@ fn skip_and_bisect_decide_should_run() {
     let m = module();
     lab.note("=== Skip([B, D])");
     let ctx = ctx_with(vec![Arc::new(Skip::new(&["B", "D"]))]);
-    lab.pm.with_context(&ctx, |pm| pm.run(&pipeline, &m)).unwrap();
+    lab.pm
+        .with_context(&ctx, |pm| pm.run(&pipeline, &m))
+        .unwrap();
     lab.note("=== Bisect(2)");
     let bisect = Arc::new(Bisect::new(2));
     let ctx = ctx_with(vec![bisect.clone()]);
-    lab.pm.with_context(&ctx, |pm| pm.run(&pipeline, &m)).unwrap();
+    lab.pm
+        .with_context(&ctx, |pm| pm.run(&pipeline, &m))
+        .unwrap();
     assert_eq!(bisect.ran(), 2);
     expect![[r#"
         === Skip([B, D])
@@ -392,7 +412,9 @@ fn stats_count_nodes_before_and_after() {
     let stats = Arc::new(Stats::new());
     let ctx = ctx_with(vec![stats.clone()]);
     let pipeline = seq("s", 0, vec![marker("Same", 0, &[]), drop_body()]);
-    lab.pm.with_context(&ctx, |pm| pm.run(&pipeline, &module())).unwrap();
+    lab.pm
+        .with_context(&ctx, |pm| pm.run(&pipeline, &module()))
+        .unwrap();
     let records: Vec<String> = stats
         .records()
         .iter()

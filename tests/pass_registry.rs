@@ -9,7 +9,12 @@ use support::*;
 
 fn describe(r: Result<passlab::pass::Pass, passlab::pass::PassError>) -> String {
     match r {
-        Ok(p) => format!("ok: {} ({}, opt_level {})", p.name(), p.kind(), p.info().opt_level()),
+        Ok(p) => format!(
+            "ok: {} ({}, opt_level {})",
+            p.name(),
+            p.kind(),
+            p.info().opt_level()
+        ),
         Err(e) => format!("error: {e}"),
     }
 }
@@ -24,7 +29,10 @@ fn passes_are_built_by_name_with_checked_options() {
         ("FoldConstantt", PassOptions::new()),
         ("PrintIR", PassOptions::new().with("heder", "x")),
         ("PrintIR", PassOptions::new().with("header", 3)),
-        ("PrintIR", PassOptions::new().with("header", "a").with("header", "b")),
+        (
+            "PrintIR",
+            PassOptions::new().with("header", "a").with("header", "b"),
+        ),
     ];
     let out: Vec<String> = cases
         .into_iter()
@@ -49,10 +57,19 @@ fn the_table_lists_every_builtin_pass() {
         .entries()
         .iter()
         .map(|e| {
-            let opts: Vec<String> = e.options.iter().map(|o| format!("{}: {}", o.name, o.ty)).collect();
+            let opts: Vec<String> = e
+                .options
+                .iter()
+                .map(|o| format!("{}: {}", o.name, o.ty))
+                .collect();
             format!(
                 "{} {} opt_level={} required={:?} options=[{}] - {}",
-                e.name, e.kind, e.opt_level, e.required, opts.join(", "), e.summary
+                e.name,
+                e.kind,
+                e.opt_level,
+                e.required,
+                opts.join(", "),
+                e.summary
             )
         })
         .collect();
@@ -93,5 +110,8 @@ fn user_passes_are_registered_per_session() {
         .pm
         .create("Mine", &PassOptions::new().with("x", 1))
         .unwrap_err();
-    assert_eq!(err.to_string(), "Mine: unknown option x; Mine takes no options");
+    assert_eq!(
+        err.to_string(),
+        "Mine: unknown option x; Mine takes no options"
+    );
 }

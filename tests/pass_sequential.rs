@@ -24,7 +24,11 @@ fn check_run(lab: &mut Lab, ctx: &PassContext, pipeline: &passlab::pass::Pass, e
 fn nested_sequentials_are_passes_around_their_children() {
     let mut lab = Lab::new();
     let inner = seq("inner", 0, vec![marker("B", 0, &[]), marker("C", 0, &[])]);
-    let outer = seq("outer", 0, vec![marker("A", 0, &[]), inner, marker("D", 0, &[])]);
+    let outer = seq(
+        "outer",
+        0,
+        vec![marker("A", 0, &[]), inner, marker("D", 0, &[])],
+    );
     check_run(
         &mut lab,
         &ctx_with(vec![trace("t")]),
@@ -101,19 +105,85 @@ struct GateCase {
 fn gate_order_disabled_then_required_then_opt_level() {
     let cases = [
         // disabled beats required
-        GateCase { disabled: &["P"], required: &["P"], ctx_level: 3, pass_level: 0, runs: false },
-        GateCase { disabled: &["P"], required: &[], ctx_level: 3, pass_level: 0, runs: false },
+        GateCase {
+            disabled: &["P"],
+            required: &["P"],
+            ctx_level: 3,
+            pass_level: 0,
+            runs: false,
+        },
+        GateCase {
+            disabled: &["P"],
+            required: &[],
+            ctx_level: 3,
+            pass_level: 0,
+            runs: false,
+        },
         // required beats opt_level
-        GateCase { disabled: &[], required: &["P"], ctx_level: 0, pass_level: 3, runs: true },
-        GateCase { disabled: &["Q"], required: &["P"], ctx_level: -5, pass_level: 9, runs: true },
+        GateCase {
+            disabled: &[],
+            required: &["P"],
+            ctx_level: 0,
+            pass_level: 3,
+            runs: true,
+        },
+        GateCase {
+            disabled: &["Q"],
+            required: &["P"],
+            ctx_level: -5,
+            pass_level: 9,
+            runs: true,
+        },
         // otherwise ctx.opt_level >= pass.opt_level
-        GateCase { disabled: &[], required: &[], ctx_level: 2, pass_level: 2, runs: true },
-        GateCase { disabled: &[], required: &[], ctx_level: 2, pass_level: 3, runs: false },
-        GateCase { disabled: &[], required: &[], ctx_level: 3, pass_level: 2, runs: true },
-        GateCase { disabled: &[], required: &[], ctx_level: 0, pass_level: -1, runs: true },
-        GateCase { disabled: &[], required: &[], ctx_level: -1, pass_level: 0, runs: false },
-        GateCase { disabled: &[], required: &[], ctx_level: -3, pass_level: -3, runs: true },
-        GateCase { disabled: &[], required: &[], ctx_level: -3, pass_level: -2, runs: false },
+        GateCase {
+            disabled: &[],
+            required: &[],
+            ctx_level: 2,
+            pass_level: 2,
+            runs: true,
+        },
+        GateCase {
+            disabled: &[],
+            required: &[],
+            ctx_level: 2,
+            pass_level: 3,
+            runs: false,
+        },
+        GateCase {
+            disabled: &[],
+            required: &[],
+            ctx_level: 3,
+            pass_level: 2,
+            runs: true,
+        },
+        GateCase {
+            disabled: &[],
+            required: &[],
+            ctx_level: 0,
+            pass_level: -1,
+            runs: true,
+        },
+        GateCase {
+            disabled: &[],
+            required: &[],
+            ctx_level: -1,
+            pass_level: 0,
+            runs: false,
+        },
+        GateCase {
+            disabled: &[],
+            required: &[],
+            ctx_level: -3,
+            pass_level: -3,
+            runs: true,
+        },
+        GateCase {
+            disabled: &[],
+            required: &[],
+            ctx_level: -3,
+            pass_level: -2,
+            runs: false,
+        },
     ];
     for (i, c) in cases.iter().enumerate() {
         let mut lab = Lab::new();
@@ -138,7 +208,11 @@ fn gate_order_disabled_then_required_then_opt_level() {
         if !c.runs {
             assert!(r.is_ok() && !log.contains(" P\n"), "case {i}: {log}");
         }
-        assert_eq!(ctx.pass_enabled(&PassInfo::new("P", c.pass_level)), c.runs, "case {i}");
+        assert_eq!(
+            ctx.pass_enabled(&PassInfo::new("P", c.pass_level)),
+            c.runs,
+            "case {i}"
+        );
     }
 }
 
@@ -160,7 +234,11 @@ fn nested_sequential_is_gated_by_its_own_name_and_level() {
         .instruments(vec![trace("t")])
         .build()
         .unwrap();
-    check_run(&mut lab, &ctx, &pipeline, expect![[r#"
+    check_run(
+        &mut lab,
+        &ctx,
+        &pipeline,
+        expect![[r#"
         [t] enter_pass_ctx
         [t] should_run outer
         [t] run_before_pass outer
@@ -173,7 +251,8 @@ fn nested_sequential_is_gated_by_its_own_name_and_level() {
         [t] run_after_pass low
         [t] run_after_pass outer
         [t] exit_pass_ctx
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
@@ -235,7 +314,11 @@ fn required_passes_run_before_the_child_every_time_through_the_instruments() {
         .instruments(vec![trace("t")])
         .build()
         .unwrap();
-    check_run(&mut lab, &ctx, &pipeline, expect![[r#"
+    check_run(
+        &mut lab,
+        &ctx,
+        &pipeline,
+        expect![[r#"
         [t] enter_pass_ctx
         [t] should_run s
         [t] run_before_pass s
@@ -269,7 +352,8 @@ fn required_passes_run_before_the_child_every_time_through_the_instruments() {
         [t] run_after_pass A
         [t] run_after_pass s
         [t] exit_pass_ctx
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
@@ -283,7 +367,11 @@ fn required_passes_are_subject_to_should_run_unless_the_context_requires_them() 
         .instruments(vec![trace("t"), skipper])
         .build()
         .unwrap();
-    check_run(&mut lab, &ctx, &pipeline, expect![[r#"
+    check_run(
+        &mut lab,
+        &ctx,
+        &pipeline,
+        expect![[r#"
         [t] enter_pass_ctx
         [u] enter_pass_ctx
         [t] should_run s
@@ -308,7 +396,8 @@ fn required_passes_are_subject_to_should_run_unless_the_context_requires_them() 
         [u] run_after_pass s
         [t] exit_pass_ctx
         [u] exit_pass_ctx
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
@@ -365,15 +454,26 @@ fn earlier_children_effects_are_kept_and_modules_flow_through() {
     assert_eq!(tags(&out), ["T1", "T2"]);
     assert!(tags(&m).is_empty(), "the input module is never modified");
     // A pipeline that changes nothing returns the very same module value.
-    let same = lab.pm.run(&seq("s", 0, vec![marker("A", 0, &[])]), &m).unwrap();
+    let same = lab
+        .pm
+        .run(&seq("s", 0, vec![marker("A", 0, &[])]), &m)
+        .unwrap();
     assert!(same.same_as(&m));
 }
 
 #[test]
 fn a_run_keeps_the_context_it_started_with() {
     let mut lab = Lab::new();
-    let c1 = ctx().opt_level(3).instruments(vec![trace("one")]).build().unwrap();
-    let c2 = ctx().opt_level(0).instruments(vec![trace("two")]).build().unwrap();
+    let c1 = ctx()
+        .opt_level(3)
+        .instruments(vec![trace("one")])
+        .build()
+        .unwrap();
+    let c2 = ctx()
+        .opt_level(0)
+        .instruments(vec![trace("two")])
+        .build()
+        .unwrap();
     lab.pm.enter(&c1).unwrap();
     let mut cx = lab.pm.cx();
     lab.pm.exit(&c1).unwrap();
@@ -418,7 +518,9 @@ fn required_pass_caching() {
         lab.register_markers(&["R"]);
         let ctx = ctx().config("passlab.required", mode).build().unwrap();
         let m = module();
-        lab.pm.with_context(&ctx, |pm| pm.run(&pipeline, &m)).unwrap();
+        lab.pm
+            .with_context(&ctx, |pm| pm.run(&pipeline, &m))
+            .unwrap();
         runs.push(format!("{mode}:\n{}", lab.log()));
     }
     expect![[r#"

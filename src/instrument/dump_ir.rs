@@ -59,10 +59,7 @@ impl DumpIR {
         }
         st.refresh_done = true;
         if let Err(e) = self.remove_old_dumps() {
-            let msg = format!(
-                "warning: DumpIR keeps {}: {e}",
-                self.dir.display()
-            );
+            let msg = format!("warning: DumpIR keeps {}: {e}", self.dir.display());
             emit(sink, ChunkKind::Warning, self.name(), &msg);
         }
     }
@@ -153,6 +150,10 @@ impl Instrument for DumpIR {
     }
 
     fn describe(&self) -> String {
-        format!("DumpIR({:?}, refresh={})", self.dir.display().to_string(), self.refresh)
+        format!(
+            "DumpIR({:?}, refresh={})",
+            self.dir.display().to_string(),
+            self.refresh
+        )
     }
 }

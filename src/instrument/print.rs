@@ -80,7 +80,11 @@ impl Instrument for PassPrintingInstrument {
         info: &PassInfo,
         cx: &InstrumentCx<'_>,
     ) -> Result<(), InstrumentError> {
-        if self.print_before_pass_names.iter().any(|n| n == info.name()) {
+        if self
+            .print_before_pass_names
+            .iter()
+            .any(|n| n == info.name())
+        {
             let text = format!("Print IR before: {}\n{}\n", info.name(), print_module(m));
             emit(cx.sink, ChunkKind::Ir, self.name(), &text);
         }

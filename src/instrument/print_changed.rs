@@ -110,7 +110,12 @@ impl Instrument for PrintChanged {
         } else {
             format!("{name} changed {}", funcs.join(", "))
         };
-        emit(cx.sink, ChunkKind::Diff, self.name(), &format!("{head}\n{diff}"));
+        emit(
+            cx.sink,
+            ChunkKind::Diff,
+            self.name(),
+            &format!("{head}\n{diff}"),
+        );
         Ok(())
     }
 }

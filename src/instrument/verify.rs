@@ -36,8 +36,7 @@ impl Instrument for Verify {
         info: &PassInfo,
         _cx: &InstrumentCx<'_>,
     ) -> Result<(), InstrumentError> {
-        verify_module(m).map_err(|e| {
-            InstrumentError(format!("pass {} broke the IR: {e}", info.name()))
-        })
+        verify_module(m)
+            .map_err(|e| InstrumentError(format!("pass {} broke the IR: {e}", info.name())))
     }
 }

@@ -179,14 +179,12 @@ impl Module {
             return true;
         }
         let same_funcs = self.funcs.len() == other.funcs.len()
-                && self
-                    .funcs
-                    .iter()
-                    .zip(other.funcs.iter())
-                    .all(|((ga, ea), (gb, eb))| ga == gb && ea.ptr_eq(eb));
-        same_funcs
-            && self.attrs == other.attrs
-            && self.type_defs == other.type_defs
+            && self
+                .funcs
+                .iter()
+                .zip(other.funcs.iter())
+                .all(|((ga, ea), (gb, eb))| ga == gb && ea.ptr_eq(eb));
+        same_funcs && self.attrs == other.attrs && self.type_defs == other.type_defs
     }
 }
 

@@ -44,7 +44,11 @@ pub enum Gate {
     /// The name is in `required_pass`.
     Required,
     /// Decided by `context opt_level >= pass opt_level`.
-    OptLevel { enabled: bool, context: i32, pass: i32 },
+    OptLevel {
+        enabled: bool,
+        context: i32,
+        pass: i32,
+    },
 }
 
 impl Gate {

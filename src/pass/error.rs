@@ -169,7 +169,10 @@ impl PassError {
 
     /// Fills in the pass name of a body failure that has none.
     pub(crate) fn attach_pass(mut self, name: &Arc<str>) -> PassError {
-        if let PassErrorKind::Failed { pass: pass @ None, .. } = &mut *self.0 {
+        if let PassErrorKind::Failed {
+            pass: pass @ None, ..
+        } = &mut *self.0
+        {
             *pass = Some(name.clone());
         }
         self
@@ -234,7 +237,10 @@ impl fmt::Display for PassErrorKind {
                 suggestion,
             } => {
                 match required_by {
-                    Some(r) => write!(f, "pass {r} requires {name}, which is not a registered pass")?,
+                    Some(r) => write!(
+                        f,
+                        "pass {r} requires {name}, which is not a registered pass"
+                    )?,
                     None => write!(f, "unknown pass {name}")?,
                 }
                 if let Some(s) = suggestion {

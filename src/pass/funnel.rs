@@ -207,7 +207,12 @@ impl PassCx {
         if self.diagnostics.len() > diag_start {
             let diags = self.diagnostics.split_off(diag_start);
             for d in diags.iter().filter(|d| !d.is_error()) {
-                emit(&*self.sink, ChunkKind::Warning, info.name(), &d.render(m, false));
+                emit(
+                    &*self.sink,
+                    ChunkKind::Warning,
+                    info.name(),
+                    &d.render(m, false),
+                );
             }
             if out.is_ok() && diags.iter().any(PassDiagnostic::is_error) {
                 out = Err(PassErrorKind::Diagnostics {

@@ -8,11 +8,11 @@
 //! instrument. [`PassManager::with_context`] and [`ContextScope`] exit even when the block
 //! fails; when both fail, the exit error comes first.
 
+use super::error::PassErrorKind;
 use super::funnel::PassCx;
 use super::observer::PassObserver;
 use super::registry::{PassOptions, Registry};
 use super::sink::{NullSink, OutputSink};
-use super::error::PassErrorKind;
 use super::{Pass, PassContext, PassError};
 use crate::instrument::InstrumentRef;
 use crate::ir::Module;
@@ -200,8 +200,10 @@ impl PassManager {
 }
 
 fn no_context() -> PassError {
-    PassErrorKind::Context("no PassContext is entered (the default context cannot be exited)".into())
-        .into()
+    PassErrorKind::Context(
+        "no PassContext is entered (the default context cannot be exited)".into(),
+    )
+    .into()
 }
 
 /// An entered context that is exited when the guard goes away.

@@ -6,8 +6,8 @@
 use passlab::instrument::{InstrumentRef, Trace};
 use passlab::ir::{AttrValue, Module};
 use passlab::pass::{
-    module_pass, BufferSink, ChunkKind, Pass, PassContext, PassContextBuilder, PassInfo,
-    PassKind, PassManager, Sequential,
+    module_pass, BufferSink, ChunkKind, Pass, PassContext, PassContextBuilder, PassInfo, PassKind,
+    PassManager, Sequential,
 };
 use std::sync::Arc;
 
