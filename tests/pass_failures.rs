@@ -367,6 +367,33 @@ fn panics_in_passes_and_instruments_become_errors_naming_the_pass() {
     assert!(tags(&m).is_empty());
 }
 
+/// An instrument that panics when entered.
+struct PanicOnEnter;
+
+impl Instrument for PanicOnEnter {
+    fn name(&self) -> &str {
+        "PanicOnEnter"
+    }
+    fn enter_pass_ctx(&self, _cx: &InstrumentCx<'_>) -> Result<(), InstrumentError> {
+        panic!("cannot enter")
+    }
+}
+
+#[test]
+fn a_panic_in_enter_pass_ctx_is_an_enter_failure() {
+    let mut lab = Lab::new();
+    let ctx = ctx_with(vec![trace("a"), Arc::new(PanicOnEnter), trace("c")]);
+    let err = lab.pm.enter(&ctx).unwrap_err();
+    lab.note(&format!("error: {err}"));
+    assert!(lab.pm.stack().is_empty() && ctx.instruments().is_empty());
+    expect![[r#"
+        [a] enter_pass_ctx
+        [a] exit_pass_ctx
+        error: the instrument panicked: cannot enter (instrument PanicOnEnter, enter_pass_ctx)
+    "#]]
+    .assert_eq(&lab.log());
+}
+
 #[test]
 fn override_failures_follow_the_exit_and_enter_rules() {
     let lab = Lab::new();

@@ -87,6 +87,44 @@ fn a_pass_in_required_pass_skips_every_should_run() {
 }
 
 #[test]
+fn outcomes_tell_whether_the_module_changed() {
+    let lab = Lab::new();
+    let m = module();
+    let same = lab.pm.apply(&marker("Same", 0, &[]), &m).unwrap();
+    assert!(!same.changed && same.module.same_as(&m));
+    let changed = lab.pm.apply(&tagger("T", 0, &[]), &m).unwrap();
+    assert!(changed.changed && tags(&changed.module) == ["T"] && tags(&m).is_empty());
+}
+
+#[test]
+fn a_run_owns_what_it_uses_and_can_move_to_another_thread() {
+    fn assert_send<T: Send>() {}
+    assert_send::<passlab::pass::PassCx>();
+    assert_send::<passlab::pass::PassManager>();
+    let mut lab = Lab::new();
+    let ctx = ctx_with(vec![trace("t")]);
+    lab.pm.enter(&ctx).unwrap();
+    let mut cx = lab.pm.cx();
+    let p = marker("P", 0, &[]);
+    let m = module();
+    let out = std::thread::spawn(move || cx.run(&p, &m))
+        .join()
+        .unwrap()
+        .unwrap();
+    assert!(tags(&out).is_empty());
+    lab.pm.exit(&ctx).unwrap();
+    expect![[r#"
+        [t] enter_pass_ctx
+        [t] should_run P
+        [t] run_before_pass P
+        [body] P
+        [t] run_after_pass P
+        [t] exit_pass_ctx
+    "#]]
+    .assert_eq(&lab.log());
+}
+
+#[test]
 fn a_pass_running_another_pass_goes_through_the_funnel() {
     let mut lab = Lab::new();
     let inner = marker("Inner", 5, &[]);

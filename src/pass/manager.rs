@@ -179,6 +179,14 @@ impl PassManager {
         self.cx().run(pass, m)
     }
 
+    /// [`run`](Self::run), also telling whether the pass changed the module (returned a
+    /// different module value; see [`Module::same_as`]).
+    pub fn apply(&self, pass: &Pass, m: &Module) -> Result<PassOutcome, PassError> {
+        let module = self.run(pass, m)?;
+        let changed = !module.same_as(m);
+        Ok(PassOutcome { module, changed })
+    }
+
     pub fn registry(&self) -> &Registry {
         &self.registry
     }
@@ -197,6 +205,13 @@ impl PassManager {
     pub fn create(&self, name: &str, options: &PassOptions) -> Result<Pass, PassError> {
         self.registry.create(name, options)
     }
+}
+
+/// A pass's result: the new module, and whether it differs from the input module value.
+#[derive(Clone, Debug)]
+pub struct PassOutcome {
+    pub module: Module,
+    pub changed: bool,
 }
 
 fn no_context() -> PassError {
