@@ -214,6 +214,7 @@ impl PassObserver for Recorder {
     }
 
     fn after_pass(&self, e: &PassEvent<'_>) -> Flow {
+        assert!(e.elapsed.is_some());
         self.events.lock().unwrap().push(format!(
             "after {} changed={}",
             e.info.name(),

@@ -26,6 +26,7 @@ use crate::ir::{structural::module_hash, Module};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// The state of one run of passes under one context.
 pub struct PassCx {
@@ -110,11 +111,14 @@ impl PassCx {
                 .into());
             }
         }
-        self.observe(info, m, None)?;
+        self.observe(info, m, None, None)?;
         if self.ctx.has_instruments() && !self.instrument_before(info, m)? {
             return Ok(m.clone());
         }
+        // The observer gets the body's duration (`break slower 10ms`); without one, no clock.
+        let started = self.observer.is_some().then(Instant::now);
         let out = self.run_body(pass, m)?;
+        let elapsed = started.map(|t| t.elapsed());
         if self.ctx.caches_required() {
             self.ctx.record_run(info.name_arc(), &out);
         }
@@ -130,7 +134,7 @@ impl PassCx {
                 })?;
             }
         }
-        self.observe(info, m, Some(&out))?;
+        self.observe(info, m, Some(&out), elapsed)?;
         Ok(out)
     }
 
@@ -238,6 +242,7 @@ impl PassCx {
         info: &PassInfo,
         input: &Module,
         output: Option<&Module>,
+        elapsed: Option<Duration>,
     ) -> Result<(), PassError> {
         let Some(obs) = &self.observer else {
             return Ok(());
@@ -248,6 +253,7 @@ impl PassCx {
             output,
             depth: self.frames.len(),
             stack: &self.frames,
+            elapsed,
         };
         let flow = match output {
             None => obs.before_pass(&event),
