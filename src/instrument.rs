@@ -34,7 +34,9 @@ pub use trace::Trace;
 pub use verify::Verify;
 
 use crate::ir::Module;
-use crate::pass::error::{panic_message, InstrumentError, InstrumentPoint, PassError};
+use crate::pass::error::{
+    panic_message, InstrumentError, InstrumentPoint, PassError, PassErrorKind,
+};
 use crate::pass::sink::OutputSink;
 use crate::pass::PassInfo;
 use std::any::Any;
@@ -134,11 +136,14 @@ pub(crate) fn call<T>(
     info: Option<&PassInfo>,
     f: impl FnOnce() -> Result<T, InstrumentError>,
 ) -> Result<T, PassError> {
-    let failure = |message: String| PassError::Instrument {
-        instrument: inst.name().to_string(),
-        point,
-        pass: info.map(|i| i.name_arc().clone()),
-        message,
+    let failure = |message: String| -> PassError {
+        PassErrorKind::Instrument {
+            instrument: inst.name().to_string(),
+            point,
+            pass: info.map(|i| i.name_arc().clone()),
+            message,
+        }
+        .into()
     };
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => Ok(v),

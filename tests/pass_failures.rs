@@ -8,7 +8,7 @@ mod support;
 use expect_test::{expect, Expect};
 use passlab::instrument::{Instrument, InstrumentCx, InstrumentRef};
 use passlab::ir::Module;
-use passlab::pass::{module_pass, InstrumentError, PassError, PassInfo};
+use passlab::pass::{module_pass, InstrumentError, PassError, PassErrorKind, PassInfo};
 use std::sync::Arc;
 use support::*;
 
@@ -333,7 +333,7 @@ fn panics_in_passes_and_instruments_become_errors_naming_the_pass() {
     );
     let pipeline = seq("s", 0, vec![tagger("T", 0, &[]), boom]);
     let err = lab.pm.run(&pipeline, &m).unwrap_err();
-    assert!(matches!(&err, PassError::Panic { pass, .. } if &**pass == "Boom"));
+    assert!(matches!(err.kind(), PassErrorKind::Panic { pass, .. } if &**pass == "Boom"));
     assert_eq!(
         err.to_string(),
         "Boom: the pass panicked: index out of bounds"
@@ -365,6 +365,33 @@ fn panics_in_passes_and_instruments_become_errors_naming_the_pass() {
     let out = lab.pm.run(&tagger("T", 0, &[]), &m).unwrap();
     assert_eq!(tags(&out), ["T"]);
     assert!(tags(&m).is_empty());
+}
+
+/// An instrument that panics when entered.
+struct PanicOnEnter;
+
+impl Instrument for PanicOnEnter {
+    fn name(&self) -> &str {
+        "PanicOnEnter"
+    }
+    fn enter_pass_ctx(&self, _cx: &InstrumentCx<'_>) -> Result<(), InstrumentError> {
+        panic!("cannot enter")
+    }
+}
+
+#[test]
+fn a_panic_in_enter_pass_ctx_is_an_enter_failure() {
+    let mut lab = Lab::new();
+    let ctx = ctx_with(vec![trace("a"), Arc::new(PanicOnEnter), trace("c")]);
+    let err = lab.pm.enter(&ctx).unwrap_err();
+    lab.note(&format!("error: {err}"));
+    assert!(lab.pm.stack().is_empty() && ctx.instruments().is_empty());
+    expect![[r#"
+        [a] enter_pass_ctx
+        [a] exit_pass_ctx
+        error: the instrument panicked: cannot enter (instrument PanicOnEnter, enter_pass_ctx)
+    "#]]
+    .assert_eq(&lab.log());
 }
 
 #[test]

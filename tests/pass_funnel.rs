@@ -8,7 +8,8 @@ use expect_test::expect;
 use passlab::instrument::Trace;
 use passlab::ir::{Expr, Module};
 use passlab::pass::{
-    function_pass, module_pass, Flow, PassDiagnostic, PassError, PassEvent, PassInfo, PassObserver,
+    function_pass, module_pass, Flow, PassDiagnostic, PassErrorKind, PassEvent, PassInfo,
+    PassObserver,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -86,6 +87,44 @@ fn a_pass_in_required_pass_skips_every_should_run() {
 }
 
 #[test]
+fn outcomes_tell_whether_the_module_changed() {
+    let lab = Lab::new();
+    let m = module();
+    let same = lab.pm.apply(&marker("Same", 0, &[]), &m).unwrap();
+    assert!(!same.changed && same.module.same_as(&m));
+    let changed = lab.pm.apply(&tagger("T", 0, &[]), &m).unwrap();
+    assert!(changed.changed && tags(&changed.module) == ["T"] && tags(&m).is_empty());
+}
+
+#[test]
+fn a_run_owns_what_it_uses_and_can_move_to_another_thread() {
+    fn assert_send<T: Send>() {}
+    assert_send::<passlab::pass::PassCx>();
+    assert_send::<passlab::pass::PassManager>();
+    let mut lab = Lab::new();
+    let ctx = ctx_with(vec![trace("t")]);
+    lab.pm.enter(&ctx).unwrap();
+    let mut cx = lab.pm.cx();
+    let p = marker("P", 0, &[]);
+    let m = module();
+    let out = std::thread::spawn(move || cx.run(&p, &m))
+        .join()
+        .unwrap()
+        .unwrap();
+    assert!(tags(&out).is_empty());
+    lab.pm.exit(&ctx).unwrap();
+    expect![[r#"
+        [t] enter_pass_ctx
+        [t] should_run P
+        [t] run_before_pass P
+        [body] P
+        [t] run_after_pass P
+        [t] exit_pass_ctx
+    "#]]
+    .assert_eq(&lab.log());
+}
+
+#[test]
 fn a_pass_running_another_pass_goes_through_the_funnel() {
     let mut lab = Lab::new();
     let inner = marker("Inner", 5, &[]);
@@ -127,11 +166,11 @@ fn an_interrupt_stops_the_run_at_the_next_pass_boundary() {
         .pm
         .with_context(&ctx_with(vec![trace("t")]), |pm| pm.run(&pipeline, &m))
         .unwrap_err();
-    assert!(matches!(&err, PassError::Interrupted { pass } if &**pass == "B"));
+    assert!(matches!(err.kind(), PassErrorKind::Interrupted { pass } if &**pass == "B"));
     lab.note(&format!("error: {err}"));
     // The flag is the caller's to reset; until then nothing runs.
     let err = lab.pm.run(&pipeline, &m).unwrap_err();
-    assert!(matches!(&err, PassError::Interrupted { pass } if &**pass == "s"));
+    assert!(matches!(err.kind(), PassErrorKind::Interrupted { pass } if &**pass == "s"));
     flag.store(false, Ordering::SeqCst);
     lab.pm.run(&marker("C", 0, &[]), &m).unwrap();
     expect![[r#"
@@ -175,6 +214,7 @@ impl PassObserver for Recorder {
     }
 
     fn after_pass(&self, e: &PassEvent<'_>) -> Flow {
+        assert!(e.elapsed.is_some());
         self.events.lock().unwrap().push(format!(
             "after {} changed={}",
             e.info.name(),
@@ -204,7 +244,7 @@ fn the_observer_sees_every_pass_and_can_abort() {
         ],
     );
     let err = lab.pm.run(&pipeline, &module()).unwrap_err();
-    assert!(matches!(&err, PassError::Aborted { pass } if &**pass == "Stop"));
+    assert!(matches!(err.kind(), PassErrorKind::Aborted { pass } if &**pass == "Stop"));
     expect![[r#"
         before s depth=0 stack=[]
         before inner depth=1 stack=[s]
@@ -245,7 +285,7 @@ fn diagnostics_fail_the_pass_with_its_name_and_point_at_the_source() {
         Ok(f.clone())
     });
     let err = lab.pm.run(&fail, &m).unwrap_err();
-    let PassError::Diagnostics { pass, diagnostics } = &err else {
+    let PassErrorKind::Diagnostics { pass, diagnostics } = err.kind() else {
         panic!("{err:?}")
     };
     assert_eq!(&**pass, "Check");

@@ -5,7 +5,7 @@ mod support;
 
 use expect_test::{expect, Expect};
 use passlab::instrument::Trace;
-use passlab::pass::{PassContext, PassError, PassInfo, Sequential};
+use passlab::pass::{PassContext, PassErrorKind, PassInfo, Sequential};
 use std::sync::Arc;
 use support::*;
 
@@ -200,7 +200,10 @@ fn gate_order_disabled_then_required_then_opt_level() {
         let log = lab.log();
         // A child that passes the gate has its required list looked at (and "Missing" fails);
         // a gated-out child gets no instrument call and its required list is not read.
-        let reached = matches!(r, Err(PassError::UnknownPass { .. }));
+        let reached = matches!(
+            r.as_ref().map_err(|e| e.kind()),
+            Err(PassErrorKind::UnknownPass { .. })
+        );
         assert_eq!(reached, c.runs, "case {i}: {log}\n{r:?}");
         if !c.runs {
             assert!(r.is_ok() && !log.contains(" P\n"), "case {i}: {log}");
@@ -428,8 +431,8 @@ fn unknown_required_pass_fails_only_when_reached() {
     // The error names both passes; construction never looked the names up.
     let m = module();
     let err = lab.pm.run(&pipeline, &m).unwrap_err();
-    match err {
-        PassError::UnknownPass {
+    match err.into_kind() {
+        PassErrorKind::UnknownPass {
             name,
             required_by,
             suggestion,

@@ -185,7 +185,8 @@ impl Instrument for PassTimingInstrument {
         // A pass that started before this instrument was installed has no open record.
         if st.open.len() == cx.depth + 1 {
             let i = *st.open.last().expect("checked length");
-            if st.nodes[i].name == *info.name_arc() {
+            let name = &st.nodes[i].name;
+            if Arc::ptr_eq(name, info.name_arc()) || name == info.name_arc() {
                 st.open.pop();
                 st.nodes[i].total = now.saturating_sub(st.nodes[i].start);
             }

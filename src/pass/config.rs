@@ -5,7 +5,7 @@
 //! types. The built-in keys are the rows of [`BUILTIN_CONFIG_KEYS`]; code that adds a pass can
 //! register more with [`register_config_key`].
 
-use super::error::PassError;
+use super::error::{PassError, PassErrorKind};
 use crate::suggest;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -226,10 +226,11 @@ pub fn register_config_key(key: ConfigKey) -> Result<(), PassError> {
         if old.ty == key.ty {
             return Ok(());
         }
-        return Err(PassError::Config(format!(
+        return Err(PassErrorKind::Config(format!(
             "config key {:?} is already registered with type {}",
             key.name, old.ty
-        )));
+        ))
+        .into());
     }
     keys.push(key);
     Ok(())
@@ -270,7 +271,7 @@ impl Config {
             let v = key
                 .ty
                 .coerce(&format!("config {k:?}"), v)
-                .map_err(PassError::Config)?;
+                .map_err(|m| PassError::from(PassErrorKind::Config(m)))?;
             values.insert(k, v);
         }
         Ok(Config { values })
@@ -306,5 +307,5 @@ fn unknown_key(k: &str) -> PassError {
         msg.push_str(&format!(" (did you mean {s:?}?)"));
     }
     msg.push_str(&format!("; known keys: {}", names.join(", ")));
-    PassError::Config(msg)
+    PassErrorKind::Config(msg).into()
 }

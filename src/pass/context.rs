@@ -13,7 +13,7 @@ use super::sink::{lock, OutputSink};
 use crate::instrument::{self, InstrumentCx, InstrumentRef};
 use crate::ir::Module;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A pass context. `PassContext::default()` is TVM's: opt_level 2 and nothing else.
@@ -30,6 +30,8 @@ struct Inner {
     instruments: Mutex<Arc<[InstrumentRef]>>,
     /// Mirrors `!instruments.is_empty()` so the funnel can skip the lock when there are none.
     has_instruments: AtomicBool,
+    /// Bumped whenever the instrument list changes, so a run can keep its snapshot until then.
+    version: AtomicU64,
     /// `passlab.required = "cached"`: per pass name, the module its last run produced.
     ran_on: Mutex<Vec<(Arc<str>, Module)>>,
 }
@@ -134,6 +136,7 @@ impl PassContextBuilder {
             cached_required,
             instruments: Mutex::new(self.instruments.into()),
             has_instruments: AtomicBool::new(has),
+            version: AtomicU64::new(0),
             ran_on: Mutex::new(Vec::new()),
         })))
     }
@@ -181,6 +184,17 @@ impl PassContext {
 
     pub fn has_instruments(&self) -> bool {
         self.0.has_instruments.load(Ordering::Acquire)
+    }
+
+    /// Changes whenever the instrument list changes.
+    pub(crate) fn instruments_version(&self) -> u64 {
+        self.0.version.load(Ordering::Acquire)
+    }
+
+    /// The instrument list and its version, read together.
+    pub(crate) fn instruments_versioned(&self) -> (u64, Arc<[InstrumentRef]>) {
+        let list = lock(&self.0.instruments);
+        (self.0.version.load(Ordering::Acquire), list.clone())
     }
 
     /// True when both handles are the same context.
@@ -248,6 +262,7 @@ impl PassContext {
         self.0
             .has_instruments
             .store(!list.is_empty(), Ordering::Release);
+        self.0.version.fetch_add(1, Ordering::AcqRel);
         *slot = list;
     }
 
@@ -267,10 +282,7 @@ impl PassContext {
                     instrument::call(&**done, InstrumentPoint::ExitPassCtx, None, || {
                         done.exit_pass_ctx(&cx)
                     })
-                    .map_err(|exit_err| PassError::Both {
-                        first: Box::new(exit_err),
-                        second: Box::new(err.clone()),
-                    })?;
+                    .map_err(|exit_err| PassError::both(exit_err, err.clone()))?;
                 }
                 return Err(err);
             }

@@ -76,9 +76,14 @@ impl fmt::Display for InstrumentError {
     }
 }
 
+/// An error of the pass manager: a pointer to a [`PassErrorKind`], so results stay small
+/// (`Result<Module, PassError>` is two words and travels in registers through the funnel).
+#[derive(Clone)]
+pub struct PassError(Box<PassErrorKind>);
+
 /// Everything that can go wrong while constructing, entering or running passes.
 #[derive(Clone, Debug)]
-pub enum PassError {
+pub enum PassErrorKind {
     /// A pass body failed. `pass` is filled in by the funnel when the body leaves it empty.
     Failed {
         pass: Option<Arc<str>>,
@@ -119,63 +124,92 @@ pub enum PassError {
     /// Exiting a context that is not the innermost one, or exiting with none entered.
     Context(String),
     /// Two failures at once: exiting a context failed after its block had failed.
-    Both {
-        first: Box<PassError>,
-        second: Box<PassError>,
-    },
+    Both { first: PassError, second: PassError },
 }
 
 impl PassError {
     /// A pass failure; the funnel attaches the pass name.
     pub fn failed(message: impl Into<String>) -> PassError {
-        PassError::Failed {
+        PassErrorKind::Failed {
             pass: None,
             message: message.into(),
         }
+        .into()
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &PassErrorKind {
+        &self.0
+    }
+
+    pub fn into_kind(self) -> PassErrorKind {
+        *self.0
+    }
+
+    /// Both errors, `first` reported first.
+    pub fn both(first: PassError, second: PassError) -> PassError {
+        PassErrorKind::Both { first, second }.into()
     }
 
     /// The pass the error is about, when there is one.
     pub fn pass(&self) -> Option<&str> {
-        match self {
-            PassError::Failed { pass, .. } | PassError::Instrument { pass, .. } => pass.as_deref(),
-            PassError::Diagnostics { pass, .. }
-            | PassError::Panic { pass, .. }
-            | PassError::ModifiedInput { pass }
-            | PassError::Interrupted { pass }
-            | PassError::Aborted { pass } => Some(pass),
-            PassError::UnknownPass { required_by, .. } => required_by.as_deref(),
-            PassError::Both { first, .. } => first.pass(),
+        use PassErrorKind::*;
+        match self.kind() {
+            Failed { pass, .. } | Instrument { pass, .. } => pass.as_deref(),
+            Diagnostics { pass, .. }
+            | Panic { pass, .. }
+            | ModifiedInput { pass }
+            | Interrupted { pass }
+            | Aborted { pass } => Some(pass),
+            UnknownPass { required_by, .. } => required_by.as_deref(),
+            Both { first, .. } => first.pass(),
             _ => None,
         }
     }
 
     /// Fills in the pass name of a body failure that has none.
-    pub(crate) fn attach_pass(self, name: &Arc<str>) -> PassError {
-        match self {
-            PassError::Failed {
-                pass: None,
-                message,
-            } => PassError::Failed {
-                pass: Some(name.clone()),
-                message,
-            },
-            e => e,
+    pub(crate) fn attach_pass(mut self, name: &Arc<str>) -> PassError {
+        if let PassErrorKind::Failed {
+            pass: pass @ None, ..
+        } = &mut *self.0
+        {
+            *pass = Some(name.clone());
         }
+        self
+    }
+}
+
+impl From<PassErrorKind> for PassError {
+    fn from(kind: PassErrorKind) -> PassError {
+        PassError(Box::new(kind))
+    }
+}
+
+impl fmt::Debug for PassError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
     }
 }
 
 impl fmt::Display for PassError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Display for PassErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use PassErrorKind::*;
         match self {
-            PassError::Failed {
+            Failed {
                 pass: Some(p),
                 message,
             } => write!(f, "{p}: {message}"),
-            PassError::Failed {
+            Failed {
                 pass: None,
                 message,
             } => f.write_str(message),
-            PassError::Diagnostics { pass, diagnostics } => {
+            Diagnostics { pass, diagnostics } => {
                 write!(f, "{pass}: ")?;
                 let errors: Vec<String> = diagnostics
                     .iter()
@@ -184,7 +218,7 @@ impl fmt::Display for PassError {
                     .collect();
                 f.write_str(&errors.join("; "))
             }
-            PassError::Instrument {
+            Instrument {
                 instrument,
                 point,
                 pass,
@@ -196,8 +230,8 @@ impl fmt::Display for PassError {
                 }
                 f.write_str(")")
             }
-            PassError::Panic { pass, message } => write!(f, "{pass}: the pass panicked: {message}"),
-            PassError::UnknownPass {
+            Panic { pass, message } => write!(f, "{pass}: the pass panicked: {message}"),
+            UnknownPass {
                 name,
                 required_by,
                 suggestion,
@@ -214,15 +248,15 @@ impl fmt::Display for PassError {
                 }
                 Ok(())
             }
-            PassError::Options { pass, message } => write!(f, "{pass}: {message}"),
-            PassError::Config(msg) | PassError::Context(msg) => f.write_str(msg),
-            PassError::ModifiedInput { pass } => write!(
+            Options { pass, message } => write!(f, "{pass}: {message}"),
+            Config(msg) | Context(msg) => f.write_str(msg),
+            ModifiedInput { pass } => write!(
                 f,
                 "{pass}: the pass modified its input module (testing.immutable_module)"
             ),
-            PassError::Interrupted { pass } => write!(f, "interrupted before pass {pass}"),
-            PassError::Aborted { pass } => write!(f, "run aborted at pass {pass}"),
-            PassError::Both { first, second } => write!(f, "{first}\nwhile handling: {second}"),
+            Interrupted { pass } => write!(f, "interrupted before pass {pass}"),
+            Aborted { pass } => write!(f, "run aborted at pass {pass}"),
+            Both { first, second } => write!(f, "{first}\nwhile handling: {second}"),
         }
     }
 }

@@ -15,17 +15,18 @@
 //! thread, e.g. to be paused by a debugger while the session goes on.
 
 use super::diagnostics::PassDiagnostic;
-use super::error::{panic_message, InstrumentPoint, PassError};
+use super::error::{panic_message, InstrumentPoint, PassError, PassErrorKind};
 use super::info::PassInfo;
 use super::observer::{Flow, PassEvent, PassObserver};
 use super::registry::Registry;
 use super::sink::{emit, ChunkKind, OutputSink};
 use super::{Pass, PassContext};
-use crate::instrument::{self, InstrumentCx};
+use crate::instrument::{self, InstrumentCx, InstrumentRef};
 use crate::ir::{structural::module_hash, Module};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// The state of one run of passes under one context.
 pub struct PassCx {
@@ -36,13 +37,17 @@ pub struct PassCx {
     observer: Option<Arc<dyn PassObserver>>,
     frames: Vec<PassInfo>,
     diagnostics: Vec<PassDiagnostic>,
+    /// The context's instrument list as last read, with its version (re-read on change).
+    instruments: (u64, Arc<[InstrumentRef]>),
 }
 
 impl PassCx {
     /// A run under `ctx`, finding required passes in `registry` and writing to `sink`.
     pub fn new(ctx: PassContext, registry: Arc<Registry>, sink: Arc<dyn OutputSink>) -> PassCx {
+        let instruments = ctx.instruments_versioned();
         PassCx {
             ctx,
+            instruments,
             registry,
             sink,
             interrupt: None,
@@ -53,7 +58,7 @@ impl PassCx {
     }
 
     /// Checks `flag` before every pass; once it is set, the run stops with
-    /// [`PassError::Interrupted`]. The flag is the caller's to reset.
+    /// [`PassErrorKind::Interrupted`]. The flag is the caller's to reset.
     pub fn with_interrupt(mut self, flag: Option<Arc<AtomicBool>>) -> PassCx {
         self.interrupt = flag;
         self
@@ -100,32 +105,36 @@ impl PassCx {
         let info = pass.info();
         if let Some(flag) = &self.interrupt {
             if flag.load(Ordering::Relaxed) {
-                return Err(PassError::Interrupted {
+                return Err(PassErrorKind::Interrupted {
                     pass: info.name_arc().clone(),
-                });
+                }
+                .into());
             }
         }
-        self.observe(info, m, None)?;
+        self.observe(info, m, None, None)?;
         if self.ctx.has_instruments() && !self.instrument_before(info, m)? {
             return Ok(m.clone());
         }
+        // The observer gets the body's duration (`break slower 10ms`); without one, no clock.
+        let started = self.observer.is_some().then(Instant::now);
         let out = self.run_body(pass, m)?;
+        let elapsed = started.map(|t| t.elapsed());
         if self.ctx.caches_required() {
             self.ctx.record_run(info.name_arc(), &out);
         }
         if self.ctx.has_instruments() {
-            let list = self.ctx.instruments();
+            self.refresh_instruments();
             let icx = InstrumentCx {
                 sink: &*self.sink,
                 depth: self.frames.len(),
             };
-            for inst in list.iter() {
+            for inst in self.instruments.1.iter() {
                 instrument::call(&**inst, InstrumentPoint::RunAfterPass, Some(info), || {
                     inst.run_after_pass(&out, info, &icx)
                 })?;
             }
         }
-        self.observe(info, m, Some(&out))?;
+        self.observe(info, m, Some(&out), elapsed)?;
         Ok(out)
     }
 
@@ -146,7 +155,8 @@ impl PassCx {
 
     /// `should_run` (unless required by the context) and `run_before_pass`; false = skip.
     fn instrument_before(&mut self, info: &PassInfo, m: &Module) -> Result<bool, PassError> {
-        let list = self.ctx.instruments();
+        self.refresh_instruments();
+        let list = &self.instruments.1;
         let icx = InstrumentCx {
             sink: &*self.sink,
             depth: self.frames.len(),
@@ -170,6 +180,14 @@ impl PassCx {
         Ok(true)
     }
 
+    /// Re-reads the context's instrument list if it changed since the last read (a lock and a
+    /// pointer copy then; two atomic loads otherwise).
+    fn refresh_instruments(&mut self) {
+        if self.ctx.instruments_version() != self.instruments.0 {
+            self.instruments = self.ctx.instruments_versioned();
+        }
+    }
+
     /// The body, with panics caught, diagnostics collected and the input checked.
     fn run_body(&mut self, pass: &Pass, m: &Module) -> Result<Module, PassError> {
         let info = pass.info();
@@ -184,10 +202,11 @@ impl PassCx {
         self.frames.truncate(depth);
         let mut out = match result {
             Ok(r) => r.map_err(|e| e.attach_pass(info.name_arc())),
-            Err(payload) => Err(PassError::Panic {
+            Err(payload) => Err(PassErrorKind::Panic {
                 pass: info.name_arc().clone(),
                 message: panic_message(&*payload),
-            }),
+            }
+            .into()),
         };
         if self.diagnostics.len() > diag_start {
             let diags = self.diagnostics.split_off(diag_start);
@@ -200,17 +219,19 @@ impl PassCx {
                 );
             }
             if out.is_ok() && diags.iter().any(PassDiagnostic::is_error) {
-                out = Err(PassError::Diagnostics {
+                out = Err(PassErrorKind::Diagnostics {
                     pass: info.name_arc().clone(),
                     diagnostics: diags,
-                });
+                }
+                .into());
             }
         }
         if let (Some(h), Ok(_)) = (input_hash, &out) {
             if module_hash(m, false) != h {
-                out = Err(PassError::ModifiedInput {
+                out = Err(PassErrorKind::ModifiedInput {
                     pass: info.name_arc().clone(),
-                });
+                }
+                .into());
             }
         }
         out
@@ -221,6 +242,7 @@ impl PassCx {
         info: &PassInfo,
         input: &Module,
         output: Option<&Module>,
+        elapsed: Option<Duration>,
     ) -> Result<(), PassError> {
         let Some(obs) = &self.observer else {
             return Ok(());
@@ -231,6 +253,7 @@ impl PassCx {
             output,
             depth: self.frames.len(),
             stack: &self.frames,
+            elapsed,
         };
         let flow = match output {
             None => obs.before_pass(&event),
@@ -238,9 +261,10 @@ impl PassCx {
         };
         match flow {
             Flow::Continue => Ok(()),
-            Flow::Abort => Err(PassError::Aborted {
+            Flow::Abort => Err(PassErrorKind::Aborted {
                 pass: info.name_arc().clone(),
-            }),
+            }
+            .into()),
         }
     }
 }

@@ -8,6 +8,7 @@
 //! instrument. [`PassManager::with_context`] and [`ContextScope`] exit even when the block
 //! fails; when both fail, the exit error comes first.
 
+use super::error::PassErrorKind;
 use super::funnel::PassCx;
 use super::observer::PassObserver;
 use super::registry::{PassOptions, Registry};
@@ -99,9 +100,10 @@ impl PassManager {
         match self.stack.last() {
             Some(top) if top.same_as(ctx) => {}
             Some(_) => {
-                return Err(PassError::Context(
+                return Err(PassErrorKind::Context(
                     "cannot exit a PassContext that is not the innermost entered one".into(),
-                ))
+                )
+                .into())
             }
             None => return Err(no_context()),
         }
@@ -129,7 +131,7 @@ impl PassManager {
 
     /// Runs `block` inside `ctx` (Python's `with`): enter, the block, exit — also when the
     /// block fails or panics. When both the block and the exit fail, the error is
-    /// [`PassError::Both`] with the exit error first.
+    /// [`PassErrorKind::Both`] with the exit error first.
     pub fn with_context<T>(
         &mut self,
         ctx: &PassContext,
@@ -142,10 +144,7 @@ impl PassManager {
             (Err(panic), _) => resume_unwind(panic),
             (Ok(r), Ok(())) => r,
             (Ok(Ok(_)), Err(x)) => Err(x),
-            (Ok(Err(e)), Err(x)) => Err(PassError::Both {
-                first: Box::new(x),
-                second: Box::new(e),
-            }),
+            (Ok(Err(e)), Err(x)) => Err(PassError::both(x, e)),
         }
     }
 
@@ -180,6 +179,14 @@ impl PassManager {
         self.cx().run(pass, m)
     }
 
+    /// [`run`](Self::run), also telling whether the pass changed the module (returned a
+    /// different module value; see [`Module::same_as`]).
+    pub fn apply(&self, pass: &Pass, m: &Module) -> Result<PassOutcome, PassError> {
+        let module = self.run(pass, m)?;
+        let changed = !module.same_as(m);
+        Ok(PassOutcome { module, changed })
+    }
+
     pub fn registry(&self) -> &Registry {
         &self.registry
     }
@@ -200,8 +207,18 @@ impl PassManager {
     }
 }
 
+/// A pass's result: the new module, and whether it differs from the input module value.
+#[derive(Clone, Debug)]
+pub struct PassOutcome {
+    pub module: Module,
+    pub changed: bool,
+}
+
 fn no_context() -> PassError {
-    PassError::Context("no PassContext is entered (the default context cannot be exited)".into())
+    PassErrorKind::Context(
+        "no PassContext is entered (the default context cannot be exited)".into(),
+    )
+    .into()
 }
 
 /// An entered context that is exited when the guard goes away.

@@ -6,12 +6,13 @@
 
 use super::info::PassInfo;
 use crate::ir::Module;
+use std::time::Duration;
 
 /// What the run does after an observer callback.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flow {
     Continue,
-    /// Stop the run with [`PassError::Aborted`](super::PassError::Aborted).
+    /// Stop the run with [`PassErrorKind::Aborted`](super::PassErrorKind::Aborted).
     Abort,
 }
 
@@ -26,6 +27,8 @@ pub struct PassEvent<'a> {
     pub depth: usize,
     /// The names of the enclosing passes, outermost first (`where`).
     pub stack: &'a [PassInfo],
+    /// After the pass: how long its body took (instrument callbacks excluded).
+    pub elapsed: Option<Duration>,
 }
 
 impl PassEvent<'_> {

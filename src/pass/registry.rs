@@ -4,6 +4,7 @@
 //! rows come from [`crate::passes::BUILTIN_PASSES`]; a session adds user passes on top.
 
 use super::config::{ConfigType, ConfigValue};
+use super::error::PassErrorKind;
 use super::{Pass, PassError, PassInfo, PassKind};
 use crate::suggest;
 use std::sync::Arc;
@@ -184,10 +185,13 @@ impl Registry {
     /// Builds the pass `name` with keyword options (checked against its option list and
     /// coerced to their types).
     pub fn create(&self, name: &str, options: &PassOptions) -> Result<Pass, PassError> {
-        let entry = self.get(name).ok_or_else(|| PassError::UnknownPass {
-            name: name.to_string(),
-            required_by: None,
-            suggestion: self.closest(name).map(str::to_string),
+        let entry = self.get(name).ok_or_else(|| -> PassError {
+            PassErrorKind::UnknownPass {
+                name: name.to_string(),
+                required_by: None,
+                suggestion: self.closest(name).map(str::to_string),
+            }
+            .into()
         })?;
         let options = entry.validate(options)?;
         match &entry.maker {
@@ -198,24 +202,29 @@ impl Registry {
 
     /// Builds a pass named in `required_by`'s `required` list (no options).
     pub fn create_required(&self, name: &str, required_by: &PassInfo) -> Result<Pass, PassError> {
-        self.create(name, &PassOptions::new()).map_err(|e| match e {
-            PassError::UnknownPass {
-                name, suggestion, ..
-            } => PassError::UnknownPass {
-                name,
-                required_by: Some(required_by.name_arc().clone()),
-                suggestion,
-            },
-            e => e,
-        })
+        self.create(name, &PassOptions::new())
+            .map_err(|e| match e.into_kind() {
+                PassErrorKind::UnknownPass {
+                    name, suggestion, ..
+                } => PassErrorKind::UnknownPass {
+                    name,
+                    required_by: Some(required_by.name_arc().clone()),
+                    suggestion,
+                }
+                .into(),
+                kind => kind.into(),
+            })
     }
 }
 
 impl Registered {
     fn validate(&self, options: &PassOptions) -> Result<PassOptions, PassError> {
-        let err = |message: String| PassError::Options {
-            pass: self.name.to_string(),
-            message,
+        let err = |message: String| -> PassError {
+            PassErrorKind::Options {
+                pass: self.name.to_string(),
+                message,
+            }
+            .into()
         };
         let mut out = PassOptions::new();
         for (k, v) in options.iter() {
