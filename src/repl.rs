@@ -56,7 +56,9 @@ fn interactive(session: &mut Session) -> i32 {
         Ok(rl) => rl,
         Err(e) => {
             eprintln!("error: cannot start the line editor: {e}");
-            *session = Rc::try_unwrap(shared).map(RefCell::into_inner).unwrap_or_default();
+            *session = Rc::try_unwrap(shared)
+                .map(RefCell::into_inner)
+                .unwrap_or_default();
             return piped(session);
         }
     };
@@ -106,7 +108,9 @@ fn interactive(session: &mut Session) -> i32 {
         }
     }
     drop(rl);
-    *session = Rc::try_unwrap(shared).map(RefCell::into_inner).unwrap_or_default();
+    *session = Rc::try_unwrap(shared)
+        .map(RefCell::into_inner)
+        .unwrap_or_default();
     exit_all(session);
     0
 }

@@ -22,7 +22,12 @@ pub struct ReplHelper {
 impl Completer for ReplHelper {
     type Candidate = Pair;
 
-    fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<Pair>)> {
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _ctx: &Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<Pair>)> {
         let Ok(s) = self.session.try_borrow() else {
             return Ok((pos, Vec::new()));
         };
@@ -44,7 +49,10 @@ impl Hinter for ReplHelper {
 
     /// The rest of the only completion of the word being typed (shown greyed).
     fn hint(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> Option<String> {
-        if pos < line.len() || line.is_empty() || line.ends_with(|c: char| !c.is_alphanumeric() && c != '_') {
+        if pos < line.len()
+            || line.is_empty()
+            || line.ends_with(|c: char| !c.is_alphanumeric() && c != '_')
+        {
             return None;
         }
         let s = self.session.try_borrow().ok()?;
@@ -54,7 +62,10 @@ impl Hinter for ReplHelper {
             return None;
         }
         match c.candidates.as_slice() {
-            [only] => only.strip_prefix(typed).map(str::to_string).filter(|r| !r.is_empty()),
+            [only] => only
+                .strip_prefix(typed)
+                .map(str::to_string)
+                .filter(|r| !r.is_empty()),
             _ => None,
         }
     }

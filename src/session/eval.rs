@@ -203,7 +203,9 @@ impl Session {
             Ok(out) => Ok(Value::Module(out)),
             Err(err) => {
                 let mut se = SessionError::at(err.to_string(), e.span);
-                if let crate::pass::PassError::Diagnostics { diagnostics, .. } = &err {
+                if let crate::pass::error::PassErrorKind::Diagnostics { diagnostics, .. } =
+                    err.kind()
+                {
                     let rendered: Vec<String> =
                         diagnostics.iter().map(|d| d.render(m, false)).collect();
                     se = se.with_detail(rendered.join("\n"));
