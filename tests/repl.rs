@@ -108,19 +108,19 @@ fn ctrl_c_interrupts_a_long_pipeline_and_keeps_values() {
         "\r\nloaded",
     );
     // 100 x 100 x 10 InferType runs: far longer than the wait before the interrupt.
-    let ten = vec!["InferType()"; 10].join(", ");
+    let ten = ["InferType()"; 10].join(", ");
     run(
         &mut p,
         &format!("s1 = Sequential([{ten}]); print(\"s1 ok\")"),
         "\r\ns1 ok",
     );
-    let hundred = vec!["s1"; 100].join(", ");
+    let hundred = ["s1"; 100].join(", ");
     run(
         &mut p,
         &format!("s2 = Sequential([{hundred}]); print(\"s2 ok\")"),
         "\r\ns2 ok",
     );
-    let hundred = vec!["s2"; 100].join(", ");
+    let hundred = ["s2"; 100].join(", ");
     run(
         &mut p,
         &format!("seq = Sequential([{hundred}]); print(\"seq ok\")"),
