@@ -6,6 +6,9 @@
 
 pub mod infer_type;
 pub mod print_ir;
+// passes-2: fusion, scale folding, layouts, lambda lifting, inlining.
+pub mod fuse_ops;
+pub mod typed;
 
 use crate::pass::config::ConfigType;
 use crate::pass::registry::{OptionSpec, PassEntry};
@@ -34,5 +37,19 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
             doc: "text printed after `PrintIR(`",
         }],
         constructor: print_ir::create,
+    },
+    // passes-2 rows.
+    PassEntry {
+        name: "FuseOps",
+        kind: PassKind::Function,
+        opt_level: 0,
+        required: &["InferType"],
+        summary: "fuse ops into Primitive functions by op pattern and post-dominance",
+        options: &[OptionSpec {
+            name: "fuse_opt_level",
+            ty: ConfigType::Int,
+            doc: "fusion level (-1: the context's opt_level; 0: one op per function)",
+        }],
+        constructor: fuse_ops::create,
     },
 ];
