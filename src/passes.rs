@@ -8,6 +8,10 @@ pub mod infer_type;
 pub mod print_ir;
 // passes-2: fusion, scale folding, layouts, lambda lifting, inlining.
 pub mod fuse_ops;
+pub mod inline_globals;
+pub mod lambda_lift;
+pub mod remove_unused_functions;
+pub mod subst;
 pub mod typed;
 
 use crate::pass::config::ConfigType;
@@ -51,5 +55,36 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
             doc: "fusion level (-1: the context's opt_level; 0: one op per function)",
         }],
         constructor: fuse_ops::create,
+    },
+    PassEntry {
+        name: "LambdaLift",
+        kind: PassKind::Module,
+        opt_level: 1,
+        required: &[],
+        summary: "lift nested functions to global functions (closures capture free variables)",
+        options: &[],
+        constructor: lambda_lift::create,
+    },
+    PassEntry {
+        name: "InlineGlobals",
+        kind: PassKind::Module,
+        opt_level: 1,
+        required: &[],
+        summary: "inline global functions marked Inline=1 into their callers (TVM's Inline())",
+        options: &[],
+        constructor: inline_globals::create,
+    },
+    PassEntry {
+        name: "RemoveUnusedFunctions",
+        kind: PassKind::Module,
+        opt_level: 1,
+        required: &[],
+        summary: "remove global functions not reachable from the entry functions",
+        options: &[OptionSpec {
+            name: "entry_functions",
+            ty: ConfigType::StrList,
+            doc: "the functions to keep with everything they reach (default [\"main\"])",
+        }],
+        constructor: remove_unused_functions::create,
     },
 ];
