@@ -7,6 +7,7 @@
 pub mod infer_type;
 pub mod print_ir;
 // passes-2: fusion, scale folding, layouts, lambda lifting, inlining.
+pub mod fold_scale_axis;
 pub mod fuse_ops;
 pub mod inline_globals;
 pub mod lambda_lift;
@@ -55,6 +56,33 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
             doc: "fusion level (-1: the context's opt_level; 0: one op per function)",
         }],
         constructor: fuse_ops::create,
+    },
+    PassEntry {
+        name: "BackwardFoldScaleAxis",
+        kind: PassKind::Function,
+        opt_level: 3,
+        required: &["InferType"],
+        summary: "fold a per-channel multiply after a conv/dense into its weights",
+        options: &[],
+        constructor: fold_scale_axis::create_backward,
+    },
+    PassEntry {
+        name: "ForwardFoldScaleAxis",
+        kind: PassKind::Function,
+        opt_level: 3,
+        required: &["InferType"],
+        summary: "fold a per-channel multiply before a conv/dense into its weights",
+        options: &[],
+        constructor: fold_scale_axis::create_forward,
+    },
+    PassEntry {
+        name: "FoldScaleAxis",
+        kind: PassKind::Sequential,
+        opt_level: 0,
+        required: &[],
+        summary: "Sequential of BackwardFoldScaleAxis, ForwardFoldScaleAxis and FoldConstant",
+        options: &[],
+        constructor: fold_scale_axis::create,
     },
     PassEntry {
         name: "LambdaLift",

@@ -64,3 +64,13 @@ fn inline_globals_on_a_million_lets() {
 fn remove_unused_functions_on_a_million_lets() {
     deep("RemoveUnusedFunctions", PassOptions::new());
 }
+
+#[test]
+fn backward_fold_scale_axis_on_a_million_lets() {
+    deep("BackwardFoldScaleAxis", PassOptions::new());
+}
+
+#[test]
+fn forward_fold_scale_axis_on_a_million_lets() {
+    deep("ForwardFoldScaleAxis", PassOptions::new());
+}
