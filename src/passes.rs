@@ -7,10 +7,13 @@
 pub mod infer_type;
 pub mod print_ir;
 // passes-2: fusion, scale folding, layouts, lambda lifting, inlining.
+pub mod alter_op_layout;
+pub mod convert_layout;
 pub mod fold_scale_axis;
 pub mod fuse_ops;
 pub mod inline_globals;
 pub mod lambda_lift;
+pub mod layout_rewrite;
 pub mod remove_unused_functions;
 pub mod subst;
 pub mod typed;
@@ -83,6 +86,28 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
         summary: "Sequential of BackwardFoldScaleAxis, ForwardFoldScaleAxis and FoldConstant",
         options: &[],
         constructor: fold_scale_axis::create,
+    },
+    PassEntry {
+        name: "ConvertLayout",
+        kind: PassKind::Function,
+        opt_level: 3,
+        required: &["InferType", "CanonicalizeOps"],
+        summary: "convert ops to desired data/kernel layouts, inserting layout_transform",
+        options: &[OptionSpec {
+            name: "desired_layouts",
+            ty: ConfigType::StrListMap,
+            doc: "op name -> [data_layout, kernel_layout], e.g. {\"nn.conv2d\": [\"NCHW\", \"default\"]}",
+        }],
+        constructor: convert_layout::create,
+    },
+    PassEntry {
+        name: "AlterOpLayout",
+        kind: PassKind::Function,
+        opt_level: 3,
+        required: &["InferType"],
+        summary: "apply each op's alter-layout hook (none without a target: unchanged)",
+        options: &[],
+        constructor: alter_op_layout::create,
     },
     PassEntry {
         name: "LambdaLift",
