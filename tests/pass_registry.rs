@@ -74,7 +74,17 @@ fn the_table_lists_every_builtin_pass() {
         })
         .collect();
     expect![[r#"
+        AlterOpLayout function opt_level=3 required=["InferType"] options=[] - apply each op's alter-layout hook (none without a target: unchanged)
+        BackwardFoldScaleAxis function opt_level=3 required=["InferType"] options=[] - fold a per-channel multiply after a conv/dense into its weights
+        ConvertLayout function opt_level=3 required=["InferType", "CanonicalizeOps"] options=[desired_layouts: dict of str to list of str] - convert ops to desired data/kernel layouts, inserting layout_transform
+        FoldScaleAxis sequential opt_level=0 required=[] options=[] - Sequential of BackwardFoldScaleAxis, ForwardFoldScaleAxis and FoldConstant
+        ForwardFoldScaleAxis function opt_level=3 required=["InferType"] options=[] - fold a per-channel multiply before a conv/dense into its weights
+        FuseOps function opt_level=0 required=["InferType"] options=[fuse_opt_level: int] - fuse ops into Primitive functions by op pattern and post-dominance
+        InferType module opt_level=0 required=[] options=[] - infer the type of every expression (fills parameter and return annotations)
+        InlineGlobals module opt_level=1 required=[] options=[] - inline global functions marked Inline=1 into their callers (TVM's Inline())
+        LambdaLift module opt_level=1 required=[] options=[] - lift nested functions to global functions (closures capture free variables)
         PrintIR module opt_level=0 required=[] options=[header: str] - print the module to the output (with a header) and return it unchanged
+        RemoveUnusedFunctions module opt_level=1 required=[] options=[entry_functions: list of str] - remove global functions not reachable from the entry functions
     "#]]
     .assert_eq(&(rows.join("\n") + "\n"));
     // The table's metadata agrees with the passes it builds.

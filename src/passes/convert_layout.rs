@@ -109,12 +109,12 @@ pub fn pass(desired: DesiredLayouts) -> Pass {
 }
 
 /// The registry's constructor: `ConvertLayout(desired_layouts={"nn.conv2d": ["NCHW",
-/// "default"]})`.
+/// "default"]})`. Without `desired_layouts` (TVM requires it) nothing is converted.
 pub fn create(options: &PassOptions) -> Result<Pass, PassError> {
     let map = options
         .get("desired_layouts")
         .and_then(|v| v.as_map())
-        .ok_or_else(|| PassError::failed("ConvertLayout needs desired_layouts={op: [layouts]}"))?;
+        .unwrap_or(&[]);
     let desired = map
         .iter()
         .map(|(k, v)| {
