@@ -104,6 +104,30 @@ impl Layout {
         Layout { axes }
     }
 
+    /// TVM's `AdjustSubordinateFactors`: this layout, with the factor of each sub-axis set to 1
+    /// where the operand (of layout `old` and shape `old_shape`) has extent 1 on that axis or
+    /// lacks it.
+    pub fn adjust_subordinate(&self, old: &Layout, old_shape: &[Option<i64>]) -> Layout {
+        let axes = self
+            .axes
+            .iter()
+            .map(|a| match a.factor {
+                None => *a,
+                Some(_) => {
+                    let one = match old.index_of(a.letter) {
+                        None => true,
+                        Some(i) => old_shape.get(i).copied().flatten() == Some(1),
+                    };
+                    Axis {
+                        factor: if one { Some(1) } else { a.factor },
+                        ..*a
+                    }
+                }
+            })
+            .collect();
+        Layout { axes }
+    }
+
     /// True when a `layout_transform` between the two exists (the same primal axes).
     pub fn convertible(&self, other: &Layout) -> bool {
         let primals = |l: &Layout| {

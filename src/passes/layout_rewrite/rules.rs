@@ -186,12 +186,23 @@ fn broadcast(
             } else {
                 1
             };
+            let small = 1 - large;
             let ret = ls[large].clone();
-            // TVM adjusts sub-axis factors when both operands had the same original layout;
-            // passlab keeps the smaller operand's layout then (no blocked factors to adjust).
-            if old_in[0] != old_in[1] {
-                ls[1 - large] = ret.clone();
-            }
+            ls[small] = match (&old_in[0], &old_in[1], &ret) {
+                // The same original layout (NHWC and NHW1): the large layout, with a sub-axis
+                // factor of 1 where the small operand has extent 1.
+                (Some(x), Some(y), Some(r)) if x == y => {
+                    let shape: Vec<Option<i64>> = types[small]
+                        .as_tensor()?
+                        .shape
+                        .iter()
+                        .map(|d| d.as_static())
+                        .collect();
+                    Some(r.adjust_subordinate(x, &shape))
+                }
+                // Otherwise (NHWC and C) the large layout: the small operand is expanded first.
+                _ => ret.clone(),
+            };
             ret
         }
     };
