@@ -223,3 +223,44 @@ fn every_typed_corpus_program_survives_every_pass() {
     }
     assert!(checked >= 20, "only {checked} corpus programs checked");
 }
+
+/// The number of `multiply` calls whose operand `i` is an `nn.conv2d` call (the conv -> batch
+/// norm scale pattern) and whose operand is a multiply (the scaled-input pattern).
+fn scale_patterns(m: &Module) -> (usize, usize) {
+    use passlab::ir::visit::post_order;
+    let (mut after_conv, mut multiplies) = (0, 0);
+    post_order(m.get("main").unwrap(), |e| {
+        if let Some((op, c)) = e.call_op_of() {
+            if op.name() == "multiply" {
+                multiplies += 1;
+                let is_conv = |x: &passlab::ir::Expr| {
+                    x.call_op_of().is_some_and(|(o, _)| o.name() == "nn.conv2d")
+                };
+                after_conv += c.args.iter().filter(|a| is_conv(a)).count();
+            }
+        }
+    });
+    (after_conv, multiplies)
+}
+
+/// On ResNet after SimplifyInference (TVM 0.8 dump), BackwardFoldScaleAxis folds every
+/// batch-norm scale that directly follows a conv into the conv's weight, and
+/// ForwardFoldScaleAxis then folds the input scale in front of the first conv.
+#[test]
+fn fold_scale_axis_folds_resnet_batch_norm_scales() {
+    let input = infer_module(&parse("glenside_resnet_simplified.relay")).unwrap();
+    let (conv_scales, multiplies) = scale_patterns(&input);
+    assert!(conv_scales >= 8, "{conv_scales}");
+    let backward = run("BackwardFoldScaleAxis", PassOptions::new(), 3, &input);
+    let (left, after_backward) = scale_patterns(&infer_module(&backward).unwrap());
+    assert_eq!(left, 0, "every conv -> multiply scale folds");
+    // Each fold leaves one multiply of the weight instead of the activation.
+    assert_eq!(after_backward, multiplies);
+    let forward = run("ForwardFoldScaleAxis", PassOptions::new(), 3, &backward);
+    let data_scaled = |m: &Module| {
+        let text = print_module_with(m, PrintOptions::default());
+        text.contains("multiply(%data,")
+    };
+    assert!(data_scaled(&backward));
+    assert!(!data_scaled(&forward), "the input scale moved into conv0's weight");
+}
