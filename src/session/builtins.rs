@@ -286,6 +286,50 @@ fn b_parse(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
         })
 }
 
+/// Flattens nested lists of numbers into values and a shape.
+fn flatten(
+    v: &Value,
+    depth: usize,
+    shape: &mut Vec<i64>,
+    out: &mut Vec<f64>,
+) -> Result<(), String> {
+    match v {
+        Value::Int(i) => out.push(*i as f64),
+        Value::Float(f) => out.push(*f),
+        Value::Bool(b) => out.push(*b as i64 as f64),
+        Value::List(items) => {
+            if shape.len() == depth {
+                shape.push(items.len() as i64);
+            } else if shape[depth] != items.len() as i64 {
+                return Err("rows of different lengths".into());
+            }
+            for i in items {
+                flatten(i, depth + 1, shape, out)?;
+            }
+        }
+        other => return Err(format!("a {} is not a number", other.kind())),
+    }
+    Ok(())
+}
+
+fn b_const(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let data = a.require("data")?;
+    let dtype_name = a.str("dtype")?.unwrap_or_else(|| "float32".into());
+    let dtype = crate::ir::DType::parse(&dtype_name)
+        .ok_or_else(|| at(format!("unknown dtype `{dtype_name}`"), a.span_of("dtype")))?;
+    let mut shape = Vec::new();
+    let mut values = Vec::new();
+    flatten(data, 0, &mut shape, &mut values)
+        .map_err(|e| at(format!("const: {e}"), a.span_of("data")))?;
+    let t = if dtype.is_float() {
+        crate::ir::TensorData::from_f64(dtype, shape, &values)
+    } else {
+        let ints: Vec<i64> = values.iter().map(|v| *v as i64).collect();
+        crate::ir::TensorData::from_i64(dtype, shape, &ints)
+    };
+    Ok(Value::Tensor(Arc::new(t)))
+}
+
 fn b_load(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
     let path = a
         .str("path")?
@@ -602,7 +646,8 @@ macro_rules! builtin {
 
 /// Every builtin.
 pub static BUILTINS: &[Builtin] = &[
-    builtin!("parse", Function, ["text"], "parse(\"\"\"<Relay text>\"\"\")", "a module from Relay text", b_parse),
+    builtin!("parse", Function, ["text", "meta"], "parse(\"\"\"<Relay text>\"\"\", meta=[const(...), ...])", "a module from Relay text (meta supplies meta[relay.Constant][i])", b_parse),
+    builtin!("const", Function, ["data", "dtype"], "const([1, 2, 3], dtype=\"float32\")", "a constant tensor (nested lists give the shape)", b_const),
     builtin!("load", Function, ["path"], "load(\"path.relay\")", "a module from a Relay file", b_load),
     builtin!("save", Function, ["module", "path"], "save(mod, \"path.relay\")", "write the printed module (atomically)", b_save),
     builtin!("equal", Function, ["a", "b"], "equal(a, b)", "structural equality up to variable names", b_equal),
