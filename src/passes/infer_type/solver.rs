@@ -1,0 +1,581 @@
+//! The type solver: a union-find over type terms plus a queue of pending op relations, in the
+//! manner of TVM's `TypeSolver`.
+//!
+//! A term is a hole (TVM's `IncompleteType`), a fully known [`Type`], or a tuple/function
+//! whose fields are themselves solver variables. Unification links roots; a hole always links
+//! under the other side, so a root is a hole only while nothing is known about it.
+//!
+//! Relations run eagerly when they are created; one that lacks information ("not yet") is
+//! stored and registered on every hole inside its arguments, and runs again when any of them
+//! is bound. Each binding wakes only the relations registered on that hole, so solving stays
+//! linear in practice. Tensor dimensions follow TVM's `UnifyDim`: equal extents unify, `?`
+//! against anything gives `?`, a symbolic `meta[...]` extent takes the other side.
+//!
+//! Deliberately not here: anything about expressions (the generator in `generate.rs` owns
+//! the messages that name expressions) and the op shape rules (`shape_rules.rs`). Recursion
+//! here follows the nesting of *types* only, never of expressions.
+
+use super::shape_rules::{Rel, Rule};
+use crate::ir::{Attrs, Dim, Span, TensorType, Type};
+use rustc_hash::FxHashMap;
+use std::sync::Arc;
+
+/// A solver variable.
+pub(super) type TV = u32;
+
+#[derive(Clone, Debug)]
+pub(super) enum Term {
+    Hole,
+    Known(Type),
+    Tuple(Arc<[TV]>),
+    Func(Arc<[TV]>, TV),
+}
+
+/// Where a constraint came from: the span of the expression and the global function index.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Origin {
+    pub span: Span,
+    pub func: u32,
+}
+
+/// An error raised while solving, with the place it is reported at.
+#[derive(Debug)]
+pub(super) struct SolveError {
+    pub message: String,
+    pub origin: Origin,
+}
+
+/// Two types that do not unify: the innermost conflicting pair, printed.
+#[derive(Debug)]
+pub(super) struct Mismatch {
+    pub left: String,
+    pub right: String,
+}
+
+#[derive(Clone)]
+pub(super) enum RelKind {
+    Op {
+        name: &'static str,
+        rule: Rule,
+        attrs: Attrs,
+    },
+    /// `tuple.index`: args are `[tuple, result]`.
+    Proj(usize),
+}
+
+pub(super) struct Relation {
+    pub kind: RelKind,
+    pub args: Vec<TV>,
+    pub origin: Origin,
+    pub solved: bool,
+    queued: bool,
+}
+
+#[derive(Default)]
+pub(super) struct Solver {
+    parent: Vec<TV>,
+    terms: Vec<Term>,
+    pub rels: Vec<Relation>,
+    queue: Vec<u32>,
+    watchers: FxHashMap<TV, Vec<u32>>,
+    scratch_types: Vec<Option<Type>>,
+}
+
+impl Solver {
+    pub fn with_capacity(n: usize) -> Solver {
+        Solver {
+            parent: Vec::with_capacity(n),
+            terms: Vec::with_capacity(n),
+            ..Solver::default()
+        }
+    }
+
+    fn push(&mut self, t: Term) -> TV {
+        let id = self.terms.len() as TV;
+        self.parent.push(id);
+        self.terms.push(t);
+        id
+    }
+
+    pub fn hole(&mut self) -> TV {
+        self.push(Term::Hole)
+    }
+
+    pub fn known(&mut self, t: Type) -> TV {
+        self.push(Term::Known(t))
+    }
+
+    pub fn tuple(&mut self, fields: Vec<TV>) -> TV {
+        self.push(Term::Tuple(fields.into()))
+    }
+
+    pub fn func(&mut self, params: Vec<TV>, ret: TV) -> TV {
+        self.push(Term::Func(params.into(), ret))
+    }
+
+    /// A variable for a written type; every `_` inside becomes a fresh hole.
+    pub fn from_type(&mut self, t: &Type) -> TV {
+        if t.is_complete() {
+            return self.known(t.clone());
+        }
+        match t {
+            Type::Incomplete => self.hole(),
+            Type::Tuple(fs) => {
+                let vs = fs.iter().map(|f| self.from_type(f)).collect();
+                self.tuple(vs)
+            }
+            Type::Func(ft) => {
+                let ps = ft.params.iter().map(|p| self.from_type(p)).collect();
+                let r = self.from_type(&ft.ret);
+                self.func(ps, r)
+            }
+            // ADT types are kept as opaque names.
+            _ => self.known(t.clone()),
+        }
+    }
+
+    pub fn find(&mut self, mut x: TV) -> TV {
+        let mut root = x;
+        while self.parent[root as usize] != root {
+            root = self.parent[root as usize];
+        }
+        while self.parent[x as usize] != root {
+            let next = self.parent[x as usize];
+            self.parent[x as usize] = root;
+            x = next;
+        }
+        root
+    }
+
+    /// The root's term (after `find`).
+    pub fn term(&mut self, x: TV) -> &Term {
+        let r = self.find(x);
+        &self.terms[r as usize]
+    }
+
+    /// The fully known type of `x`, if it has no holes left. Caches the result on the root.
+    pub fn resolve(&mut self, x: TV) -> Option<Type> {
+        let r = self.find(x);
+        let t = match &self.terms[r as usize] {
+            Term::Known(t) => return Some(t.clone()),
+            Term::Hole => return None,
+            Term::Tuple(vs) => {
+                let vs = vs.clone();
+                let fields = vs.iter().map(|v| self.resolve(*v)).collect::<Option<Vec<_>>>()?;
+                Type::tuple(fields)
+            }
+            Term::Func(ps, ret) => {
+                let (ps, ret) = (ps.clone(), *ret);
+                let params = ps.iter().map(|v| self.resolve(*v)).collect::<Option<Vec<_>>>()?;
+                Type::func(params, self.resolve(ret)?)
+            }
+        };
+        self.terms[r as usize] = Term::Known(t.clone());
+        Some(t)
+    }
+
+    /// The type of `x` as far as it is known, with `_` for holes (for messages).
+    pub fn partial(&mut self, x: TV) -> Type {
+        let r = self.find(x);
+        match &self.terms[r as usize] {
+            Term::Known(t) => t.clone(),
+            Term::Hole => Type::Incomplete,
+            Term::Tuple(vs) => {
+                let vs = vs.clone();
+                Type::tuple(vs.iter().map(|v| self.partial(*v)).collect())
+            }
+            Term::Func(ps, ret) => {
+                let (ps, ret) = (ps.clone(), *ret);
+                let params = ps.iter().map(|v| self.partial(*v)).collect();
+                Type::func(params, self.partial(ret))
+            }
+        }
+    }
+
+    fn mismatch(&mut self, a: TV, b: TV) -> Mismatch {
+        Mismatch {
+            left: self.partial(a).to_string(),
+            right: self.partial(b).to_string(),
+        }
+    }
+
+    /// Binds hole root `h` to root `to`, waking (or handing over) the relations waiting on it.
+    fn link_hole(&mut self, h: TV, to: TV) {
+        self.parent[h as usize] = to;
+        if let Some(ws) = self.watchers.remove(&h) {
+            if matches!(self.terms[to as usize], Term::Hole) {
+                // Nothing learned yet: the relations now wait on the merged hole.
+                self.watchers.entry(to).or_default().extend(ws);
+            } else {
+                self.wake(ws);
+            }
+        }
+    }
+
+    fn wake(&mut self, ws: Vec<u32>) {
+        for r in ws {
+            let rel = &mut self.rels[r as usize];
+            if !rel.solved && !rel.queued {
+                rel.queued = true;
+                self.queue.push(r);
+            }
+        }
+    }
+
+    pub fn unify(&mut self, a: TV, b: TV) -> Result<(), Mismatch> {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra == rb {
+            return Ok(());
+        }
+        match (&self.terms[ra as usize], &self.terms[rb as usize]) {
+            (Term::Hole, _) => {
+                self.link_hole(ra, rb);
+                Ok(())
+            }
+            (_, Term::Hole) => {
+                self.link_hole(rb, ra);
+                Ok(())
+            }
+            (Term::Known(x), Term::Known(y)) => {
+                let merged = match merge(x, y) {
+                    Ok(m) => m,
+                    Err(()) => return Err(self.mismatch(ra, rb)),
+                };
+                self.parent[rb as usize] = ra;
+                if let Some(m) = merged {
+                    self.terms[ra as usize] = Term::Known(m);
+                }
+                Ok(())
+            }
+            (Term::Known(x), _) => {
+                let x = x.clone();
+                self.unify_with_type(rb, &x)?;
+                self.parent[rb as usize] = ra;
+                Ok(())
+            }
+            (_, Term::Known(y)) => {
+                let y = y.clone();
+                self.unify_with_type(ra, &y)?;
+                self.parent[ra as usize] = rb;
+                Ok(())
+            }
+            (Term::Tuple(va), Term::Tuple(vb)) => {
+                if va.len() != vb.len() {
+                    return Err(self.mismatch(ra, rb));
+                }
+                let (va, vb) = (va.clone(), vb.clone());
+                self.parent[rb as usize] = ra;
+                for (x, y) in va.iter().zip(vb.iter()) {
+                    self.unify(*x, *y)?;
+                }
+                Ok(())
+            }
+            (Term::Func(pa, reta), Term::Func(pb, retb)) => {
+                if pa.len() != pb.len() {
+                    return Err(self.mismatch(ra, rb));
+                }
+                let (pa, pb, reta, retb) = (pa.clone(), pb.clone(), *reta, *retb);
+                self.parent[rb as usize] = ra;
+                for (x, y) in pa.iter().zip(pb.iter()) {
+                    self.unify(*x, *y)?;
+                }
+                self.unify(reta, retb)
+            }
+            _ => Err(self.mismatch(ra, rb)),
+        }
+    }
+
+    /// Unifies `x` with a fully known type without allocating a variable for it.
+    pub fn unify_with_type(&mut self, x: TV, t: &Type) -> Result<(), Mismatch> {
+        let r = self.find(x);
+        let fail = |s: &mut Solver| Mismatch {
+            left: s.partial(r).to_string(),
+            right: t.to_string(),
+        };
+        match &self.terms[r as usize] {
+            Term::Hole => {
+                self.terms[r as usize] = Term::Known(t.clone());
+                if let Some(ws) = self.watchers.remove(&r) {
+                    self.wake(ws);
+                }
+                Ok(())
+            }
+            Term::Known(k) => match merge(k, t) {
+                Ok(None) => Ok(()),
+                Ok(Some(m)) => {
+                    self.terms[r as usize] = Term::Known(m);
+                    Ok(())
+                }
+                Err(()) => Err(fail(self)),
+            },
+            Term::Tuple(vs) => match t {
+                Type::Tuple(ts) if ts.len() == vs.len() => {
+                    let vs = vs.clone();
+                    for (v, f) in vs.iter().zip(ts.iter()) {
+                        self.unify_with_type(*v, f)?;
+                    }
+                    Ok(())
+                }
+                _ => Err(fail(self)),
+            },
+            Term::Func(ps, ret) => match t {
+                Type::Func(ft) if ft.params.len() == ps.len() => {
+                    let (ps, ret) = (ps.clone(), *ret);
+                    for (v, p) in ps.iter().zip(ft.params.iter()) {
+                        self.unify_with_type(*v, p)?;
+                    }
+                    self.unify_with_type(ret, &ft.ret)
+                }
+                _ => Err(fail(self)),
+            },
+        }
+    }
+
+    /// Every hole root reachable inside `x`'s term.
+    fn holes(&mut self, x: TV, out: &mut Vec<TV>) {
+        let r = self.find(x);
+        match &self.terms[r as usize] {
+            Term::Hole => out.push(r),
+            Term::Known(_) => {}
+            Term::Tuple(vs) => {
+                let vs = vs.clone();
+                vs.iter().for_each(|v| self.holes(*v, out));
+            }
+            Term::Func(ps, ret) => {
+                let (ps, ret) = (ps.clone(), *ret);
+                ps.iter().for_each(|v| self.holes(*v, out));
+                self.holes(ret, out);
+            }
+        }
+    }
+
+    /// Adds a relation and runs it at once; if it cannot decide yet it waits for its holes.
+    pub fn add_relation(
+        &mut self,
+        kind: RelKind,
+        args: Vec<TV>,
+        origin: Origin,
+    ) -> Result<(), SolveError> {
+        if self.try_run(&kind, &args, origin)? {
+            return Ok(());
+        }
+        let id = self.rels.len() as u32;
+        self.rels.push(Relation {
+            kind,
+            args,
+            origin,
+            solved: false,
+            queued: false,
+        });
+        self.register(id);
+        Ok(())
+    }
+
+    fn register(&mut self, id: u32) {
+        let mut hs = Vec::new();
+        let args = std::mem::take(&mut self.rels[id as usize].args);
+        for a in &args {
+            self.holes(*a, &mut hs);
+        }
+        self.rels[id as usize].args = args;
+        hs.sort_unstable();
+        hs.dedup();
+        for h in hs {
+            self.watchers.entry(h).or_default().push(id);
+        }
+    }
+
+    /// Runs woken relations until none is left.
+    pub fn solve(&mut self) -> Result<(), SolveError> {
+        while let Some(id) = self.queue.pop() {
+            let rel = &mut self.rels[id as usize];
+            rel.queued = false;
+            if rel.solved {
+                continue;
+            }
+            let (kind, args, origin) = (rel.kind.clone(), std::mem::take(&mut rel.args), rel.origin);
+            let done = self.try_run(&kind, &args, origin);
+            self.rels[id as usize].args = args;
+            if done? {
+                self.rels[id as usize].solved = true;
+            } else {
+                self.register(id);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn has_pending_work(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    /// Runs one relation: `Ok(true)` when it is decided.
+    fn try_run(&mut self, kind: &RelKind, args: &[TV], origin: Origin) -> Result<bool, SolveError> {
+        let err = |message: String| SolveError { message, origin };
+        match kind {
+            RelKind::Proj(index) => {
+                let r = self.find(args[0]);
+                match &self.terms[r as usize] {
+                    Term::Hole => Ok(false),
+                    Term::Tuple(vs) if *index < vs.len() => {
+                        let v = vs[*index];
+                        self.unify(v, args[1]).map_err(|m| {
+                            err(format!("type mismatch in projection .{index}: {} vs {}", m.left, m.right))
+                        })?;
+                        Ok(true)
+                    }
+                    Term::Known(Type::Tuple(ts)) if *index < ts.len() => {
+                        let t = ts[*index].clone();
+                        self.unify_with_type(args[1], &t).map_err(|m| {
+                            err(format!("type mismatch in projection .{index}: {} vs {}", m.right, m.left))
+                        })?;
+                        Ok(true)
+                    }
+                    _ => {
+                        let t = self.partial(r);
+                        Err(err(projection_error(*index, &t)))
+                    }
+                }
+            }
+            RelKind::Op { name, rule, attrs } => match rule {
+                Rule::Identity => {
+                    // TVM's IdentityRel assigns every other type to the first: unify both ways.
+                    let out = *args.last().expect("relations have an output");
+                    self.unify(args[0], out).map_err(|m| {
+                        err(format!("type mismatch in `{name}`: {} vs {}", m.left, m.right))
+                    })?;
+                    Ok(true)
+                }
+                Rule::Fn(f) => {
+                    let mut types = std::mem::take(&mut self.scratch_types);
+                    types.clear();
+                    for a in args {
+                        types.push(self.resolve(*a));
+                    }
+                    let mut rel = Rel::new(name, attrs, &types);
+                    let res = f(&mut rel);
+                    let assigned = std::mem::take(&mut rel.assigned);
+                    self.scratch_types = types;
+                    if !res.map_err(err)? {
+                        return Ok(false);
+                    }
+                    let n_in = args.len() - 1;
+                    for (i, t) in assigned {
+                        self.unify_with_type(args[i], &t).map_err(|m| {
+                            err(if i == n_in {
+                                format!(
+                                    "type mismatch in `{name}`: the result has type {} but {} is expected here",
+                                    m.right, m.left
+                                )
+                            } else {
+                                format!(
+                                    "type mismatch in `{name}`: argument {} has type {} but the call requires {}",
+                                    i + 1,
+                                    m.left,
+                                    m.right
+                                )
+                            })
+                        })?;
+                    }
+                    Ok(true)
+                }
+            },
+        }
+    }
+
+    /// A relation still waiting that mentions `x` (for explaining what stayed unknown).
+    pub fn pending_use_of(&mut self, x: TV) -> Option<(String, usize)> {
+        let root = self.find(x);
+        for id in 0..self.rels.len() {
+            if self.rels[id].solved {
+                continue;
+            }
+            let args = self.rels[id].args.clone();
+            for (i, a) in args.iter().enumerate() {
+                if self.find(*a) == root {
+                    let what = match &self.rels[id].kind {
+                        RelKind::Op { name, .. } => format!("`{name}`"),
+                        RelKind::Proj(k) => format!("projection .{k}"),
+                    };
+                    return Some((what, i));
+                }
+            }
+        }
+        None
+    }
+}
+
+pub(super) fn projection_error(index: usize, t: &Type) -> String {
+    match t {
+        Type::Tuple(fs) => format!(
+            "tuple index {index} is out of range: the tuple has type {t} with {} field{}",
+            fs.len(),
+            if fs.len() == 1 { "" } else { "s" }
+        ),
+        _ => format!("cannot project field {index} out of a value of type {t}, which is not a tuple"),
+    }
+}
+
+/// Unifies two known types: `Ok(None)` when `x` already is the result, `Ok(Some(t))` when the
+/// result differs from `x` (a `?` dimension won), `Err` when they conflict.
+pub(super) fn merge(x: &Type, y: &Type) -> Result<Option<Type>, ()> {
+    match (x, y) {
+        (Type::Tensor(a), Type::Tensor(b)) => {
+            if Arc::ptr_eq(a, b) || a == b {
+                return Ok(None);
+            }
+            if a.dtype != b.dtype || a.shape.len() != b.shape.len() {
+                return Err(());
+            }
+            let mut changed = false;
+            let mut shape = Vec::with_capacity(a.shape.len());
+            for (da, db) in a.shape.iter().zip(&b.shape) {
+                let d = merge_dim(da, db)?;
+                changed |= d != *da;
+                shape.push(d);
+            }
+            Ok(changed.then(|| Type::Tensor(Arc::new(TensorType::new(shape, a.dtype)))))
+        }
+        (Type::Tuple(a), Type::Tuple(b)) => {
+            if a.len() != b.len() {
+                return Err(());
+            }
+            let mut out: Option<Vec<Type>> = None;
+            for (i, (fa, fb)) in a.iter().zip(b.iter()).enumerate() {
+                if let Some(m) = merge(fa, fb)? {
+                    out.get_or_insert_with(|| a.to_vec())[i] = m;
+                }
+            }
+            Ok(out.map(Type::tuple))
+        }
+        (Type::Func(a), Type::Func(b)) => {
+            if a.params.len() != b.params.len() {
+                return Err(());
+            }
+            let mut changed = false;
+            let mut params = Vec::with_capacity(a.params.len());
+            for (pa, pb) in a.params.iter().zip(&b.params) {
+                let m = merge(pa, pb)?;
+                changed |= m.is_some();
+                params.push(m.unwrap_or_else(|| pa.clone()));
+            }
+            let ret = merge(&a.ret, &b.ret)?;
+            changed |= ret.is_some();
+            Ok(changed.then(|| Type::func(params, ret.unwrap_or_else(|| a.ret.clone()))))
+        }
+        _ if x == y => Ok(None),
+        _ => Err(()),
+    }
+}
+
+/// TVM's `UnifyDim`: equal extents (either width) unify, `?` wins, a symbol takes the other.
+fn merge_dim(a: &Dim, b: &Dim) -> Result<Dim, ()> {
+    match (a, b) {
+        (Dim::Any, _) | (_, Dim::Any) => Ok(Dim::Any),
+        _ if a == b => Ok(a.clone()),
+        (Dim::Meta(..), _) => Ok(b.clone()),
+        (_, Dim::Meta(..)) => Ok(a.clone()),
+        _ if a.as_static() == b.as_static() => Ok(a.clone()),
+        _ => Err(()),
+    }
+}
