@@ -2,3 +2,4 @@
 //! analysis); the pass manager wraps them as registered module/function passes.
 
 pub mod infer_type;
+pub mod fold_constant;
