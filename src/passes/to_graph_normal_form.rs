@@ -4,17 +4,19 @@
 //!
 //! One post-order mutation per optimizable function: a let's value is rewritten before its
 //! body, its result is remembered, and every use of the variable in the body becomes that very
-//! node. A value that refers to its own variable (a recursive local function) cannot be
-//! substituted into itself: it is kept as `let %f = value; %f` and that expression is what
-//! the uses get, as TVM does.
+//! node. A value that refers to its own variable (a recursive local function, found by a first
+//! scope-aware walk) cannot be substituted into itself: it is kept as `let %f = value; %f` and
+//! that expression replaces the uses in the body, as TVM does (a second, small mutation of the
+//! body, since a variable node may be shared between the value and the body).
 //!
-//! Invariants: linear time and stack-safe (a million-deep let chain becomes a million-deep
-//! DAG of calls without recursion); the exact inverse of ToANormalForm on pure dataflow.
+//! Invariants: linear time (plus one walk of the body per recursive let) and stack-safe (a
+//! million-deep let chain becomes a million-deep DAG of calls without recursion); the exact
+//! inverse of ToANormalForm on pure dataflow.
 //! Deliberately not done: any purity check — side-effecting lets become shared dataflow
 //! nodes, exactly as in TVM.
 
 use crate::ir::mutate::{
-    mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_tuple, MutateState,
+    mutate, mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_tuple, MutateState,
     Mutator,
 };
 use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Var};
@@ -34,7 +36,10 @@ pub fn to_graph_expr(e: &Expr) -> Expr {
     if e.as_function().is_some_and(|f| f.skips_optimization()) {
         return e.clone();
     }
-    let mut g = Gnf::default();
+    let mut g = Gnf {
+        recursive: recursive_lets(e),
+        ..Gnf::default()
+    };
     crate::ir::visit::post_order(e, |n| {
         if let ExprKind::Let(l) = n.kind() {
             g.values.insert(l.var.id(), l.value.id());
@@ -51,9 +56,65 @@ struct Gnf {
     wanted: FxHashSet<usize>,
     /// Original let value -> its rewritten form.
     rewritten: FxHashMap<usize, Expr>,
-    /// Variables used inside their own value, and their `let %f = v; %f` replacement.
+    /// Variables used inside their own value.
     recursive: FxHashSet<u64>,
-    wrapped: FxHashMap<u64, Expr>,
+}
+
+/// The let-bound variables that occur inside their own value.
+fn recursive_lets(root: &Expr) -> FxHashSet<u64> {
+    enum Step {
+        Visit(Expr),
+        Leave(u64),
+    }
+    let mut out = FxHashSet::default();
+    let mut active = FxHashSet::default();
+    let mut seen = FxHashSet::default();
+    let mut stack = vec![Step::Visit(root.clone())];
+    while let Some(step) = stack.pop() {
+        let e = match step {
+            Step::Leave(v) => {
+                active.remove(&v);
+                continue;
+            }
+            Step::Visit(e) => e,
+        };
+        if !seen.insert(e.id()) {
+            continue;
+        }
+        match e.kind() {
+            ExprKind::Var(v) if active.contains(&v.id()) => {
+                out.insert(v.id());
+            }
+            ExprKind::Let(l) => {
+                stack.push(Step::Visit(l.body.clone()));
+                stack.push(Step::Leave(l.var.id()));
+                stack.push(Step::Visit(l.value.clone()));
+                active.insert(l.var.id());
+            }
+            kind => {
+                let mut kids = Vec::new();
+                kind.for_each_child(|c| kids.push(c.clone()));
+                stack.extend(kids.into_iter().rev().map(Step::Visit));
+            }
+        }
+    }
+    out
+}
+
+/// Replaces one variable by an expression.
+struct Substitute {
+    var: u64,
+    by: Expr,
+}
+
+impl Mutator for Substitute {
+    fn var(&mut self, e: &Expr, v: &Var) -> Expr {
+        if v.id() == self.var {
+            self.by.clone()
+        } else {
+            e.clone()
+        }
+    }
 }
 
 impl Gnf {
@@ -68,22 +129,10 @@ impl Gnf {
 impl Mutator for Gnf {
     fn var(&mut self, e: &Expr, v: &Var) -> Expr {
         let out = match self.values.get(&v.id()) {
-            Some(value) => match self.rewritten.get(value) {
-                Some(_) if self.recursive.contains(&v.id()) => {
-                    let value = self.rewritten[value].clone();
-                    self.wrapped
-                        .entry(v.id())
-                        .or_insert_with(|| Expr::let_(v.clone(), value, e.clone()))
-                        .clone()
-                }
-                Some(r) => r.clone(),
-                None => {
-                    // Still inside the value: a recursive reference stays a variable.
-                    self.recursive.insert(v.id());
-                    e.clone()
-                }
-            },
-            None => e.clone(),
+            Some(value) if !self.recursive.contains(&v.id()) => {
+                self.rewritten.get(value).cloned().unwrap_or_else(|| e.clone())
+            }
+            _ => e.clone(),
         };
         self.note(e, out)
     }
@@ -106,8 +155,14 @@ impl Mutator for Gnf {
         self.note(e, out)
     }
     fn let_(&mut self, e: &Expr, var: &Var, value: Expr, body: Expr) -> Expr {
-        let _ = (var, value);
-        self.note(e, body)
+        let out = if self.recursive.contains(&var.id()) {
+            let wrapped = Expr::let_(var.clone(), value, Expr::var(var));
+            let mut subst = Substitute { var: var.id(), by: wrapped };
+            mutate(&mut subst, &body)
+        } else {
+            body
+        };
+        self.note(e, out)
     }
     fn if_(&mut self, e: &Expr, cond: Expr, then_branch: Expr, else_branch: Expr) -> Expr {
         let out = rebuild_if(e, cond, then_branch, else_branch);
