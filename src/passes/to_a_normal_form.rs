@@ -20,6 +20,11 @@
 //! Invariants: every non-atomic subexpression is let-bound before use; sharing becomes one
 //! binding; linear time apart from the scope LCA walks (as TVM); stack-safe. Not idempotent,
 //! exactly like TVM: converting ANF again re-binds the final let body.
+//!
+//! One deliberate difference: a let's bindings share the enclosing scope's list instead of
+//! being collected apart and flattened afterwards (which is quadratic on let chains). The
+//! order differs from TVM's only when a node bound in the enclosing scope is first reached
+//! inside the let, where TVM would place it before all of the let's bindings.
 
 use crate::ir::mutate::{
     mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_tuple, MutateState,
@@ -59,10 +64,13 @@ fn is_primitive(f: &Function) -> bool {
     f.attr("Primitive").is_some_and(|v| v.as_int().unwrap_or(0) != 0)
 }
 
-/// The scope tree with one let list per scope.
+/// The scope tree with one let list per scope. A let's sub-scope shares its parent's list:
+/// TVM flattens a bound let into the enclosing list anyway, and sharing the storage keeps a
+/// chain of n lets linear instead of re-flattening the tail n times.
 struct Scopes {
     parent: Vec<u32>,
     level: Vec<u32>,
+    list_of: Vec<u32>,
     lists: Vec<Vec<(Var, Expr)>>,
 }
 
@@ -71,8 +79,22 @@ impl Scopes {
         let id = self.parent.len() as u32;
         self.parent.push(of.unwrap_or(id));
         self.level.push(of.map_or(0, |p| self.level[p as usize] + 1));
+        self.list_of.push(self.lists.len() as u32);
         self.lists.push(Vec::new());
         id
+    }
+
+    /// A child scope that shares its parent's let list (for let bodies).
+    fn let_child(&mut self, of: u32) -> u32 {
+        let id = self.parent.len() as u32;
+        self.parent.push(of);
+        self.level.push(self.level[of as usize] + 1);
+        self.list_of.push(self.list_of[of as usize]);
+        id
+    }
+
+    fn list(&mut self, scope: u32) -> &mut Vec<(Var, Expr)> {
+        &mut self.lists[self.list_of[scope as usize] as usize]
     }
 
     fn lca(&self, mut a: u32, mut b: u32) -> u32 {
@@ -90,7 +112,7 @@ impl Scopes {
 
     /// Wraps `body` in the bindings of `scope` (which are taken).
     fn get(&mut self, scope: u32, body: Expr) -> Expr {
-        let list = std::mem::take(&mut self.lists[scope as usize]);
+        let list = std::mem::take(self.list(scope));
         list.into_iter().rev().fold(body, |body, (v, e)| Expr::let_(v, e, body))
     }
 }
@@ -120,6 +142,7 @@ impl Fill {
         let mut scopes = Scopes {
             parent: Vec::new(),
             level: Vec::new(),
+            list_of: Vec::new(),
             lists: Vec::new(),
         };
         let global = scopes.child(None);
@@ -133,7 +156,7 @@ impl Fill {
             let mut edges: Vec<(&Expr, u32)> = Vec::new();
             match n.kind() {
                 ExprKind::Let(l) => {
-                    let sub = scopes.child(Some(s));
+                    let sub = scopes.let_child(s);
                     subs.insert(n.id(), [sub, sub]);
                     edges.extend([(&l.value, sub), (&l.body, sub)]);
                 }
@@ -184,7 +207,7 @@ impl Fill {
         match self.take_binder(e) {
             Some(v) => {
                 let s = self.scope(e);
-                self.scopes.lists[s as usize].push((v.clone(), e.clone()));
+                self.scopes.list(s).push((v.clone(), e.clone()));
                 Expr::var(&v)
             }
             None => e.clone(),
@@ -195,7 +218,7 @@ impl Fill {
     fn compound(&mut self, orig: &Expr, now: Expr) -> Expr {
         let var = self.take_binder(orig).unwrap_or_else(gensym);
         let s = self.scope(orig);
-        let list = &mut self.scopes.lists[s as usize];
+        let list = self.scopes.list(s);
         let mut cur = now;
         while let ExprKind::Let(l) = cur.kind() {
             list.push((l.var.clone(), l.value.clone()));
@@ -217,7 +240,7 @@ impl Mutator for Fill {
             ExprKind::Function(f) if is_primitive(f) => Some(self.compound(e, e.clone())),
             ExprKind::Let(l) => {
                 let s = self.scope(&l.value);
-                let mark = self.scopes.lists[s as usize].len();
+                let mark = self.scopes.list(s).len();
                 self.pending.insert(e.id(), (l.var.clone(), s, mark));
                 self.binder.insert(l.value.id(), l.var.clone());
                 None
@@ -262,11 +285,12 @@ impl Mutator for Fill {
             if !self.bound.contains(&var.id()) {
                 // The value was converted before (shared): bind its result here, before the body.
                 self.bound.insert(var.id());
-                let list = &mut self.scopes.lists[s as usize];
+                let list = self.scopes.list(s);
                 list.insert(mark.min(list.len()), (var, value));
             }
         }
-        let body = self.scopes.get(self.sub(e, 0), body);
+        // The let's sub-scope shares the enclosing list: its bindings are already in place,
+        // which is exactly what flattening `let %v = (let ...; body)` would produce.
         self.compound(e, body)
     }
 }
