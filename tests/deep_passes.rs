@@ -6,8 +6,8 @@ mod common;
 
 use passlab::ir::{visit, well_formed, Module};
 use passlab::passes::{
-    canonicalize_ops, dead_code, eliminate_common_subexpr, fold_constant, infer_type, simplify_inference,
-    to_a_normal_form, to_graph_normal_form,
+    canonicalize_ops, dead_code, eliminate_common_subexpr, fold_constant, infer_type,
+    simplify_inference, to_a_normal_form, to_graph_normal_form,
 };
 use passlab::testgen;
 use passlab::text::parse_module;
@@ -27,9 +27,12 @@ fn nodes(m: &Module) -> usize {
     visit::count_nodes(m.get("main").unwrap())
 }
 
+/// A pass under test.
+type PassFn = fn(&Module) -> Module;
+
 /// Runs every pass over one parse of the chain on a small stack (parsing a million lets is
 /// the expensive part); returns the node count of each output.
-fn deep(typed: bool, passes: Vec<(&'static str, fn(&Module) -> Module)>) -> Vec<(&'static str, usize)> {
+fn deep(typed: bool, passes: Vec<(&'static str, PassFn)>) -> Vec<(&'static str, usize)> {
     common::on_small_stack(move || {
         let m = chain(typed);
         passes
@@ -49,11 +52,21 @@ fn untyped_passes_on_a_million_deep_let_chain() {
         false,
         vec![
             ("FoldConstant", fold_constant::fold_constant),
-            ("DeadCodeElimination", |m| dead_code::dead_code_elimination(m, false, false)),
-            ("DeadCodeElimination(inline_once)", |m| dead_code::dead_code_elimination(m, true, false)),
-            ("EliminateCommonSubexpr", eliminate_common_subexpr::eliminate_common_subexpr),
+            ("DeadCodeElimination", |m| {
+                dead_code::dead_code_elimination(m, false, false)
+            }),
+            ("DeadCodeElimination(inline_once)", |m| {
+                dead_code::dead_code_elimination(m, true, false)
+            }),
+            (
+                "EliminateCommonSubexpr",
+                eliminate_common_subexpr::eliminate_common_subexpr,
+            ),
             ("ToANormalForm", to_a_normal_form::to_a_normal_form),
-            ("ToGraphNormalForm", to_graph_normal_form::to_graph_normal_form),
+            (
+                "ToGraphNormalForm",
+                to_graph_normal_form::to_graph_normal_form,
+            ),
         ],
     );
     for (name, n) in counts {
@@ -80,4 +93,38 @@ fn typed_passes_on_a_million_deep_let_chain() {
     for (name, n) in counts {
         assert!(n >= 4 * DEPTH, "{name}: {n}");
     }
+}
+
+/// EliminateCommonSubexpr finds candidates by hashing, not by scanning earlier calls of the
+/// same op: 100,000 calls of `add` (half of them duplicates) are handled at once.
+#[test]
+fn eliminate_common_subexpr_on_100k_calls() {
+    use std::fmt::Write;
+    let n = 50_000;
+    let mut s = String::from("#[version = \"0.0.5\"]\ndef @main(%x: float32) {\n");
+    for i in 0..n {
+        let prev = if i == 0 {
+            "%x".to_string()
+        } else {
+            format!("%{}", 2 * i - 1)
+        };
+        let _ = writeln!(
+            s,
+            "  %{} = add({prev}, 1f);\n  %{} = add({prev}, 1f);",
+            2 * i,
+            2 * i + 1
+        );
+    }
+    let _ = writeln!(s, "  %{}\n}}", 2 * n - 1);
+    let m = parse_module(&s, "wide").unwrap();
+    let out = eliminate_common_subexpr::eliminate_common_subexpr(&m);
+    let calls = |m: &Module| {
+        let mut k = 0;
+        visit::post_order(m.get("main").unwrap(), |e| {
+            k += e.as_call().is_some() as usize
+        });
+        k
+    };
+    assert_eq!(calls(&m), 2 * n);
+    assert_eq!(calls(&out), n);
 }

@@ -13,13 +13,16 @@
 mod common;
 
 use passlab::ir::{module_equal, well_formed, DType, Module, TensorData};
-use passlab::passes::{dead_code, eliminate_common_subexpr, fold_constant, infer_type, simplify_inference};
+use passlab::passes::{
+    dead_code, eliminate_common_subexpr, fold_constant, infer_type, simplify_inference,
+};
 use passlab::text::metadata::MetaTable;
 use passlab::text::{parse_module, parse_module_with_meta, print_module_with, PrintOptions};
 use std::sync::Arc;
 
 fn read(name: &str) -> String {
-    std::fs::read_to_string(common::corpus_dir().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+    std::fs::read_to_string(common::corpus_dir().join(name))
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 fn parse(name: &str) -> Module {
@@ -41,7 +44,10 @@ fn show(m: &Module) -> String {
 /// compared with free variables mapped, as the TVM tests do.
 fn assert_same(actual: &Module, expected: &Module, what: &str) {
     well_formed::check_module(actual).unwrap_or_else(|e| panic!("{what}: not well-formed: {e}"));
-    let (a, e) = match (infer_type::infer_module(actual), infer_type::infer_module(expected)) {
+    let (a, e) = match (
+        infer_type::infer_module(actual),
+        infer_type::infer_module(expected),
+    ) {
         (Ok(a), Ok(e)) => (a, e),
         _ => (actual.clone(), expected.clone()),
     };
@@ -71,7 +77,9 @@ fn dead_code_pairs() {
 /// The deterministic stand-in for the tutorial's constant.
 fn tutorial_constant() -> TensorData {
     let n = 64 * 54 * 54;
-    let v: Vec<f64> = (0..n).map(|i| ((i * 37 % 1000) as f32 / 100.0 - 5.0) as f64).collect();
+    let v: Vec<f64> = (0..n)
+        .map(|i| ((i * 37 % 1000) as f32 / 100.0 - 5.0) as f64)
+        .collect();
     TensorData::from_f64(DType::FLOAT32, vec![1, 64, 54, 54], &v)
 }
 
@@ -101,7 +109,8 @@ fn folded_expected() -> TensorData {
 }
 
 fn tutorial(name: &str, constants: Vec<TensorData>) -> Module {
-    parse_module_with_meta(&with_header(name), name, Some(&table(constants))).unwrap_or_else(|e| panic!("{name}: {e}"))
+    parse_module_with_meta(&with_header(name), name, Some(&table(constants)))
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 #[test]
@@ -130,7 +139,8 @@ fn eliminate_common_subexpr_tutorial() {
 
 #[test]
 fn simplify_inference_mobilenet() {
-    let input = infer_type::infer_module(&parse("glenside_mobilenet.relay")).expect("mobilenet type-checks");
+    let input = infer_type::infer_module(&parse("glenside_mobilenet.relay"))
+        .expect("mobilenet type-checks");
     let expected = parse("glenside_mobilenet_simplified.relay");
     let out = simplify_inference::simplify_inference(&input);
     assert_same(&out, &expected, "glenside_mobilenet_simplified");

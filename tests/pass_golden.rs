@@ -18,8 +18,8 @@
 
 use passlab::ir::{module_equal, well_formed, Module};
 use passlab::passes::{
-    canonicalize_ops, dead_code, eliminate_common_subexpr, fold_constant, infer_type, simplify_inference,
-    to_a_normal_form, to_graph_normal_form,
+    canonicalize_ops, dead_code, eliminate_common_subexpr, fold_constant, infer_type,
+    simplify_inference, to_a_normal_form, to_graph_normal_form,
 };
 use passlab::text::{parse_module, print_module_with, PrintOptions};
 use std::path::{Path, PathBuf};
@@ -84,9 +84,11 @@ fn run_pass(spec: &str, m: &Module) -> Result<Module, String> {
     Ok(match name {
         "InferType" => infer_type::infer_module(m).map_err(|e| e.render_for(m, false))?,
         "FoldConstant" => fold_constant::fold_constant(m),
-        "DeadCodeElimination" => {
-            dead_code::dead_code_elimination(m, flag(spec, "inline_once"), flag(spec, "ignore_impurity"))
-        }
+        "DeadCodeElimination" => dead_code::dead_code_elimination(
+            m,
+            flag(spec, "inline_once"),
+            flag(spec, "ignore_impurity"),
+        ),
         "EliminateCommonSubexpr" => eliminate_common_subexpr::eliminate_common_subexpr(m),
         "ToANormalForm" => to_a_normal_form::to_a_normal_form(m),
         "ToGraphNormalForm" => to_graph_normal_form::to_graph_normal_form(m),
@@ -115,24 +117,34 @@ fn printed(m: &Module) -> String {
 fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let case = parse_case(&text)?;
-    let input = parse_module(&case.input, "input").map_err(|e| e.render("input", &case.input, false))?;
+    let input =
+        parse_module(&case.input, "input").map_err(|e| e.render("input", &case.input, false))?;
     let out = run_pipeline(&case.pipeline, &input)?;
-    well_formed::check_module(&out).map_err(|e| format!("output is not well-formed: {e}\n{}", printed(&out)))?;
+    well_formed::check_module(&out)
+        .map_err(|e| format!("output is not well-formed: {e}\n{}", printed(&out)))?;
     if infer_type::infer_module(&input).is_ok() {
-        infer_type::infer_module(&out).map_err(|e| format!("output does not type-check: {e}\n{}", printed(&out)))?;
+        infer_type::infer_module(&out)
+            .map_err(|e| format!("output does not type-check: {e}\n{}", printed(&out)))?;
     }
-    let back = parse_module(&printed(&out), "printed").map_err(|e| format!("printed output does not parse: {e}"))?;
+    let back = parse_module(&printed(&out), "printed")
+        .map_err(|e| format!("printed output does not parse: {e}"))?;
     if !module_equal(&out, &back, true) {
         return Err("printed output does not parse back to an equal module".into());
     }
     if case.idempotent {
         let again = run_pipeline(&case.pipeline, &out)?;
         if !module_equal(&out, &again, true) {
-            return Err(format!("not idempotent; second run gives\n{}", printed(&again)));
+            return Err(format!(
+                "not idempotent; second run gives\n{}",
+                printed(&again)
+            ));
         }
     }
-    let expected = parse_module(&case.expected, "expected").map_err(|e| e.render("expected", &case.expected, false));
-    let same = expected.as_ref().is_ok_and(|exp| module_equal(&out, exp, true));
+    let expected = parse_module(&case.expected, "expected")
+        .map_err(|e| e.render("expected", &case.expected, false));
+    let same = expected
+        .as_ref()
+        .is_ok_and(|exp| module_equal(&out, exp, true));
     if same {
         return Ok(None);
     }
@@ -142,7 +154,10 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
     }
     Err(match expected {
         Err(e) => format!("the expected section does not parse:\n{e}"),
-        Ok(_) => format!("output differs from the expected section; actual:\n{}", printed(&out)),
+        Ok(_) => format!(
+            "output differs from the expected section; actual:\n{}",
+            printed(&out)
+        ),
     })
 }
 
@@ -161,7 +176,11 @@ fn case_files() -> Vec<PathBuf> {
 fn golden_pass_cases() {
     let bless = std::env::var_os("PASSLAB_BLESS").is_some_and(|v| v == "1");
     let files = case_files();
-    assert!(files.len() >= 35, "expected at least 5 cases per pass, found {}", files.len());
+    assert!(
+        files.len() >= 35,
+        "expected at least 5 cases per pass, found {}",
+        files.len()
+    );
     let mut failures = Vec::new();
     for path in &files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -174,7 +193,13 @@ fn golden_pass_cases() {
             Err(e) => failures.push(format!("--- {name}: {e}")),
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), files.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -183,7 +208,15 @@ fn every_pass_has_five_cases() {
     for path in case_files() {
         let text = std::fs::read_to_string(&path).unwrap();
         let case = parse_case(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let last = case.pipeline.last().unwrap().split('(').next().unwrap().trim().to_string();
+        let last = case
+            .pipeline
+            .last()
+            .unwrap()
+            .split('(')
+            .next()
+            .unwrap()
+            .trim()
+            .to_string();
         *counts.entry(last).or_default() += 1;
     }
     for pass in [
@@ -196,6 +229,9 @@ fn every_pass_has_five_cases() {
         "CanonicalizeOps",
     ] {
         let n = counts.get(pass).copied().unwrap_or(0);
-        assert!(n >= 5, "{pass} has {n} golden cases, want at least 5 ({counts:?})");
+        assert!(
+            n >= 5,
+            "{pass} has {n} golden cases, want at least 5 ({counts:?})"
+        );
     }
 }

@@ -23,8 +23,8 @@
 //! done: dead function elimination, purity of references and ADTs (not in this IR).
 
 use crate::ir::mutate::{
-    mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_let, rebuild_tuple,
-    MutateState, Mutator,
+    mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_let,
+    rebuild_tuple, MutateState, Mutator,
 };
 use crate::ir::visit::post_order;
 use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Type, Var};
@@ -183,7 +183,13 @@ impl Eliminator<'_> {
     }
 }
 
-fn eliminate(f: &Expr, inline_once: bool, usage: &Usage, purity: &FxHashMap<u64, bool>, default: bool) -> Expr {
+fn eliminate(
+    f: &Expr,
+    inline_once: bool,
+    usage: &Usage,
+    purity: &FxHashMap<u64, bool>,
+    default: bool,
+) -> Expr {
     let mut m = Eliminator {
         inline_once,
         usage,

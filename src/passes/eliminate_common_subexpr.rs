@@ -23,7 +23,8 @@ use rustc_hash::FxHashMap;
 
 /// Eliminates common subexpressions in every optimizable function of `m`.
 pub fn eliminate_common_subexpr(m: &Module) -> Module {
-    let out: Result<Module, std::convert::Infallible> = m.map_functions(|_, f| Ok(eliminate_expr(f)));
+    let out: Result<Module, std::convert::Infallible> =
+        m.map_functions(|_, f| Ok(eliminate_expr(f)));
     match out {
         Ok(m) => m,
         Err(never) => match never {},

@@ -32,14 +32,17 @@ mod reduce;
 mod shape_ops;
 
 use crate::ir::mutate::{mutate, rebuild_call, rebuild_get_item, rebuild_if, rebuild_let, Mutator};
-use crate::ir::{Attrs, Constant, DType, Expr, ExprKind, Function, Module, Op, Span, TensorData, Type, Var};
+use crate::ir::{
+    Attrs, Constant, DType, Expr, ExprKind, Function, Module, Op, Span, TensorData, Type, Var,
+};
 use eval::{Arg, Folded, Value};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 /// Folds constants in every optimizable function of `m`.
 pub fn fold_constant(m: &Module) -> Module {
-    let out: Result<Module, std::convert::Infallible> = m.map_functions(|_, f| Ok(fold_function(f)));
+    let out: Result<Module, std::convert::Infallible> =
+        m.map_functions(|_, f| Ok(fold_function(f)));
     match out {
         Ok(m) => m,
         Err(never) => match never {},
@@ -59,7 +62,8 @@ fn fold_function(e: &Expr) -> Expr {
 }
 
 pub(crate) fn is_primitive(f: &Function) -> bool {
-    f.attr("Primitive").is_some_and(|v| v.as_int().unwrap_or(0) != 0)
+    f.attr("Primitive")
+        .is_some_and(|v| v.as_int().unwrap_or(0) != 0)
 }
 
 #[derive(Default)]
@@ -93,7 +97,10 @@ impl Mutator for Folder {
     }
 
     fn var(&mut self, e: &Expr, v: &Var) -> Expr {
-        let bound = self.let_value.get(&v.id()).and_then(|val| self.consts.get(&val.id()));
+        let bound = self
+            .let_value
+            .get(&v.id())
+            .and_then(|val| self.consts.get(&val.id()));
         let out = bound.cloned().unwrap_or_else(|| e.clone());
         self.note(e, out)
     }
@@ -132,7 +139,10 @@ impl Mutator for Folder {
     }
 
     fn if_(&mut self, e: &Expr, cond: Expr, then_branch: Expr, else_branch: Expr) -> Expr {
-        let known = cond.as_constant().and_then(|c| c.data.as_ref()).and_then(|d| d.bytes.first().copied());
+        let known = cond
+            .as_constant()
+            .and_then(|c| c.data.as_ref())
+            .and_then(|d| d.bytes.first().copied());
         let out = match known {
             Some(b) if b != 0 => then_branch,
             Some(_) => else_branch,
@@ -145,7 +155,9 @@ impl Mutator for Folder {
 /// `on_device(x)` -> (`x`, the call's attributes); anything else -> (itself, `None`).
 fn strip_on_device(e: &Expr) -> (&Expr, Option<&Attrs>) {
     match e.call_op_of() {
-        Some((op, call)) if op.name() == "on_device" && call.args.len() == 1 => (&call.args[0], Some(&call.attrs)),
+        Some((op, call)) if op.name() == "on_device" && call.args.len() == 1 => {
+            (&call.args[0], Some(&call.attrs))
+        }
         _ => (e, None),
     }
 }
@@ -160,7 +172,9 @@ fn fold_call(orig: &Expr, callee: &Expr, args: &[Expr], attrs: &Attrs) -> Option
     if args.is_empty() {
         return None;
     }
-    let ExprKind::Op(op) = callee.kind() else { return None };
+    let ExprKind::Op(op) = callee.kind() else {
+        return None;
+    };
     if op.stateful {
         return None;
     }
@@ -188,7 +202,9 @@ fn complex_constant(e: &Expr) -> Option<Arg> {
     let (e, _) = strip_on_device(e);
     match e.kind() {
         ExprKind::Constant(c) => Some(Arg::Tensor(Value::from_data(c.data.as_ref()?)?)),
-        ExprKind::Tuple(fields) => Some(Arg::Tuple(fields.iter().map(complex_constant).collect::<Option<_>>()?)),
+        ExprKind::Tuple(fields) => Some(Arg::Tuple(
+            fields.iter().map(complex_constant).collect::<Option<_>>()?,
+        )),
         _ => None,
     }
 }

@@ -20,7 +20,9 @@
 //! `group_norm` also needs a static shape. Everything else is unchanged and shared.
 
 use crate::ir::mutate::{mutate, rebuild_call, rebuild_get_item, Mutator};
-use crate::ir::{AttrValue, Attrs, Constant, DType, Expr, ExprKind, Module, Op, TensorData, TensorType};
+use crate::ir::{
+    AttrValue, Attrs, Constant, DType, Expr, ExprKind, Module, Op, TensorData, TensorType,
+};
 use std::sync::Arc;
 
 /// Simplifies the inference-time ops of every optimizable function of a typed module.
@@ -40,8 +42,13 @@ pub fn simplify_inference(m: &Module) -> Module {
 /// A call of `name` with the given attributes (defaults filled in from the schema).
 pub(crate) fn op_call(name: &str, args: Vec<Expr>, attrs: Vec<(&str, AttrValue)>) -> Expr {
     let op = Op::get(name).unwrap_or_else(|| panic!("op {name} is registered"));
-    let given = attrs.into_iter().map(|(k, v)| (Arc::<str>::from(k), v)).collect();
-    let attrs = op.make_attrs(given).unwrap_or_else(|e| panic!("attributes of {name}: {e}"));
+    let given = attrs
+        .into_iter()
+        .map(|(k, v)| (Arc::<str>::from(k), v))
+        .collect();
+    let attrs = op
+        .make_attrs(given)
+        .unwrap_or_else(|e| panic!("attributes of {name}: {e}"));
     Expr::call(Expr::op(op), args, attrs)
 }
 
@@ -60,7 +67,14 @@ pub(crate) fn scalar(dtype: DType, value: f64) -> Expr {
 pub(crate) fn expand_to_axis(bias: Expr, ndim: usize, axis: usize) -> Expr {
     let pad = ndim as i64 - axis as i64 - 1;
     if pad > 0 {
-        op_call("expand_dims", vec![bias], vec![("axis", AttrValue::int(1)), ("num_newaxis", AttrValue::int(pad))])
+        op_call(
+            "expand_dims",
+            vec![bias],
+            vec![
+                ("axis", AttrValue::int(1)),
+                ("num_newaxis", AttrValue::int(pad)),
+            ],
+        )
     } else {
         bias
     }
@@ -89,10 +103,16 @@ fn data_type(orig_call: &Expr) -> Option<&TensorType> {
 }
 
 fn batch_norm(attrs: &Attrs, args: &[Expr], t: &TensorType) -> Option<Expr> {
-    let [data, gamma, beta, mean, var] = args else { return None };
+    let [data, gamma, beta, mean, var] = args else {
+        return None;
+    };
     let ndim = t.shape.len();
     let eps = scalar(t.dtype, attrs.get_float("epsilon").unwrap_or(1e-5));
-    let mut scale = bin("divide", scalar(t.dtype, 1.0), un("sqrt", bin("add", var.clone(), eps)));
+    let mut scale = bin(
+        "divide",
+        scalar(t.dtype, 1.0),
+        un("sqrt", bin("add", var.clone(), eps)),
+    );
     if flag(attrs, "scale") {
         scale = bin("multiply", scale, gamma.clone());
     }
@@ -109,14 +129,32 @@ fn batch_norm(attrs: &Attrs, args: &[Expr], t: &TensorType) -> Option<Expr> {
 /// `(x - mean) / sqrt(variance + eps)` over `axes`, then gamma and beta along `axis`.
 fn normalize(x: Expr, axes: Vec<i64>, eps: Expr) -> Expr {
     let reduce = |name: &str, args: Vec<Expr>| {
-        op_call(name, args, vec![("axis", AttrValue::ints(&axes)), ("keepdims", AttrValue::Bool(true))])
+        op_call(
+            name,
+            args,
+            vec![
+                ("axis", AttrValue::ints(&axes)),
+                ("keepdims", AttrValue::Bool(true)),
+            ],
+        )
     };
     let mean = reduce("mean", vec![x.clone()]);
     let var = reduce("variance", vec![x.clone(), mean.clone()]);
-    bin("divide", bin("subtract", x, mean), un("sqrt", bin("add", var, eps)))
+    bin(
+        "divide",
+        bin("subtract", x, mean),
+        un("sqrt", bin("add", var, eps)),
+    )
 }
 
-fn scale_shift(mut out: Expr, attrs: &Attrs, gamma: &Expr, beta: &Expr, ndim: usize, axis: usize) -> Expr {
+fn scale_shift(
+    mut out: Expr,
+    attrs: &Attrs,
+    gamma: &Expr,
+    beta: &Expr,
+    ndim: usize,
+    axis: usize,
+) -> Expr {
     if flag(attrs, "scale") {
         out = bin("multiply", out, expand_to_axis(gamma.clone(), ndim, axis));
     }
@@ -132,7 +170,11 @@ fn norm(op: &str, attrs: &Attrs, args: &[Expr], t: &TensorType) -> Option<Expr> 
     match (op, args) {
         ("nn.layer_norm", [data, gamma, beta]) => {
             let axis = axis_of(attrs, -1, ndim)?;
-            let out = normalize(data.clone(), vec![attrs.get_int("axis").unwrap_or(-1)], eps());
+            let out = normalize(
+                data.clone(),
+                vec![attrs.get_int("axis").unwrap_or(-1)],
+                eps(),
+            );
             Some(scale_shift(out, attrs, gamma, beta, ndim, axis))
         }
         ("nn.instance_norm", [data, gamma, beta]) => {
@@ -157,16 +199,33 @@ fn norm(op: &str, attrs: &Attrs, args: &[Expr], t: &TensorType) -> Option<Expr> 
                     axes.push(i as i64 + 1);
                 }
             }
-            let reshape = |x: Expr, s: &[i64]| op_call("reshape", vec![x], vec![("newshape", AttrValue::ints(s))]);
+            let reshape = |x: Expr, s: &[i64]| {
+                op_call("reshape", vec![x], vec![("newshape", AttrValue::ints(s))])
+            };
             let out = normalize(reshape(data.clone(), &grouped), axes, eps());
-            Some(scale_shift(reshape(out, &shape), attrs, gamma, beta, ndim, axis))
+            Some(scale_shift(
+                reshape(out, &shape),
+                attrs,
+                gamma,
+                beta,
+                ndim,
+                axis,
+            ))
         }
         ("nn.l2_normalize", [data]) => {
             let eps = scalar(DType::FLOAT32, attrs.get_float("eps")?);
             let axis = attrs.get("axis")?.clone();
             let sqr = bin("multiply", data.clone(), data.clone());
-            let sum = op_call("sum", vec![sqr], vec![("axis", axis), ("keepdims", AttrValue::Bool(true))]);
-            Some(bin("divide", data.clone(), un("sqrt", bin("maximum", sum, eps))))
+            let sum = op_call(
+                "sum",
+                vec![sqr],
+                vec![("axis", axis), ("keepdims", AttrValue::Bool(true))],
+            );
+            Some(bin(
+                "divide",
+                data.clone(),
+                un("sqrt", bin("maximum", sum, eps)),
+            ))
         }
         _ => None,
     }
@@ -185,7 +244,8 @@ impl Mutator for Simplifier {
                 match op.name() {
                     "nn.dropout" if call.args.len() == 1 => return call.args[0].clone(),
                     "nn.batch_norm" => {
-                        let out = data_type(orig_tuple).and_then(|t| batch_norm(&call.attrs, &call.args, t));
+                        let out = data_type(orig_tuple)
+                            .and_then(|t| batch_norm(&call.attrs, &call.args, t));
                         if let Some(out) = out {
                             return out;
                         }
@@ -199,7 +259,10 @@ impl Mutator for Simplifier {
 
     fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
         if let ExprKind::Op(op) = callee.kind() {
-            if matches!(op.name(), "nn.layer_norm" | "nn.instance_norm" | "nn.group_norm" | "nn.l2_normalize") {
+            if matches!(
+                op.name(),
+                "nn.layer_norm" | "nn.instance_norm" | "nn.group_norm" | "nn.l2_normalize"
+            ) {
                 if let Some(out) = data_type(e).and_then(|t| norm(op.name(), attrs, &args, t)) {
                     return out;
                 }

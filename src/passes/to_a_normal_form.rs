@@ -27,8 +27,8 @@
 //! inside the let, where TVM would place it before all of the let's bindings.
 
 use crate::ir::mutate::{
-    mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_tuple, MutateState,
-    Mutator,
+    mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_tuple,
+    MutateState, Mutator,
 };
 use crate::ir::visit::post_order;
 use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Var};
@@ -37,7 +37,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Converts every global function of `m` (except those with a `Compiler` attribute) to ANF.
 pub fn to_a_normal_form(m: &Module) -> Module {
-    let out: Result<Module, std::convert::Infallible> = m.map_functions(|_, f| Ok(to_a_normal_form_expr(f)));
+    let out: Result<Module, std::convert::Infallible> =
+        m.map_functions(|_, f| Ok(to_a_normal_form_expr(f)));
     match out {
         Ok(m) => m,
         Err(never) => match never {},
@@ -57,11 +58,15 @@ static GENSYM: AtomicU64 = AtomicU64::new(0);
 
 /// A fresh `%x_N` (TVM's `Var::GenSym`, a process-wide counter).
 fn gensym() -> Var {
-    Var::new(&format!("x_{}", GENSYM.fetch_add(1, Ordering::Relaxed)), None)
+    Var::new(
+        &format!("x_{}", GENSYM.fetch_add(1, Ordering::Relaxed)),
+        None,
+    )
 }
 
 fn is_primitive(f: &Function) -> bool {
-    f.attr("Primitive").is_some_and(|v| v.as_int().unwrap_or(0) != 0)
+    f.attr("Primitive")
+        .is_some_and(|v| v.as_int().unwrap_or(0) != 0)
 }
 
 /// The scope tree with one let list per scope. A let's sub-scope shares its parent's list:
@@ -78,7 +83,8 @@ impl Scopes {
     fn child(&mut self, of: Option<u32>) -> u32 {
         let id = self.parent.len() as u32;
         self.parent.push(of.unwrap_or(id));
-        self.level.push(of.map_or(0, |p| self.level[p as usize] + 1));
+        self.level
+            .push(of.map_or(0, |p| self.level[p as usize] + 1));
         self.list_of.push(self.lists.len() as u32);
         self.lists.push(Vec::new());
         id
@@ -113,7 +119,9 @@ impl Scopes {
     /// Wraps `body` in the bindings of `scope` (which are taken).
     fn get(&mut self, scope: u32, body: Expr) -> Expr {
         let list = std::mem::take(self.list(scope));
-        list.into_iter().rev().fold(body, |body, (v, e)| Expr::let_(v, e, body))
+        list.into_iter()
+            .rev()
+            .fold(body, |body, (v, e)| Expr::let_(v, e, body))
     }
 }
 
@@ -152,7 +160,9 @@ impl Fill {
         let mut subs = FxHashMap::default();
         scope_of.insert(root.id(), global);
         for n in order.iter().rev() {
-            let Some(&s) = scope_of.get(&n.id()) else { continue };
+            let Some(&s) = scope_of.get(&n.id()) else {
+                continue;
+            };
             let mut edges: Vec<(&Expr, u32)> = Vec::new();
             match n.kind() {
                 ExprKind::Let(l) => {

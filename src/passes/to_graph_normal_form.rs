@@ -16,15 +16,16 @@
 //! nodes, exactly as in TVM.
 
 use crate::ir::mutate::{
-    mutate, mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_tuple, MutateState,
-    Mutator,
+    mutate, mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if,
+    rebuild_tuple, MutateState, Mutator,
 };
 use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Var};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Converts every optimizable function of `m` to graph normal form.
 pub fn to_graph_normal_form(m: &Module) -> Module {
-    let out: Result<Module, std::convert::Infallible> = m.map_functions(|_, f| Ok(to_graph_expr(f)));
+    let out: Result<Module, std::convert::Infallible> =
+        m.map_functions(|_, f| Ok(to_graph_expr(f)));
     match out {
         Ok(m) => m,
         Err(never) => match never {},
@@ -129,9 +130,11 @@ impl Gnf {
 impl Mutator for Gnf {
     fn var(&mut self, e: &Expr, v: &Var) -> Expr {
         let out = match self.values.get(&v.id()) {
-            Some(value) if !self.recursive.contains(&v.id()) => {
-                self.rewritten.get(value).cloned().unwrap_or_else(|| e.clone())
-            }
+            Some(value) if !self.recursive.contains(&v.id()) => self
+                .rewritten
+                .get(value)
+                .cloned()
+                .unwrap_or_else(|| e.clone()),
             _ => e.clone(),
         };
         self.note(e, out)
@@ -157,7 +160,10 @@ impl Mutator for Gnf {
     fn let_(&mut self, e: &Expr, var: &Var, value: Expr, body: Expr) -> Expr {
         let out = if self.recursive.contains(&var.id()) {
             let wrapped = Expr::let_(var.clone(), value, Expr::var(var));
-            let mut subst = Substitute { var: var.id(), by: wrapped };
+            let mut subst = Substitute {
+                var: var.id(),
+                by: wrapped,
+            };
             mutate(&mut subst, &body)
         } else {
             body

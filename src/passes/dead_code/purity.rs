@@ -108,7 +108,10 @@ impl Analysis<'_> {
                 let pure_call = match self.let_values.get(&v.id()) {
                     // A use inside its own value (a recursive function) is assumed call-pure.
                     Some(value) => self.get(value).pure_call,
-                    None => self.params.get(&v.id()).map_or(first_order(v.ann()), |p| p.pure_call),
+                    None => self
+                        .params
+                        .get(&v.id())
+                        .map_or(first_order(v.ann()), |p| p.pure_call),
                 };
                 Purity {
                     pure_eval: true,
@@ -139,7 +142,11 @@ impl Analysis<'_> {
                 }
             }
             ExprKind::If(i) => {
-                let (c, t, f) = (self.get(&i.cond), self.get(&i.then_branch), self.get(&i.else_branch));
+                let (c, t, f) = (
+                    self.get(&i.cond),
+                    self.get(&i.then_branch),
+                    self.get(&i.else_branch),
+                );
                 Purity {
                     pure_eval: c.pure_eval && t.pure_eval && f.pure_eval,
                     pure_call: t.pure_call && f.pure_call,

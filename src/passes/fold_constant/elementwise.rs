@@ -14,17 +14,74 @@ use ndarray::{ArrayD, IxDyn, Zip};
 use num_traits::Float;
 
 const BINARY: &[&str] = &[
-    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "mod", "floor_mod",
-    "floor_divide", "trunc_divide", "trunc_mod", "equal", "not_equal", "less", "less_equal",
-    "greater", "greater_equal", "logical_and", "logical_or", "logical_xor", "bitwise_and",
-    "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "power",
+    "maximum",
+    "minimum",
+    "mod",
+    "floor_mod",
+    "floor_divide",
+    "trunc_divide",
+    "trunc_mod",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "left_shift",
+    "right_shift",
 ];
 
 const UNARY: &[&str] = &[
-    "negative", "abs", "exp", "log", "log2", "log10", "sqrt", "rsqrt", "sigmoid", "tanh", "erf",
-    "floor", "ceil", "round", "trunc", "sign", "sin", "cos", "tan", "sinh", "cosh", "asin", "acos",
-    "atan", "asinh", "acosh", "atanh", "nn.relu", "nn.leaky_relu", "copy", "clip", "cast",
-    "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "zeros_like", "ones_like",
+    "negative",
+    "abs",
+    "exp",
+    "log",
+    "log2",
+    "log10",
+    "sqrt",
+    "rsqrt",
+    "sigmoid",
+    "tanh",
+    "erf",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "sign",
+    "sin",
+    "cos",
+    "tan",
+    "sinh",
+    "cosh",
+    "asin",
+    "acos",
+    "atan",
+    "asinh",
+    "acosh",
+    "atanh",
+    "nn.relu",
+    "nn.leaky_relu",
+    "copy",
+    "clip",
+    "cast",
+    "logical_not",
+    "bitwise_not",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "zeros_like",
+    "ones_like",
 ];
 
 /// The canonical name if `op` is a broadcast binary op this module evaluates.
@@ -41,8 +98,16 @@ pub(crate) fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     let n = a.len().max(b.len());
     let mut out = vec![0; n];
     for i in 0..n {
-        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        let da = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
         out[i] = match (da, db) {
             (x, y) if x == y => x,
             (1, y) => y,
@@ -85,7 +150,11 @@ fn float_binary<F: Float>(op: &str, a: F, b: F) -> Option<F> {
 
 fn floor_div(a: i64, b: i64) -> Option<i64> {
     let q = a.checked_div(b)?;
-    Some(if a % b != 0 && ((a < 0) != (b < 0)) { q - 1 } else { q })
+    Some(if a % b != 0 && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    })
 }
 
 fn int_binary(op: &str, dt: DType, a: i64, b: i64) -> Option<i64> {
@@ -95,7 +164,9 @@ fn int_binary(op: &str, dt: DType, a: i64, b: i64) -> Option<i64> {
         "add" if arith => a.wrapping_add(b),
         "subtract" if arith => a.wrapping_sub(b),
         "multiply" if arith => a.wrapping_mul(b),
-        "divide" | "trunc_divide" if arith => a.checked_div(b).or_else(|| (b == -1).then(|| a.wrapping_neg()))?,
+        "divide" | "trunc_divide" if arith => a
+            .checked_div(b)
+            .or_else(|| (b == -1).then(|| a.wrapping_neg()))?,
         "mod" | "trunc_mod" if arith => a.checked_rem(b).or_else(|| (b == -1).then_some(0))?,
         "floor_divide" if arith => floor_div(a, b)?,
         "floor_mod" if arith => a - floor_div(a, b)?.wrapping_mul(b),
@@ -279,7 +350,10 @@ fn float_to_int(v: f64, to: DType) -> Option<i64> {
     let t = v.trunc();
     let (lo, hi) = match to.code {
         DTypeCode::UInt => (0.0, 2f64.powi(to.bits as i32)),
-        _ => (-(2f64.powi(to.bits as i32 - 1)), 2f64.powi(to.bits as i32 - 1)),
+        _ => (
+            -(2f64.powi(to.bits as i32 - 1)),
+            2f64.powi(to.bits as i32 - 1),
+        ),
     };
     (t >= lo && t < hi).then_some(t as i64)
 }

@@ -105,7 +105,10 @@ impl Value {
             Storage::F64 => Arr::F64(from_vec(&shape, (0..n).map(|i| t.get_f64(i)))?),
             Storage::Int => Arr::Int(from_vec(&shape, (0..n).map(|i| t.get_i64(i)))?),
         };
-        Some(Value { dtype: t.dtype, arr })
+        Some(Value {
+            dtype: t.dtype,
+            arr,
+        })
     }
 
     /// Builds a value of `dtype`, rounding or wrapping the elements to it.
@@ -140,8 +143,12 @@ impl Value {
                 let v: Vec<f64> = a.iter().map(|&x| x as f64).collect();
                 TensorData::from_f64(self.dtype, shape, &v)
             }
-            Arr::F64(a) => TensorData::from_f64(self.dtype, shape, &a.iter().copied().collect::<Vec<_>>()),
-            Arr::Int(a) => TensorData::from_i64(self.dtype, shape, &a.iter().copied().collect::<Vec<_>>()),
+            Arr::F64(a) => {
+                TensorData::from_f64(self.dtype, shape, &a.iter().copied().collect::<Vec<_>>())
+            }
+            Arr::Int(a) => {
+                TensorData::from_i64(self.dtype, shape, &a.iter().copied().collect::<Vec<_>>())
+            }
         }
     }
 }
@@ -173,7 +180,10 @@ fn round_f32(dt: DType, a: ArrayD<f32>) -> ArrayD<f32> {
 
 /// The dtype named by a string attribute (`dtype="int8"`), `None` when absent or null.
 pub(crate) fn attr_dtype(attrs: &Attrs, name: &str) -> Option<DType> {
-    attrs.get_str(name).filter(|s| !s.is_empty()).and_then(DType::parse)
+    attrs
+        .get_str(name)
+        .filter(|s| !s.is_empty())
+        .and_then(DType::parse)
 }
 
 /// Normalizes an axis against a rank (negative axes count from the end).

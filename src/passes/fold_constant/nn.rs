@@ -46,7 +46,14 @@ fn flat(v: &Value) -> Flat {
 }
 
 /// `sum_k x[xi(k)] * w[wi(k)]` for `k in 0..n`, in the accumulation dtype.
-fn dot(mac: Mac, x: &Flat, w: &Flat, n: usize, xi: impl Fn(usize) -> Option<usize>, wi: impl Fn(usize) -> usize) -> Element {
+fn dot(
+    mac: Mac,
+    x: &Flat,
+    w: &Flat,
+    n: usize,
+    xi: impl Fn(usize) -> Option<usize>,
+    wi: impl Fn(usize) -> usize,
+) -> Element {
     match (mac, x, w) {
         (Mac::F32(dt), Flat::F(x), Flat::F(w)) => {
             let r = round_to(dt);
@@ -82,9 +89,28 @@ enum Element {
 
 fn build(dt: DType, mac: Mac, shape: &[usize], elems: Vec<Element>) -> Option<Value> {
     let arr = match mac {
-        Mac::F32(_) => Arr::F32(from(shape, elems.iter().map(|e| if let Element::F(v) = e { *v as f32 } else { 0.0 }))?),
-        Mac::F64 => Arr::F64(from(shape, elems.iter().map(|e| if let Element::F(v) = e { *v } else { 0.0 }))?),
-        Mac::Int => Arr::Int(from(shape, elems.iter().map(|e| if let Element::I(v) = e { *v } else { 0 }))?),
+        Mac::F32(_) => Arr::F32(from(
+            shape,
+            elems.iter().map(|e| {
+                if let Element::F(v) = e {
+                    *v as f32
+                } else {
+                    0.0
+                }
+            }),
+        )?),
+        Mac::F64 => Arr::F64(from(
+            shape,
+            elems
+                .iter()
+                .map(|e| if let Element::F(v) = e { *v } else { 0.0 }),
+        )?),
+        Mac::Int => Arr::Int(from(
+            shape,
+            elems
+                .iter()
+                .map(|e| if let Element::I(v) = e { *v } else { 0 }),
+        )?),
     };
     Value::new(dt, arr)
 }
@@ -131,7 +157,12 @@ pub(crate) fn dense(attrs: &Attrs, x: &Value, w: &Value) -> Option<Value> {
 
 /// Padding as (top, left, bottom, right).
 fn padding(attrs: &Attrs) -> Option<[usize; 4]> {
-    let p: Vec<usize> = attrs.get_ints("padding").unwrap_or_else(|| vec![0, 0]).iter().map(|&v| usize::try_from(v).ok()).collect::<Option<_>>()?;
+    let p: Vec<usize> = attrs
+        .get_ints("padding")
+        .unwrap_or_else(|| vec![0, 0])
+        .iter()
+        .map(|&v| usize::try_from(v).ok())
+        .collect::<Option<_>>()?;
     Some(match p.as_slice() {
         [a] => [*a; 4],
         [h, w] => [*h, *w, *h, *w],
@@ -141,7 +172,12 @@ fn padding(attrs: &Attrs) -> Option<[usize; 4]> {
 }
 
 fn pair(attrs: &Attrs, name: &str) -> Option<[usize; 2]> {
-    let v: Vec<usize> = attrs.get_ints(name).unwrap_or_else(|| vec![1, 1]).iter().map(|&v| usize::try_from(v).ok().filter(|&v| v > 0)).collect::<Option<_>>()?;
+    let v: Vec<usize> = attrs
+        .get_ints(name)
+        .unwrap_or_else(|| vec![1, 1])
+        .iter()
+        .map(|&v| usize::try_from(v).ok().filter(|&v| v > 0))
+        .collect::<Option<_>>()?;
     match v.as_slice() {
         [a] => Some([*a, *a]),
         [a, b] => Some([*a, *b]),
@@ -159,8 +195,13 @@ pub(crate) fn conv2d(attrs: &Attrs, x: &Value, w: &Value) -> Option<Value> {
     }
     let (dt, x, w) = operands(attrs, x, w)?;
     let (xs, ws) = (x.shape().to_vec(), w.shape().to_vec());
-    let ([n, c, h, wd], [o, ci, kh, kw]) = (<[usize; 4]>::try_from(xs).ok()?, <[usize; 4]>::try_from(ws).ok()?);
-    let groups = usize::try_from(attrs.get_int("groups").unwrap_or(1)).ok().filter(|&g| g > 0)?;
+    let ([n, c, h, wd], [o, ci, kh, kw]) = (
+        <[usize; 4]>::try_from(xs).ok()?,
+        <[usize; 4]>::try_from(ws).ok()?,
+    );
+    let groups = usize::try_from(attrs.get_int("groups").unwrap_or(1))
+        .ok()
+        .filter(|&g| g > 0)?;
     if c % groups != 0 || o % groups != 0 || c / groups != ci {
         return None;
     }
@@ -206,6 +247,9 @@ pub(crate) fn bias_add(attrs: &Attrs, x: &Value, b: &Value) -> Option<Value> {
     }
     let mut shape = vec![1; x.ndim() - axis];
     shape[0] = b.shape()[0];
-    let bb = Value::new(b.dtype, super::eval::each!(&b.arr, a => a.clone().into_shape_with_order(IxDyn(&shape)).ok()?))?;
+    let bb = Value::new(
+        b.dtype,
+        super::eval::each!(&b.arr, a => a.clone().into_shape_with_order(IxDyn(&shape)).ok()?),
+    )?;
     super::elementwise::binary("add", x, &bb)
 }

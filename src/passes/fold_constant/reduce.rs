@@ -21,7 +21,10 @@ pub(crate) fn round_to(dt: DType) -> impl Fn(f32) -> f32 {
 
 /// The reduced axes (sorted) of a reduction over `ndim` dims.
 fn reduce_axes(attrs: &Attrs, ndim: usize) -> Option<Vec<usize>> {
-    let given = attrs.get("axis").filter(|v| !v.is_null()).map(|v| v.as_int_list());
+    let given = attrs
+        .get("axis")
+        .filter(|v| !v.is_null())
+        .map(|v| v.as_int_list());
     let mut axes: Vec<usize> = match given {
         None => (0..ndim).collect(),
         Some(list) => {
@@ -29,7 +32,9 @@ fn reduce_axes(attrs: &Attrs, ndim: usize) -> Option<Vec<usize>> {
             if list.is_empty() {
                 (0..ndim).collect()
             } else {
-                list.iter().map(|&a| norm_axis(a, ndim)).collect::<Option<_>>()?
+                list.iter()
+                    .map(|&a| norm_axis(a, ndim))
+                    .collect::<Option<_>>()?
             }
         }
     };
@@ -48,16 +53,28 @@ fn rows<T: Copy>(a: &ArrayD<T>, axes: &[usize], keepdims: bool) -> (Vec<T>, usiz
     let mut perm = kept.clone();
     perm.extend_from_slice(axes);
     let inner: usize = axes.iter().map(|&i| shape[i]).product();
-    let data: Vec<T> = a.view().permuted_axes(IxDyn(&perm)).iter().copied().collect();
+    let data: Vec<T> = a
+        .view()
+        .permuted_axes(IxDyn(&perm))
+        .iter()
+        .copied()
+        .collect();
     let out = if keepdims {
-        (0..shape.len()).map(|i| if axes.contains(&i) { 1 } else { shape[i] }).collect()
+        (0..shape.len())
+            .map(|i| if axes.contains(&i) { 1 } else { shape[i] })
+            .collect()
     } else {
         kept.iter().map(|&i| shape[i]).collect()
     };
     (data, inner, out)
 }
 
-fn per_row<T: Copy, U>(data: &[T], inner: usize, out: &[usize], f: impl Fn(&[T]) -> Option<U>) -> Option<ArrayD<U>> {
+fn per_row<T: Copy, U>(
+    data: &[T],
+    inner: usize,
+    out: &[usize],
+    f: impl Fn(&[T]) -> Option<U>,
+) -> Option<ArrayD<U>> {
     let outer: usize = out.iter().product();
     let v: Vec<U> = if inner == 0 {
         (0..outer).map(|_| f(&[])).collect::<Option<_>>()?
@@ -84,7 +101,10 @@ pub(crate) fn evaluate(op: &str, attrs: &Attrs, x: &Value) -> Option<Value> {
     if op == "nn.softmax" || op == "nn.log_softmax" {
         return softmax(op == "nn.log_softmax", attrs, x);
     }
-    if !matches!(op, "sum" | "mean" | "max" | "min" | "prod" | "all" | "any" | "argmax" | "argmin") {
+    if !matches!(
+        op,
+        "sum" | "mean" | "max" | "min" | "prod" | "all" | "any" | "argmax" | "argmin"
+    ) {
         return None;
     }
     let dt = x.dtype;
@@ -94,9 +114,18 @@ pub(crate) fn evaluate(op: &str, attrs: &Attrs, x: &Value) -> Option<Value> {
         let last = attrs.get_bool("select_last_index").unwrap_or(false);
         let max = op == "argmax";
         let out = match &x.arr {
-            Arr::F32(a) => { let (d, n, s) = rows(a, &axes, keep); per_row(&d, n, &s, |r| arg_best(r, max, last))? }
-            Arr::F64(a) => { let (d, n, s) = rows(a, &axes, keep); per_row(&d, n, &s, |r| arg_best(r, max, last))? }
-            Arr::Int(a) => { let (d, n, s) = rows(a, &axes, keep); per_row(&d, n, &s, |r| arg_best(r, max, last))? }
+            Arr::F32(a) => {
+                let (d, n, s) = rows(a, &axes, keep);
+                per_row(&d, n, &s, |r| arg_best(r, max, last))?
+            }
+            Arr::F64(a) => {
+                let (d, n, s) = rows(a, &axes, keep);
+                per_row(&d, n, &s, |r| arg_best(r, max, last))?
+            }
+            Arr::Int(a) => {
+                let (d, n, s) = rows(a, &axes, keep);
+                per_row(&d, n, &s, |r| arg_best(r, max, last))?
+            }
         };
         return Value::new(DType::INT32, Arr::Int(out));
     }
@@ -166,13 +195,28 @@ fn softmax(log: bool, attrs: &Attrs, x: &Value) -> Option<Value> {
     Value::new(x.dtype, arr)
 }
 
-fn softmax_along<F: num_traits::Float>(a: &ArrayD<F>, axis: usize, log: bool, r: &dyn Fn(F) -> F) -> Option<ArrayD<F>> {
+fn softmax_along<F: num_traits::Float>(
+    a: &ArrayD<F>,
+    axis: usize,
+    log: bool,
+    r: &dyn Fn(F) -> F,
+) -> Option<ArrayD<F>> {
     let mut out = a.clone();
     for mut lane in out.lanes_mut(ndarray::Axis(axis)) {
-        let m = lane.iter().fold(F::neg_infinity(), |acc, &v| if v > acc { v } else { acc });
-        let s = lane.iter().fold(F::zero(), |acc, &v| r(acc + r(r(v - m).exp())));
+        let m = lane
+            .iter()
+            .fold(F::neg_infinity(), |acc, &v| if v > acc { v } else { acc });
+        let s = lane
+            .iter()
+            .fold(F::zero(), |acc, &v| r(acc + r(r(v - m).exp())));
         let ls = r(s.ln());
-        lane.mapv_inplace(|v| if log { r(r(v - m) - ls) } else { r(r(r(v - m).exp()) / s) });
+        lane.mapv_inplace(|v| {
+            if log {
+                r(r(v - m) - ls)
+            } else {
+                r(r(r(v - m).exp()) / s)
+            }
+        });
     }
     Some(out)
 }

@@ -24,7 +24,11 @@ pub(crate) fn unary_layout(op: &str, attrs: &Attrs, x: &Value) -> Option<Value> 
     let shape = x.shape().to_vec();
     match op {
         "reshape" => {
-            let out = reshape_shape(&shape, &attrs.get_ints("newshape")?, attrs.get_bool("allowzero").unwrap_or(false))?;
+            let out = reshape_shape(
+                &shape,
+                &attrs.get_ints("newshape")?,
+                attrs.get_bool("allowzero").unwrap_or(false),
+            )?;
             with_arr(x, each!(&x.arr, a => reshaped(a, &out)?))
         }
         "nn.batch_flatten" => {
@@ -50,30 +54,46 @@ pub(crate) fn unary_layout(op: &str, attrs: &Attrs, x: &Value) -> Option<Value> 
                 None => (0..shape.len()).filter(|&i| shape[i] == 1).collect(),
                 Some(v) => {
                     let list = v.as_int_list()?;
-                    let axes = list.iter().map(|&a| norm_axis(a, shape.len())).collect::<Option<Vec<_>>>()?;
+                    let axes = list
+                        .iter()
+                        .map(|&a| norm_axis(a, shape.len()))
+                        .collect::<Option<Vec<_>>>()?;
                     if axes.iter().any(|&a| shape[a] != 1) {
                         return None;
                     }
                     axes
                 }
             };
-            let out: Vec<usize> = (0..shape.len()).filter(|i| !axes.contains(i)).map(|i| shape[i]).collect();
+            let out: Vec<usize> = (0..shape.len())
+                .filter(|i| !axes.contains(i))
+                .map(|i| shape[i])
+                .collect();
             with_arr(x, each!(&x.arr, a => reshaped(a, &out)?))
         }
         "transpose" => {
             let n = shape.len();
             let perm: Vec<usize> = match attrs.get("axes").and_then(|v| v.as_int_list()) {
-                Some(list) if !list.is_empty() => list.iter().map(|&a| norm_axis(a, n)).collect::<Option<_>>()?,
+                Some(list) if !list.is_empty() => list
+                    .iter()
+                    .map(|&a| norm_axis(a, n))
+                    .collect::<Option<_>>()?,
                 _ => (0..n).rev().collect(),
             };
             let mut seen = vec![false; n];
             if perm.len() != n || perm.iter().any(|&p| std::mem::replace(&mut seen[p], true)) {
                 return None;
             }
-            with_arr(x, each!(&x.arr, a => a.view().permuted_axes(IxDyn(&perm)).to_owned()))
+            with_arr(
+                x,
+                each!(&x.arr, a => a.view().permuted_axes(IxDyn(&perm)).to_owned()),
+            )
         }
         "broadcast_to" => {
-            let out: Vec<usize> = attrs.get_ints("shape")?.iter().map(|&d| usize::try_from(d).ok()).collect::<Option<_>>()?;
+            let out: Vec<usize> = attrs
+                .get_ints("shape")?
+                .iter()
+                .map(|&d| usize::try_from(d).ok())
+                .collect::<Option<_>>()?;
             if broadcast_shape(&shape, &out)? != out {
                 return None;
             }
@@ -135,19 +155,35 @@ fn reshape_shape(ish: &[usize], newshape: &[i64], allowzero: bool) -> Option<Vec
     }
     let total: usize = ish.iter().product();
     if let Some(at) = infer {
-        let rest: i64 = out.iter().enumerate().filter(|(k, _)| *k != at).map(|(_, d)| *d).product();
+        let rest: i64 = out
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k != at)
+            .map(|(_, d)| *d)
+            .product();
         if rest <= 0 || total as i64 % rest != 0 {
             return None;
         }
         out[at] = total as i64 / rest;
     }
-    let out: Vec<usize> = out.iter().map(|&d| usize::try_from(d).ok()).collect::<Option<_>>()?;
+    let out: Vec<usize> = out
+        .iter()
+        .map(|&d| usize::try_from(d).ok())
+        .collect::<Option<_>>()?;
     (out.iter().product::<usize>() == total).then_some(out)
 }
 
 fn canonical(index: i64, extent: i64, stride: i64) -> i64 {
-    let (lo, hi) = if stride < 0 { (-1, extent - 1) } else { (0, extent) };
-    let index = if index < 0 { index.saturating_add(extent) } else { index };
+    let (lo, hi) = if stride < 0 {
+        (-1, extent - 1)
+    } else {
+        (0, extent)
+    };
+    let index = if index < 0 {
+        index.saturating_add(extent)
+    } else {
+        index
+    };
     index.clamp(lo, hi)
 }
 
@@ -161,7 +197,10 @@ fn slice_indices(attrs: &Attrs, shape: &[usize]) -> Option<Vec<Vec<usize>>> {
     let given = attrs.get("axes").and_then(|v| v.as_int_list());
     let axes_given = given.is_some();
     let axes: Vec<usize> = match given {
-        Some(list) => list.iter().map(|&a| norm_axis(a, n)).collect::<Option<_>>()?,
+        Some(list) => list
+            .iter()
+            .map(|&a| norm_axis(a, n))
+            .collect::<Option<_>>()?,
         None => (0..n.min(begin.len().max(end.len()).max(strides.len()))).collect(),
     };
     let mut idx: Vec<Vec<usize>> = shape.iter().map(|&d| (0..d).collect()).collect();
@@ -176,11 +215,26 @@ fn slice_indices(attrs: &Attrs, shape: &[usize]) -> Option<Vec<Vec<usize>>> {
             return None;
         }
         let d = shape[ax] as i64;
-        let b = begin.get(k).copied().unwrap_or(if stride > 0 { 0 } else { i64::MAX });
+        let b = begin
+            .get(k)
+            .copied()
+            .unwrap_or(if stride > 0 { 0 } else { i64::MAX });
         let e = match end.get(k).copied() {
-            Some(s) if size_mode => if s < 0 { i64::MAX } else { b.saturating_add(s) },
+            Some(s) if size_mode => {
+                if s < 0 {
+                    i64::MAX
+                } else {
+                    b.saturating_add(s)
+                }
+            }
             Some(e) => e,
-            None => if stride < 0 { 0 } else { i64::MAX },
+            None => {
+                if stride < 0 {
+                    0
+                } else {
+                    i64::MAX
+                }
+            }
         };
         let (b, e) = (canonical(b, d, stride), canonical(e, d, stride));
         if (stride > 0 && b > e) || (stride < 0 && e > b) {
@@ -225,7 +279,9 @@ pub(crate) fn split(attrs: &Attrs, x: &Value) -> Option<Vec<Value>> {
             b
         }
         None => {
-            let n = usize::try_from(ios.as_int()?).ok().filter(|&n| n > 0 && d % n == 0)?;
+            let n = usize::try_from(ios.as_int()?)
+                .ok()
+                .filter(|&n| n > 0 && d.is_multiple_of(n))?;
             (0..=n).map(|k| k * (d / n)).collect()
         }
     };
@@ -233,7 +289,10 @@ pub(crate) fn split(attrs: &Attrs, x: &Value) -> Option<Vec<Value>> {
         .windows(2)
         .map(|w| {
             let s = Slice::from(w[0] as isize..w[1] as isize);
-            with_arr(x, each!(&x.arr, a => a.slice_axis(Axis(axis), s).to_owned()))
+            with_arr(
+                x,
+                each!(&x.arr, a => a.slice_axis(Axis(axis), s).to_owned()),
+            )
         })
         .collect()
 }
@@ -241,11 +300,18 @@ pub(crate) fn split(attrs: &Attrs, x: &Value) -> Option<Vec<Value>> {
 /// `concatenate(tuple, axis)` and `stack(tuple, axis)`.
 pub(crate) fn join(op: &str, attrs: &Attrs, xs: &[&Value]) -> Option<Value> {
     let first = *xs.first()?;
-    if xs.iter().any(|v| v.dtype != first.dtype || v.ndim() != first.ndim()) {
+    if xs
+        .iter()
+        .any(|v| v.dtype != first.dtype || v.ndim() != first.ndim())
+    {
         return None;
     }
     let axis = attrs.get_int("axis").unwrap_or(0);
-    let rank = if op == "stack" { first.ndim() + 1 } else { first.ndim() };
+    let rank = if op == "stack" {
+        first.ndim() + 1
+    } else {
+        first.ndim()
+    };
     let axis = Axis(norm_axis(axis, rank)?);
     macro_rules! join_as {
         ($variant:ident) => {{
@@ -275,14 +341,18 @@ pub(crate) fn join(op: &str, attrs: &Attrs, xs: &[&Value]) -> Option<Value> {
 
 /// `full(fill_value, shape, dtype)`: the scalar cast to the dtype, broadcast to the shape.
 pub(crate) fn full(attrs: &Attrs, fill: &Value) -> Option<Value> {
-    let shape: Vec<usize> = attrs.get_ints("shape")?.iter().map(|&d| usize::try_from(d).ok()).collect::<Option<_>>()?;
+    let shape: Vec<usize> = attrs
+        .get_ints("shape")?
+        .iter()
+        .map(|&d| usize::try_from(d).ok())
+        .collect::<Option<_>>()?;
     let dt = attr_dtype(attrs, "dtype").unwrap_or(fill.dtype);
     fill_to(fill, dt, &shape)
 }
 
 /// `full_like(data, fill_value)`.
 pub(crate) fn full_like(data: &Value, fill: &Value) -> Option<Value> {
-    fill_to(fill, data.dtype, &data.shape().to_vec())
+    fill_to(fill, data.dtype, data.shape())
 }
 
 fn fill_to(fill: &Value, dt: crate::ir::DType, shape: &[usize]) -> Option<Value> {
@@ -290,7 +360,10 @@ fn fill_to(fill: &Value, dt: crate::ir::DType, shape: &[usize]) -> Option<Value>
         return None;
     }
     let v = cast(fill, dt)?;
-    Value::new(dt, each!(&v.arr, a => a.broadcast(IxDyn(shape))?.to_owned()))
+    Value::new(
+        dt,
+        each!(&v.arr, a => a.broadcast(IxDyn(shape))?.to_owned()),
+    )
 }
 
 /// `nn.pad(data, pad_value, pad_width)` in constant mode.
@@ -307,7 +380,10 @@ pub(crate) fn pad(attrs: &Attrs, x: &Value, value: &Value) -> Option<Value> {
     let mut out = Vec::new();
     for (w, &d) in widths.iter().zip(shape) {
         let p = w.as_int_list()?;
-        let (b, a) = (usize::try_from(*p.first()?).ok()?, usize::try_from(*p.get(1)?).ok()?);
+        let (b, a) = (
+            usize::try_from(*p.first()?).ok()?,
+            usize::try_from(*p.get(1)?).ok()?,
+        );
         before.push(b);
         out.push(d + b + a);
     }
@@ -340,12 +416,17 @@ pub(crate) fn take(attrs: &Attrs, x: &Value, indices: &Value) -> Option<Value> {
     if attrs.get_int("batch_dims").unwrap_or(0) != 0 || !indices.dtype.is_int() {
         return None;
     }
-    let Arr::Int(ind) = &indices.arr else { return None };
+    let Arr::Int(ind) = &indices.arr else {
+        return None;
+    };
     let (data, axis) = match attrs.get("axis").and_then(|v| v.as_int()) {
         Some(a) => (x.clone(), norm_axis(a, x.ndim())?),
         None => {
             let n: usize = x.shape().iter().product();
-            (Value::new(x.dtype, each!(&x.arr, a => reshaped(a, &[n])?))?, 0)
+            (
+                Value::new(x.dtype, each!(&x.arr, a => reshaped(a, &[n])?))?,
+                0,
+            )
         }
     };
     let dshape = data.shape().to_vec();
@@ -368,7 +449,9 @@ pub(crate) fn take(attrs: &Attrs, x: &Value, indices: &Value) -> Option<Value> {
     let mut out = dshape[..axis].to_vec();
     out.extend_from_slice(&ishape);
     out.extend_from_slice(&dshape[axis + 1..]);
-    let strides: Vec<usize> = (0..ishape.len()).map(|k| ishape[k + 1..].iter().product()).collect();
+    let strides: Vec<usize> = (0..ishape.len())
+        .map(|k| ishape[k + 1..].iter().product())
+        .collect();
     let pick = |ix: &IxDyn| -> Vec<usize> {
         let mut src: Vec<usize> = (0..axis).map(|k| ix[k]).collect();
         let pos: usize = (0..ishape.len()).map(|k| ix[axis + k] * strides[k]).sum();
