@@ -105,7 +105,10 @@ fn eliminate_common_subexpr_on_100k_calls() {
     let mut prev = "%x".to_string();
     for i in 0..n {
         let (a, b, c) = (3 * i, 3 * i + 1, 3 * i + 2);
-        let _ = writeln!(s, "  %{a} = add({prev}, 1f);\n  %{b} = add({prev}, 1f);\n  %{c} = multiply(%{a}, %{b});");
+        let _ = writeln!(
+            s,
+            "  %{a} = add({prev}, 1f);\n  %{b} = add({prev}, 1f);\n  %{c} = multiply(%{a}, %{b});"
+        );
         prev = format!("%{c}");
     }
     let _ = writeln!(s, "  {prev}\n}}");
@@ -114,7 +117,9 @@ fn eliminate_common_subexpr_on_100k_calls() {
     well_formed::check_module(&out).unwrap();
     let calls = |m: &Module| {
         let mut k = 0;
-        visit::post_order(m.get("main").unwrap(), |e| k += e.as_call().is_some() as usize);
+        visit::post_order(m.get("main").unwrap(), |e| {
+            k += e.as_call().is_some() as usize
+        });
         k
     };
     assert_eq!(calls(&m), 3 * n);

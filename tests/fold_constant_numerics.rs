@@ -525,6 +525,9 @@ fn the_evaluator_never_panics() {
             vec![1, 2, 2, 2],
             &[1.0, -1.0, 0.5, 2.0, 3.0, 4.0, 5.0, 6.0],
         ),
+        // Degenerate shapes: an empty spatial axis, and a 1x1 kernel-shaped tensor.
+        f32s(&[1, 2, 0, 3], &[]),
+        f32s(&[2, 2, 1, 1], &[1.0, 2.0, 3.0, 4.0]),
     ];
     let consts: Vec<Expr> = inputs
         .iter()

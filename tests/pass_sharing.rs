@@ -3,8 +3,8 @@
 
 use passlab::ir::{visit, Module};
 use passlab::passes::{
-    canonicalize_ops, dead_code, eliminate_common_subexpr, fold_constant, infer_type, simplify_inference,
-    to_graph_normal_form,
+    canonicalize_ops, dead_code, eliminate_common_subexpr, fold_constant, infer_type,
+    simplify_inference, to_graph_normal_form,
 };
 use passlab::testgen;
 use passlab::text::parse_module;
@@ -23,12 +23,24 @@ fn nothing_to_do_returns_the_same_node() {
     let m = model();
     let unchanged: [(&str, Module); 4] = [
         ("FoldConstant", fold_constant::fold_constant(&m)),
-        ("DeadCodeElimination", dead_code::dead_code_elimination(&m, true, false)),
-        ("EliminateCommonSubexpr", eliminate_common_subexpr::eliminate_common_subexpr(&m)),
-        ("ToGraphNormalForm", to_graph_normal_form::to_graph_normal_form(&m)),
+        (
+            "DeadCodeElimination",
+            dead_code::dead_code_elimination(&m, true, false),
+        ),
+        (
+            "EliminateCommonSubexpr",
+            eliminate_common_subexpr::eliminate_common_subexpr(&m),
+        ),
+        (
+            "ToGraphNormalForm",
+            to_graph_normal_form::to_graph_normal_form(&m),
+        ),
     ];
     for (name, out) in unchanged {
-        assert!(main_of(&out).ptr_eq(main_of(&m)), "{name} rebuilt an unchanged function");
+        assert!(
+            main_of(&out).ptr_eq(main_of(&m)),
+            "{name} rebuilt an unchanged function"
+        );
     }
 }
 
@@ -50,7 +62,10 @@ fn rewrites_keep_sharing() {
     let first_conv = |m: &Module| {
         let mut found = None;
         visit::post_order(main_of(m), |e| {
-            if found.is_none() && e.call_op_of().is_some_and(|(op, _)| op.name() == "nn.conv2d") {
+            if found.is_none()
+                && e.call_op_of()
+                    .is_some_and(|(op, _)| op.name() == "nn.conv2d")
+            {
                 found = Some(e.clone());
             }
         });

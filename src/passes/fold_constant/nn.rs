@@ -208,9 +208,12 @@ pub(crate) fn conv2d(attrs: &Attrs, x: &Value, w: &Value) -> Option<Value> {
     let [pt, pl, pb, pr] = padding(attrs)?;
     let [sh, sw] = pair(attrs, "strides")?;
     let [dh, dw] = pair(attrs, "dilation")?;
+    if kh == 0 || kw == 0 {
+        return None;
+    }
     let (ekh, ekw) = ((kh - 1) * dh + 1, (kw - 1) * dw + 1);
     let (hp, wp) = (h + pt + pb, wd + pl + pr);
-    if hp < ekh || wp < ekw || kh == 0 || kw == 0 {
+    if hp < ekh || wp < ekw {
         return None;
     }
     let (oh, ow) = ((hp - ekh) / sh + 1, (wp - ekw) / sw + 1);
