@@ -564,3 +564,47 @@ fn the_evaluator_never_panics() {
     }
     assert!(n > 1000, "{n} calls tried");
 }
+
+/// Hostile attributes (overflowing shapes, huge paddings, bad axes, zero strides) are refused
+/// without a panic and without trying to allocate the impossible.
+#[test]
+fn hostile_attributes_are_refused() {
+    let x = f32s(&[2, 3], &data(6, 9));
+    let x4 = f32s(&[1, 1, 3, 3], &data(9, 4));
+    let w = f32s(&[1, 1, 2, 2], &data(4, 5));
+    let idx = ints(DType::INT32, &[2], &[0, 1]);
+    let inputs = [x, x4, w, idx];
+    for body in [
+        "reshape(meta[relay.Constant][0], newshape=[1099511627776, 1099511627776, -1])",
+        "reshape(meta[relay.Constant][0], newshape=[-4, -2, -2])",
+        "reshape(meta[relay.Constant][0], newshape=[-3, -3, -3])",
+        "full(1f, shape=[1000000000, 1000000000], dtype=\"float32\")",
+        "expand_dims(meta[relay.Constant][0], axis=0, num_newaxis=1000000000000)",
+        "nn.pad(meta[relay.Constant][0], 0f, pad_width=[[1000000000000, 0], [0, 0]])",
+        "broadcast_to(meta[relay.Constant][0], shape=[1000000, 1000000, 3])",
+        "take(meta[relay.Constant][0], meta[relay.Constant][3], axis=5)",
+        "take(meta[relay.Constant][0], meta[relay.Constant][3], axis=1, mode=\"fast\")",
+        "split(meta[relay.Constant][0], indices_or_sections=[5, 1])",
+        "split(meta[relay.Constant][0], indices_or_sections=0)",
+        "transpose(meta[relay.Constant][0], axes=[0, 0])",
+        "squeeze(meta[relay.Constant][0], axis=[0])",
+        "sum(meta[relay.Constant][0], axis=[7])",
+        "strided_slice(meta[relay.Constant][0], begin=[-100], end=[100], strides=[-3], axes=None)",
+        "strided_slice(meta[relay.Constant][0], begin=[0], end=[1], strides=[0], axes=None)",
+        "nn.conv2d(meta[relay.Constant][1], meta[relay.Constant][2], strides=[0, 0])",
+        "nn.conv2d(meta[relay.Constant][1], meta[relay.Constant][2], padding=[1, 2, 3])",
+        "nn.conv2d(meta[relay.Constant][1], meta[relay.Constant][2], groups=0)",
+        "nn.dense(meta[relay.Constant][0], meta[relay.Constant][0], units=None)",
+        "nn.softmax(meta[relay.Constant][0], axis=9)",
+        "concatenate((meta[relay.Constant][0], meta[relay.Constant][1]))",
+    ] {
+        let _ = try_fold(body, &inputs);
+    }
+    // Out-of-range bounds are clamped: a whole reversal with a negative stride still folds.
+    let s = fold(
+        "strided_slice(meta[relay.Constant][0], begin=[100], end=[-100], strides=[-1], axes=None)",
+        &inputs,
+    );
+    let rows = inputs[0].to_f64_vec();
+    assert_eq!(s.to_f64_vec(), [&rows[3..], &rows[..3]].concat());
+}

@@ -5,11 +5,25 @@
 //! Elements are moved, never computed, so every dtype the evaluator stores is exact. Shapes
 //! and attributes are validated as TVM's type relations do; anything invalid or unsupported
 //! (`take` with `batch_dims`, `mode="fast"` out of range, non-constant pad modes) gives `None`.
+//! Shapes taken from attributes (`full`, `broadcast_to`, `nn.pad`, `expand_dims`) are bounded
+//! by [`MAX_ELEMENTS`]: a constant that large is not worth folding, and a wrong attribute must
+//! not exhaust memory.
 
 use super::elementwise::{broadcast_shape, cast};
 use super::eval::{attr_dtype, each, norm_axis, Arr, Value};
 use crate::ir::Attrs;
 use ndarray::{ArrayD, Axis, IxDyn, Slice};
+
+/// The largest tensor folding builds from an attribute-given shape (64 Mi elements).
+pub(crate) const MAX_ELEMENTS: usize = 1 << 26;
+
+/// The element count of `shape`, if it is at most [`MAX_ELEMENTS`].
+pub(crate) fn bounded(shape: &[usize]) -> Option<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .filter(|&n| n <= MAX_ELEMENTS)
+}
 
 fn reshaped<T: Clone>(a: &ArrayD<T>, shape: &[usize]) -> Option<ArrayD<T>> {
     ArrayD::from_shape_vec(IxDyn(shape), a.iter().cloned().collect()).ok()
@@ -40,7 +54,7 @@ pub(crate) fn unary_layout(op: &str, attrs: &Attrs, x: &Value) -> Option<Value> 
             let n = shape.len() as i64;
             let axis = attrs.get_int("axis")?;
             let k = attrs.get_int("num_newaxis").unwrap_or(1);
-            if !(-n - 1..=n).contains(&axis) || k < 0 {
+            if !(-n - 1..=n).contains(&axis) || !(0..=32).contains(&k) {
                 return None;
             }
             let at = if axis < 0 { axis + n + 1 } else { axis } as usize;
@@ -94,7 +108,7 @@ pub(crate) fn unary_layout(op: &str, attrs: &Attrs, x: &Value) -> Option<Value> 
                 .iter()
                 .map(|&d| usize::try_from(d).ok())
                 .collect::<Option<_>>()?;
-            if broadcast_shape(&shape, &out)? != out {
+            if broadcast_shape(&shape, &out)? != out || bounded(&out).is_none() {
                 return None;
             }
             with_arr(x, each!(&x.arr, a => a.broadcast(IxDyn(&out))?.to_owned()))
@@ -155,12 +169,11 @@ fn reshape_shape(ish: &[usize], newshape: &[i64], allowzero: bool) -> Option<Vec
     }
     let total: usize = ish.iter().product();
     if let Some(at) = infer {
-        let rest: i64 = out
+        let rest = out
             .iter()
             .enumerate()
             .filter(|(k, _)| *k != at)
-            .map(|(_, d)| *d)
-            .product();
+            .try_fold(1i64, |n, (_, d)| n.checked_mul(*d))?;
         if rest <= 0 || total as i64 % rest != 0 {
             return None;
         }
@@ -170,7 +183,7 @@ fn reshape_shape(ish: &[usize], newshape: &[i64], allowzero: bool) -> Option<Vec
         .iter()
         .map(|&d| usize::try_from(d).ok())
         .collect::<Option<_>>()?;
-    (out.iter().product::<usize>() == total).then_some(out)
+    (bounded(&out)? == total).then_some(out)
 }
 
 fn canonical(index: i64, extent: i64, stride: i64) -> i64 {
@@ -356,7 +369,7 @@ pub(crate) fn full_like(data: &Value, fill: &Value) -> Option<Value> {
 }
 
 fn fill_to(fill: &Value, dt: crate::ir::DType, shape: &[usize]) -> Option<Value> {
-    if fill.ndim() != 0 {
+    if fill.ndim() != 0 || bounded(shape).is_none() {
         return None;
     }
     let v = cast(fill, dt)?;
@@ -385,8 +398,9 @@ pub(crate) fn pad(attrs: &Attrs, x: &Value, value: &Value) -> Option<Value> {
             usize::try_from(*p.get(1)?).ok()?,
         );
         before.push(b);
-        out.push(d + b + a);
+        out.push(d.checked_add(b)?.checked_add(a)?);
     }
+    bounded(&out)?;
     let v = cast(value, x.dtype)?;
     let arr = match (&x.arr, &v.arr) {
         (Arr::F32(a), Arr::F32(p)) => Arr::F32(pad_with(a, *p.first()?, &before, &out)),
