@@ -4,8 +4,16 @@
 //! this table. To add a pass: write `passes/<name>.rs` with a `create(&PassOptions)` function
 //! and add its row.
 
+pub mod canonicalize_ops;
+pub mod dead_code;
+pub mod eliminate_common_subexpr;
+pub mod fold_constant;
 pub mod infer_type;
 pub mod print_ir;
+pub mod simplify_inference;
+pub mod standard;
+pub mod to_a_normal_form;
+pub mod to_graph_normal_form;
 
 use crate::pass::config::ConfigType;
 use crate::pass::registry::{OptionSpec, PassEntry};
@@ -34,5 +42,83 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
             doc: "text printed after `PrintIR(`",
         }],
         constructor: print_ir::create,
+    },
+    PassEntry {
+        name: "FoldConstant",
+        kind: PassKind::Function,
+        opt_level: 2,
+        required: &[],
+        summary: "evaluate calls whose arguments are all constants",
+        options: &[OptionSpec {
+            name: "fold_qnn",
+            ty: ConfigType::Bool,
+            doc: "also fold QNN ops (not supported: passlab has no QNN ops)",
+        }],
+        constructor: standard::fold_constant,
+    },
+    PassEntry {
+        name: "DeadCodeElimination",
+        kind: PassKind::Module,
+        opt_level: 1,
+        required: &["InferType"],
+        summary: "remove unused pure let bindings (and inline single-use ones with inline_once)",
+        options: &[
+            OptionSpec {
+                name: "inline_once",
+                ty: ConfigType::Bool,
+                doc: "inline bindings used exactly once",
+            },
+            OptionSpec {
+                name: "ignore_impurity",
+                ty: ConfigType::Bool,
+                doc: "treat every binding as pure",
+            },
+        ],
+        constructor: standard::dead_code_elimination,
+    },
+    PassEntry {
+        name: "EliminateCommonSubexpr",
+        kind: PassKind::Function,
+        opt_level: 3,
+        required: &["InferType"],
+        summary: "merge identical calls (same op, attributes and arguments)",
+        options: &[],
+        constructor: standard::eliminate_common_subexpr,
+    },
+    PassEntry {
+        name: "ToANormalForm",
+        kind: PassKind::Module,
+        opt_level: 1,
+        required: &[],
+        summary: "let-bind every non-atomic subexpression",
+        options: &[],
+        constructor: standard::to_a_normal_form,
+    },
+    PassEntry {
+        name: "ToGraphNormalForm",
+        kind: PassKind::Function,
+        opt_level: 1,
+        required: &[],
+        summary: "turn let bindings back into dataflow",
+        options: &[],
+        constructor: standard::to_graph_normal_form,
+    },
+    PassEntry {
+        name: "SimplifyInference",
+        kind: PassKind::Function,
+        opt_level: 0,
+        required: &["InferType"],
+        summary: "decompose batch_norm, layer_norm and friends; drop dropout",
+        options: &[],
+        constructor: standard::simplify_inference,
+    },
+    PassEntry {
+        name: "CanonicalizeOps",
+        kind: PassKind::Function,
+        opt_level: 3,
+        required: &["InferType"],
+        summary: "rewrite nn.bias_add into add with expand_dims",
+        options: &[],
+        constructor: standard::canonicalize_ops,
     },
 ];

@@ -11,7 +11,7 @@ use crate::ir::Module;
 use crate::pass::error::InstrumentError;
 use crate::pass::sink::{emit, lock, ChunkKind};
 use crate::pass::PassInfo;
-use crate::text::print_module;
+use crate::text::print_module_display as print_module;
 use similar::TextDiff;
 use std::sync::Mutex;
 

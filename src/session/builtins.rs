@@ -274,8 +274,24 @@ fn b_parse(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
     let text = a
         .str("text")?
         .ok_or_else(|| at("parse needs the Relay text", a.span))?;
+    // `meta=[c0, c1]` supplies `meta[relay.Constant][i]` (TVM's init_meta_table).
+    let mut table = crate::text::metadata::MetaTable::default();
+    match a.get("meta") {
+        None => {}
+        Some(Value::List(items)) => {
+            for v in items {
+                match v {
+                    Value::Tensor(t) => table.constants.push(Some(t.clone())),
+                    other => {
+                        return Err(a.type_err("meta", "a list of tensors from const(...)", other))
+                    }
+                }
+            }
+        }
+        Some(v) => return Err(a.type_err("meta", "a list of tensors", v)),
+    }
     // Errors point into the IR text: the caret is placed on the text's own line and column.
-    crate::text::parse_module(&text, "<ir>")
+    crate::text::parse_module_with_meta(&text, "<ir>", Some(&table))
         .map(Value::Module)
         .map_err(|e| {
             SessionError::at(

@@ -53,7 +53,7 @@ impl Tab {
 }
 
 fn module_text(m: &Module) -> String {
-    print_module_with(m, PrintOptions::default())
+    crate::text::print_module_display(m)
 }
 
 /// "Module: 1 function (@main: 2 params, 7 calls)".
