@@ -162,7 +162,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                     .map_err(|e| format!("error: cannot read {file}: {e}"))?;
                 let mut s = session_for(file, false);
                 if bless {
-                    let fresh = replay::bless(&mut s, &text);
+                    let fresh = replay::bless_until_stable(|| session_for(file, false), &text);
                     passlab::instrument::dump_ir::write_atomic(std::path::Path::new(file), &fresh)
                         .map_err(|e| format!("error: cannot write {file}: {e}"))?;
                     println!("blessed {file}");
