@@ -159,9 +159,12 @@ impl Session {
 
     /// Moves what passes and instruments wrote into the outputs.
     pub(crate) fn drain_sink(&self, out: &mut Outputs) {
-        let text = self.sink.take();
-        if !text.is_empty() {
-            out.stream(text);
+        for seg in self.sink.take_segments() {
+            if seg.warning {
+                out.warning(seg.text);
+            } else {
+                out.stream(seg.text);
+            }
         }
     }
 
@@ -311,5 +314,26 @@ mod tests {
             out.plain()
         );
         assert!(matches!(s.var("x"), Some(Value::Int(1))));
+    }
+
+    #[test]
+    fn warnings_are_parts_of_their_own() {
+        let dir = std::env::temp_dir().join(format!("passlab-warn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("notes.txt"), "not a dump").unwrap();
+        let mut s = Session::new();
+        let src = format!(
+            "m = parse(\"\"\"def @main(%x: float32) {{ %x }}\"\"\")\n\
+             with PassContext(instruments=[DumpIR(\"{}\", refresh=true)]) {{\n\
+               m2 = PrintIR()(m)\n\
+             }}",
+            dir.display()
+        );
+        let out = s.execute(&src);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let kinds: Vec<PartKind> = out.parts.iter().map(|p| p.kind).collect();
+        assert_eq!(kinds, vec![PartKind::Warning, PartKind::Stream], "{out:?}");
+        assert!(out.parts[0].plain.starts_with("warning: DumpIR keeps"));
+        assert!(out.plain().contains("def @main"));
     }
 }

@@ -7,6 +7,9 @@
 pub enum PartKind {
     /// Text written while running: instrument output, `print(...)`.
     Stream,
+    /// A warning written while running (a pass's warning diagnostic, an instrument's): text
+    /// for standard error.
+    Warning,
     /// A value shown by `show` or by evaluating an expression.
     Display,
     /// `error: ...` with its location.
@@ -63,6 +66,26 @@ impl Outputs {
         });
     }
 
+    /// A warning, for standard error (adjacent warnings are one part).
+    pub fn warning(&mut self, text: impl Into<String>) {
+        let text = with_newline(text.into());
+        if text.is_empty() {
+            return;
+        }
+        if let Some(last) = self.parts.last_mut() {
+            if last.kind == PartKind::Warning {
+                last.plain.push_str(&text);
+                return;
+            }
+        }
+        self.parts.push(Part {
+            kind: PartKind::Warning,
+            plain: text,
+            ansi: None,
+            html: None,
+        });
+    }
+
     pub fn display(
         &mut self,
         plain: impl Into<String>,
@@ -93,10 +116,10 @@ impl Outputs {
 
     pub fn extend(&mut self, other: Outputs) {
         for p in other.parts {
-            if p.kind == PartKind::Stream {
-                self.stream(p.plain);
-            } else {
-                self.parts.push(p);
+            match p.kind {
+                PartKind::Stream => self.stream(p.plain),
+                PartKind::Warning => self.warning(p.plain),
+                _ => self.parts.push(p),
             }
         }
     }
