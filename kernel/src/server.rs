@@ -97,6 +97,13 @@ async fn router_loop(k: Arc<Shared>, mut socket: RouterSocket, channel: Channel)
             k.status(&msg, "busy");
         }
         let done = dispatch(&k, channel, exec.as_mut(), &msg).await;
+        // Requests that were already waiting when the cell failed are collected before its
+        // reply leaves, so a request sent after the client saw the reply is never aborted.
+        let aborted = if done.abort_queue {
+            collect_queued(&k, &mut socket, &mut pending).await
+        } else {
+            Vec::new()
+        };
         for (msg_type, content) in done.replies {
             let reply = k.ident.reply(&msg, &msg_type, content);
             send(&k, &mut socket, &reply, channel).await;
@@ -104,8 +111,11 @@ async fn router_loop(k: Arc<Shared>, mut socket: RouterSocket, channel: Channel)
         if is_shell {
             k.status(&msg, "idle");
         }
-        if done.abort_queue {
-            abort_queued(&k, &mut socket, &mut pending).await;
+        for m in aborted {
+            k.status(&m, "busy");
+            let reply = k.ident.reply(&m, "execute_reply", aborted_reply());
+            send(&k, &mut socket, &reply, channel).await;
+            k.status(&m, "idle");
         }
         if done.shutdown {
             k.shutdown.notify_one();
@@ -139,27 +149,38 @@ async fn recv_request(k: &Shared, socket: &mut RouterSocket, channel: Channel) -
     }
 }
 
-/// After a failed cell with `stop_on_error`: execute requests already waiting are answered
-/// "aborted" without running; anything else waiting is kept, in order, for the loop.
-async fn abort_queued(k: &Shared, socket: &mut RouterSocket, pending: &mut VecDeque<Message>) {
+/// After a failed cell with `stop_on_error`: the execute requests already waiting, to be
+/// answered "aborted" without running; anything else waiting is kept, in order, for the loop.
+async fn collect_queued(
+    k: &Shared,
+    socket: &mut RouterSocket,
+    pending: &mut VecDeque<Message>,
+) -> Vec<Message> {
+    let mut aborted: Vec<Message> = Vec::new();
+    // Those already taken off the socket first.
+    let mut keep = VecDeque::new();
+    for m in pending.drain(..) {
+        if m.msg_type() == "execute_request" {
+            aborted.push(m);
+        } else {
+            keep.push_back(m);
+        }
+    }
+    *pending = keep;
     loop {
         let next = tokio::time::timeout(
-            Duration::from_millis(2),
+            Duration::from_millis(1),
             recv_request(k, socket, Channel::Shell),
         )
         .await;
         match next {
-            Ok(Some(m)) if m.msg_type() == "execute_request" => {
-                k.status(&m, "busy");
-                let reply = k.ident.reply(&m, "execute_reply", aborted_reply());
-                send(k, socket, &reply, Channel::Shell).await;
-                k.status(&m, "idle");
-            }
+            Ok(Some(m)) if m.msg_type() == "execute_request" => aborted.push(m),
             Ok(Some(m)) => pending.push_back(m),
             Ok(None) => {}
             Err(_) => break,
         }
     }
+    aborted
 }
 
 async fn send(k: &Shared, socket: &mut RouterSocket, msg: &Message, channel: Channel) {
