@@ -2,6 +2,7 @@
 # Runs the Jupyter tests: a venv with the pinned Jupyter clients (cached under target/), the
 # kernel binary, its kernelspec installed into a temporary JUPYTER_PATH, then pytest.
 #   tests/jupyter/run.sh [pytest args]
+#   tests/jupyter/run.sh --bench      # the latency benchmark instead (ours vs ipykernel)
 # PASSLAB_KERNEL_BIN: use this kernel binary instead of building one (the cargo integration
 # test passes the one cargo built). PASSLAB_JUPYTER_VENV: where the venv lives.
 # Fails loudly when python3 or its venv module is missing: nothing here is optional.
@@ -44,4 +45,7 @@ export JUPYTER_PLATFORM_DIRS=1 PYDEVD_DISABLE_FILE_VALIDATION=1
 export NO_COLOR=
 
 cd tests/jupyter
+if [ "${1:-}" = "--bench" ]; then
+  exec "$VENV/bin/python" bench_latency.py
+fi
 exec "$VENV/bin/python" -m pytest -p no:cacheprovider -q "$@"
