@@ -41,6 +41,8 @@ pub struct Session {
     pub(crate) source_name: String,
     /// The text being executed (for error carets).
     pub(crate) source: String,
+    /// Set by `clear_output()`; the statement's outputs then end with a clear part.
+    pub(crate) clear_requested: bool,
 }
 
 impl Default for Session {
@@ -66,6 +68,7 @@ impl Session {
             interrupt,
             source_name: "<input>".into(),
             source: String::new(),
+            clear_requested: false,
         }
     }
 
@@ -173,6 +176,9 @@ impl Session {
         let snapshot = self.vars.clone();
         let r = self.run_stmt_inner(stmt, out);
         self.drain_sink(out);
+        if std::mem::take(&mut self.clear_requested) {
+            out.clear();
+        }
         if r.is_err() {
             self.vars = snapshot;
         }
@@ -335,5 +341,17 @@ mod tests {
         assert_eq!(kinds, vec![PartKind::Warning, PartKind::Stream], "{out:?}");
         assert!(out.parts[0].plain.starts_with("warning: DumpIR keeps"));
         assert!(out.plain().contains("def @main"));
+    }
+
+    #[test]
+    fn clear_output_is_a_part_in_order() {
+        let mut s = Session::new();
+        let out = s.execute("print(\"a\")\nclear_output()\nprint(\"b\")");
+        let kinds: Vec<PartKind> = out.parts.iter().map(|p| p.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![PartKind::Stream, PartKind::Clear, PartKind::Stream]
+        );
+        assert_eq!(out.plain(), "a\nb\n");
     }
 }

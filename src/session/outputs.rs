@@ -14,6 +14,9 @@ pub enum PartKind {
     Display,
     /// `error: ...` with its location.
     Error,
+    /// `clear_output()`: a front end clears what the cell showed so far (Jupyter's
+    /// clear_output; a terminal clears the screen; plain text has nothing to clear).
+    Clear,
 }
 
 /// One part of the output.
@@ -100,6 +103,16 @@ impl Outputs {
         });
     }
 
+    /// Clears the output shown so far (plain: nothing; ANSI: clear the screen).
+    pub fn clear(&mut self) {
+        self.parts.push(Part {
+            kind: PartKind::Clear,
+            plain: String::new(),
+            ansi: Some("\x1b[H\x1b[2J".into()),
+            html: None,
+        });
+    }
+
     pub fn error(&mut self, plain: impl Into<String>, ansi: Option<String>) {
         let plain = with_newline(plain.into());
         let html = Some(format!(
@@ -149,6 +162,7 @@ impl Outputs {
     pub fn html(&self) -> String {
         self.parts
             .iter()
+            .filter(|p| p.kind != PartKind::Clear)
             .map(|p| match &p.html {
                 Some(h) => h.clone(),
                 None => format!("<pre>{}</pre>", html_escape(&p.plain)),
