@@ -128,6 +128,7 @@ impl Executor {
             let (msg_type, content) = match part.kind {
                 PartKind::Stream => ("stream", json!({"name": "stdout", "text": part.plain})),
                 PartKind::Warning => ("stream", json!({"name": "stderr", "text": part.plain})),
+                PartKind::Clear => ("clear_output", json!({"wait": false})),
                 _ if Some(i) == result_index => (
                     "execute_result",
                     json!({"execution_count": count, "data": mime_bundle(part), "metadata": {}}),

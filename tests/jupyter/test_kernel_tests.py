@@ -29,6 +29,7 @@ class PasslabKernelTests(jkt.KernelTests):
     )
     code_generate_error = "undefined_name"
     code_page_something = "?Sequential"
+    code_clear_output = 'print("soon gone")\nclear_output()'
 
     completion_samples = [
         {"text": "Sequen", "matches": {"Sequential("}},
