@@ -29,7 +29,7 @@ pub fn kernel_info() -> Value {
              `help`, `passes`; Tab completes, Shift-Tab shows help, `?NAME` pages it."
         ),
         "help_links": [
-            {"text": "passlab language", "url": "https://tvm.apache.org/docs/arch/pass_infra.html"},
+            {"text": "TVM pass infrastructure", "url": "https://tvm.apache.org/docs/arch/pass_infra.html"},
         ],
         "debugger": false,
     })

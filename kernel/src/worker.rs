@@ -29,11 +29,19 @@ impl Worker {
             .stack_size(64 << 20)
             .spawn(move || {
                 let mut session = Session::new();
+                // Jupyter renders ANSI colours in tracebacks: the `ansi` renderings are used
+                // for errors only (values go out as plain text and HTML).
+                colored::control::set_override(true);
                 session.set_color(true);
                 session.set_base_dir(base_dir);
                 let _ = flag_tx.send(session.interrupt_flag());
                 for job in rx {
-                    job(&mut session);
+                    // A panic is a bug, but it must not take the session thread down: the
+                    // job's caller sees its result channel closed and reports an error.
+                    let run = std::panic::AssertUnwindSafe(|| job(&mut session));
+                    if std::panic::catch_unwind(run).is_err() {
+                        crate::log!("a request panicked in the session; the session goes on");
+                    }
                 }
                 // The kernel is going away: exit entered contexts so instruments finish.
                 let _ = session.exit_all_contexts();
