@@ -209,10 +209,7 @@ impl Default for Executor {
 /// `?NAME` / `NAME?` (a name, nothing else).
 fn help_query(code: &str) -> Option<&str> {
     let t = code.trim();
-    let name = t
-        .strip_prefix('?')
-        .or_else(|| t.strip_suffix('?'))?
-        .trim();
+    let name = t.strip_prefix('?').or_else(|| t.strip_suffix('?'))?.trim();
     let ok = !name.is_empty()
         && name
             .chars()

@@ -152,19 +152,31 @@ mod tests {
     fn tail_range_and_search() {
         let h = history();
         assert_eq!(
-            query(&h, json!({"hist_access_type": "tail", "n": 2, "output": false})),
+            query(
+                &h,
+                json!({"hist_access_type": "tail", "n": 2, "output": false})
+            ),
             json!([[1, 3, "y = x"], [1, 4, "x"]])
         );
         assert_eq!(
-            query(&h, json!({"hist_access_type": "tail", "n": 1, "output": true})),
+            query(
+                &h,
+                json!({"hist_access_type": "tail", "n": 1, "output": true})
+            ),
             json!([[1, 4, ["x", "1"]]])
         );
         assert_eq!(
-            query(&h, json!({"hist_access_type": "range", "session": 1, "start": 2, "stop": 3})),
+            query(
+                &h,
+                json!({"hist_access_type": "range", "session": 1, "start": 2, "stop": 3})
+            ),
             json!([[1, 2, "x"]])
         );
         assert_eq!(
-            query(&h, json!({"hist_access_type": "range", "session": 7, "start": 1})),
+            query(
+                &h,
+                json!({"hist_access_type": "range", "session": 7, "start": 1})
+            ),
             json!([])
         );
         assert_eq!(
@@ -172,11 +184,17 @@ mod tests {
             json!([[1, 1, "x = 1"], [1, 2, "x"], [1, 4, "x"]])
         );
         assert_eq!(
-            query(&h, json!({"hist_access_type": "search", "pattern": "x", "unique": true})),
+            query(
+                &h,
+                json!({"hist_access_type": "search", "pattern": "x", "unique": true})
+            ),
             json!([[1, 1, "x = 1"], [1, 3, "y = x"], [1, 4, "x"]])
         );
         assert_eq!(
-            query(&h, json!({"hist_access_type": "search", "pattern": "x*", "n": 1})),
+            query(
+                &h,
+                json!({"hist_access_type": "search", "pattern": "x*", "n": 1})
+            ),
             json!([[1, 4, "x"]])
         );
     }

@@ -85,7 +85,11 @@ pub async fn dispatch(
         // Not a request: comm messages and the like. No comms exist, so a comm_open is
         // closed at once; everything else needs no answer.
         if msg_type == "comm_open" {
-            let id = msg.content_obj().get("comm_id").cloned().unwrap_or(json!(""));
+            let id = msg
+                .content_obj()
+                .get("comm_id")
+                .cloned()
+                .unwrap_or(json!(""));
             k.publish(Some(msg), "comm_close", json!({"comm_id": id, "data": {}}));
         } else {
             log!("{channel:?}: ignored a `{msg_type}` message");

@@ -133,11 +133,17 @@ mod tests {
     #[test]
     fn is_complete_statuses() {
         let req = |code: &str| json!({ "code": code }).as_object().unwrap().clone();
-        assert_eq!(is_complete_reply(&req("x = 1")).unwrap()["status"], "complete");
+        assert_eq!(
+            is_complete_reply(&req("x = 1")).unwrap()["status"],
+            "complete"
+        );
         let inc = is_complete_reply(&req("with PassContext() {")).unwrap();
         assert_eq!(inc["status"], "incomplete");
         assert_eq!(inc["indent"], "    ");
-        assert_eq!(is_complete_reply(&req("x = )")).unwrap()["status"], "invalid");
+        assert_eq!(
+            is_complete_reply(&req("x = )")).unwrap()["status"],
+            "invalid"
+        );
         assert!(is_complete_reply(&Map::new()).is_err());
     }
 }

@@ -14,9 +14,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
-use zeromq::{
-    RepSocket, RouterSocket, Socket, SocketRecv, SocketSend, XPubSocket, ZmqMessage,
-};
+use zeromq::{RepSocket, RouterSocket, Socket, SocketRecv, SocketSend, XPubSocket, ZmqMessage};
 
 /// Runs the kernel until a shutdown request; returns the process exit code.
 pub fn run(conn: ConnectionInfo) -> i32 {
@@ -197,7 +195,11 @@ async fn send(k: &Shared, socket: &mut RouterSocket, msg: &Message, channel: Cha
     }
 }
 
-async fn iopub_loop(k: Arc<Shared>, mut socket: XPubSocket, mut rx: mpsc::UnboundedReceiver<Message>) {
+async fn iopub_loop(
+    k: Arc<Shared>,
+    mut socket: XPubSocket,
+    mut rx: mpsc::UnboundedReceiver<Message>,
+) {
     loop {
         tokio::select! {
             msg = rx.recv() => {

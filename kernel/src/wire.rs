@@ -241,7 +241,10 @@ impl Identity {
         let topic = match msg_type {
             "stream" => format!(
                 "stream.{}",
-                content.get("name").and_then(Value::as_str).unwrap_or("stdout")
+                content
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("stdout")
             ),
             _ => format!("kernel.{}.{msg_type}", self.session),
         };
@@ -281,7 +284,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn unhex(s: &[u8]) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
@@ -353,7 +356,8 @@ mod tests {
         let v = Verifier::new("secret");
         let other = Verifier::new("other");
         assert_eq!(
-            v.decode(request(&other, "a", "execute_request")).unwrap_err(),
+            v.decode(request(&other, "a", "execute_request"))
+                .unwrap_err(),
             Reject::BadSignature
         );
         let mut frames = request(&v, "b", "execute_request");
@@ -380,10 +384,18 @@ mod tests {
                 .unwrap_err(),
             Reject::TooFewFrames(1)
         );
-        let frames: Vec<Bytes> = [&b"id"[..], DELIMITER, b"", b"{not json", b"{}", b"{}", b"[]"]
-            .iter()
-            .map(|f| Bytes::copy_from_slice(f))
-            .collect();
+        let frames: Vec<Bytes> = [
+            &b"id"[..],
+            DELIMITER,
+            b"",
+            b"{not json",
+            b"{}",
+            b"{}",
+            b"[]",
+        ]
+        .iter()
+        .map(|f| Bytes::copy_from_slice(f))
+        .collect();
         let m = v.decode(frames).unwrap();
         assert_eq!(m.msg_type(), "");
         assert!(m.content_obj().is_empty());
