@@ -74,6 +74,12 @@ async fn serve(conn: ConnectionInfo) -> i32 {
         serde_json::json!({"execution_state": "starting"}),
     );
     k.shutdown.notified().await;
+    // Entered contexts are exited so their instruments finish (a cell still running gets a
+    // moment, not forever).
+    let exit = k.worker.run(|s| {
+        s.exit_all_contexts();
+    });
+    let _ = tokio::time::timeout(Duration::from_secs(1), exit).await;
     // `send` only queues: give the shutdown reply (and iopub) time to leave.
     tokio::time::sleep(Duration::from_millis(200)).await;
     0
