@@ -41,6 +41,8 @@ pub struct Session {
     pub(crate) source_name: String,
     /// The text being executed (for error carets).
     pub(crate) source: String,
+    /// Set by `clear_output()`; the statement's outputs then end with a clear part.
+    pub(crate) clear_requested: bool,
 }
 
 impl Default for Session {
@@ -66,6 +68,7 @@ impl Session {
             interrupt,
             source_name: "<input>".into(),
             source: String::new(),
+            clear_requested: false,
         }
     }
 
@@ -159,9 +162,12 @@ impl Session {
 
     /// Moves what passes and instruments wrote into the outputs.
     pub(crate) fn drain_sink(&self, out: &mut Outputs) {
-        let text = self.sink.take();
-        if !text.is_empty() {
-            out.stream(text);
+        for seg in self.sink.take_segments() {
+            if seg.warning {
+                out.warning(seg.text);
+            } else {
+                out.stream(seg.text);
+            }
         }
     }
 
@@ -170,6 +176,9 @@ impl Session {
         let snapshot = self.vars.clone();
         let r = self.run_stmt_inner(stmt, out);
         self.drain_sink(out);
+        if std::mem::take(&mut self.clear_requested) {
+            out.clear();
+        }
         if r.is_err() {
             self.vars = snapshot;
         }
@@ -311,5 +320,38 @@ mod tests {
             out.plain()
         );
         assert!(matches!(s.var("x"), Some(Value::Int(1))));
+    }
+
+    #[test]
+    fn warnings_are_parts_of_their_own() {
+        let dir = std::env::temp_dir().join(format!("passlab-warn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("notes.txt"), "not a dump").unwrap();
+        let mut s = Session::new();
+        let src = format!(
+            "m = parse(\"\"\"def @main(%x: float32) {{ %x }}\"\"\")\n\
+             with PassContext(instruments=[DumpIR(\"{}\", refresh=true)]) {{\n\
+               m2 = PrintIR()(m)\n\
+             }}",
+            dir.display()
+        );
+        let out = s.execute(&src);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let kinds: Vec<PartKind> = out.parts.iter().map(|p| p.kind).collect();
+        assert_eq!(kinds, vec![PartKind::Warning, PartKind::Stream], "{out:?}");
+        assert!(out.parts[0].plain.starts_with("warning: DumpIR keeps"));
+        assert!(out.plain().contains("def @main"));
+    }
+
+    #[test]
+    fn clear_output_is_a_part_in_order() {
+        let mut s = Session::new();
+        let out = s.execute("print(\"a\")\nclear_output()\nprint(\"b\")");
+        let kinds: Vec<PartKind> = out.parts.iter().map(|p| p.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![PartKind::Stream, PartKind::Clear, PartKind::Stream]
+        );
+        assert_eq!(out.plain(), "a\nb\n");
     }
 }
