@@ -72,12 +72,14 @@ impl RunHistory {
         let i = if k < 0 { n + 1 + k } else { k };
         if i < 0 || i > n {
             let what = match self.steps.len() {
-                0 => "no steps".to_string(),
-                1 => "1 step: history[1] is the module after it".to_string(),
-                n => format!("{n} steps: history[1] to history[{n}] are the modules after them"),
+                0 => "no steps (history[0] is its input)".to_string(),
+                1 => "1 step (history[0] is its input, history[1] the module after it)".into(),
+                n => format!(
+                    "{n} steps (history[0] is its input, history[{n}] the module after the last)"
+                ),
             };
             return Err(format!(
-                "history[{k}] is out of range: the last run has {what}, history[0] is its input"
+                "history[{k}] is out of range: the last run has {what}"
             ));
         }
         Ok(if i == 0 {
@@ -185,13 +187,13 @@ mod tests {
         assert!(h.module(2).unwrap().same_as(&b));
         assert!(h.module(-1).unwrap().same_as(&b));
         assert!(h.module(-2).unwrap().same_as(&a));
-        assert!(h.module(3).unwrap_err().contains("history[1] to history[2]"));
+        assert!(h.module(3).unwrap_err().ends_with("has 2 steps (history[0] is its input, history[2] the module after the last)"));
         assert!(h.module(-4).is_err());
         assert_eq!(h.title(), "seq(m): 2 passes, finished");
         let t = h.table();
         assert_eq!(t.rows[0][2], "no");
         assert_eq!(t.rows[1][2], "yes");
         assert_eq!(t.rows[1][3], "  1.5 ms");
-        assert_eq!(t.rows[1][4], "4 → 2");
+        assert_eq!(t.rows[1][4], "5 → 2", "function, var, call, op, constant → function, var");
     }
 }
