@@ -42,7 +42,7 @@ fn passes_are_built_by_name_with_checked_options() {
         PrintIR: ok: PrintIR (module, opt_level 0)
         PrintIR: ok: PrintIR (module, opt_level 0)
         PrintIr: error: unknown pass PrintIr; did you mean PrintIR?
-        FoldConstantt: error: unknown pass FoldConstantt
+        FoldConstantt: error: unknown pass FoldConstantt; did you mean FoldConstant?
         PrintIR: error: PrintIR: unknown option heder (did you mean header?); known options: header
         PrintIR: error: PrintIR: option header expects str, got int
         PrintIR: error: PrintIR: option header given twice
@@ -74,7 +74,15 @@ fn the_table_lists_every_builtin_pass() {
         })
         .collect();
     expect![[r#"
+        CanonicalizeOps function opt_level=3 required=["InferType"] options=[] - rewrite nn.bias_add into add with expand_dims
+        DeadCodeElimination module opt_level=1 required=["InferType"] options=[inline_once: bool, ignore_impurity: bool] - remove unused pure let bindings (and inline single-use ones with inline_once)
+        EliminateCommonSubexpr function opt_level=3 required=["InferType"] options=[] - merge identical calls (same op, attributes and arguments)
+        FoldConstant function opt_level=2 required=[] options=[fold_qnn: bool] - evaluate calls whose arguments are all constants
+        InferType module opt_level=0 required=[] options=[] - infer the type of every expression (fills parameter and return annotations)
         PrintIR module opt_level=0 required=[] options=[header: str] - print the module to the output (with a header) and return it unchanged
+        SimplifyInference function opt_level=0 required=["InferType"] options=[] - decompose batch_norm, layer_norm and friends; drop dropout
+        ToANormalForm module opt_level=1 required=[] options=[] - let-bind every non-atomic subexpression
+        ToGraphNormalForm function opt_level=1 required=[] options=[] - turn let bindings back into dataflow
     "#]]
     .assert_eq(&(rows.join("\n") + "\n"));
     // The table's metadata agrees with the passes it builds.

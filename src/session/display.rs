@@ -365,34 +365,8 @@ impl Session {
             out.display(general_help(self), None, None);
             return Ok(());
         };
-        if let Some(b) = super::builtins::find(name) {
-            out.display(format!("{}\n  {}", b.signature, b.summary), None, None);
-            return Ok(());
-        }
-        if let Some(r) = self.pm.registry().get(name) {
-            let mut s = format!(
-                "{} — {} pass, opt_level {}\n  {}",
-                r.name,
-                r.kind.as_str(),
-                r.opt_level,
-                r.summary
-            );
-            if !r.required.is_empty() {
-                let req: Vec<&str> = r.required.iter().map(|x| &**x).collect();
-                s.push_str(&format!("\n  requires: {}", req.join(", ")));
-            }
-            for o in r.options {
-                s.push_str(&format!("\n  option {}: {} — {}", o.name, o.ty, o.doc));
-            }
-            out.display(s, None, None);
-            return Ok(());
-        }
-        if let Some((_, syntax, summary)) = COMMANDS.iter().find(|(n, ..)| n == name) {
-            out.display(format!("{syntax}\n  {summary}"), None, None);
-            return Ok(());
-        }
-        if let Some(v) = self.vars.get(name) {
-            out.display(format!("{name}: {} = {}", v.kind(), v.repr()), None, None);
+        if let Some(text) = self.help_text(name) {
+            out.display(text, None, None);
             return Ok(());
         }
         let mut all: Vec<String> = super::builtins::BUILTINS
