@@ -344,15 +344,15 @@ impl Session {
         };
         let ta = text_of(&va, a.span)?;
         let tb = text_of(&vb, b.span)?;
-        let la = a.as_ident().unwrap_or("a");
-        let lb = b.as_ident().unwrap_or("b");
+        let la = self.source_text(a.span).unwrap_or("a").to_string();
+        let lb = self.source_text(b.span).unwrap_or("b").to_string();
         if ta == tb {
             out.display("(no differences)", None, None);
             return Ok(());
         }
-        let diff = crate::instrument::print_changed::unified_diff(&ta, &tb, la, lb);
-        let ansi = self.color.then(|| color_diff(&diff));
-        out.display(diff.clone(), ansi, Some(diff_html(&diff)));
+        let diff = crate::instrument::print_changed::unified_diff(&ta, &tb, &la, &lb);
+        let ansi = self.color.then(|| super::diff::ansi(&diff));
+        out.display(diff.clone(), ansi, Some(super::diff::html(&diff)));
         Ok(())
     }
 
@@ -422,6 +422,38 @@ pub static COMMANDS: &[(&str, &str, &str)] = &[
         "help",
         "help [name]",
         "this help, or help on a command, pass, builtin or variable",
+    ),
+    (
+        "break",
+        "break NAME | after NAME | changed @f | verify | slower 10ms",
+        "pause runs before/after a pass, or after a pass that changes @f, fails the checks or is slow",
+    ),
+    ("breakpoints", "breakpoints", "the breakpoints and how often each hit"),
+    ("delete", "delete N | delete all", "delete a breakpoint, or all of them"),
+    (
+        "where",
+        "where",
+        "the running passes of the paused run (sequential > Pass)",
+    ),
+    (
+        "step",
+        "step",
+        "run the paused run until the next pass has finished, pause again",
+    ),
+    (
+        "continue",
+        "continue",
+        "run to the next breakpoint or the end (then the statement completes)",
+    ),
+    (
+        "abort",
+        "abort",
+        "abandon the paused run: nothing is bound, `with` contexts are exited",
+    ),
+    (
+        "history",
+        "history | history[k]",
+        "the passes of the last run; history[k] is the module after pass k (0: the input)",
     ),
 ];
 
@@ -587,49 +619,4 @@ fn timing_html(records: &[crate::instrument::TimingRecord]) -> String {
         rows,
     }
     .html()
-}
-
-/// ANSI colours for a unified diff.
-pub fn color_diff(diff: &str) -> String {
-    use colored::Colorize;
-    diff.lines()
-        .map(|l| {
-            if l.starts_with("+++") || l.starts_with("---") {
-                l.bold().to_string()
-            } else if l.starts_with('+') {
-                l.green().to_string()
-            } else if l.starts_with('-') {
-                l.red().to_string()
-            } else if l.starts_with("@@") {
-                l.cyan().to_string()
-            } else {
-                l.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// An inline HTML diff.
-pub fn diff_html(diff: &str) -> String {
-    let mut s = String::from("<pre class=\"passlab-diff\">");
-    for l in diff.lines() {
-        let style = if l.starts_with("+++") || l.starts_with("---") {
-            "font-weight:bold"
-        } else if l.starts_with('+') {
-            "background:#e6ffed;color:#22863a"
-        } else if l.starts_with('-') {
-            "background:#ffeef0;color:#b31d28"
-        } else if l.starts_with("@@") {
-            "color:#6f42c1"
-        } else {
-            ""
-        };
-        s.push_str(&format!(
-            "<span style=\"{style}\">{}</span>\n",
-            html_escape(l)
-        ));
-    }
-    s.push_str("</pre>");
-    s
 }

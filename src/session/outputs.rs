@@ -50,13 +50,30 @@ impl Outputs {
     }
 
     pub fn stream(&mut self, text: impl Into<String>) {
-        let text = with_newline(text.into());
+        self.stream_rich(text.into(), None, None);
+    }
+
+    /// Stream text with its own ANSI and HTML renderings (a coloured diff, highlighted IR).
+    /// Adjacent stream text is one part: where only one side has a rendering, the other
+    /// side's plain text stands in for it.
+    pub fn stream_rich(&mut self, text: String, ansi: Option<String>, html: Option<String>) {
+        let text = with_newline(text);
         if text.is_empty() {
             return;
         }
-        // Adjacent stream text is one part.
+        let ansi = ansi.map(with_newline);
         if let Some(last) = self.parts.last_mut() {
             if last.kind == PartKind::Stream {
+                if last.ansi.is_some() || ansi.is_some() {
+                    let mut a = last.ansi.take().unwrap_or_else(|| last.plain.clone());
+                    a.push_str(ansi.as_deref().unwrap_or(&text));
+                    last.ansi = Some(a);
+                }
+                if last.html.is_some() || html.is_some() {
+                    let mut h = last.html.take().unwrap_or_else(|| pre(&last.plain));
+                    h.push_str(&html.unwrap_or_else(|| pre(&text)));
+                    last.html = Some(h);
+                }
                 last.plain.push_str(&text);
                 return;
             }
@@ -64,8 +81,8 @@ impl Outputs {
         self.parts.push(Part {
             kind: PartKind::Stream,
             plain: text,
-            ansi: None,
-            html: None,
+            ansi,
+            html,
         });
     }
 
@@ -130,7 +147,7 @@ impl Outputs {
     pub fn extend(&mut self, other: Outputs) {
         for p in other.parts {
             match p.kind {
-                PartKind::Stream => self.stream(p.plain),
+                PartKind::Stream => self.stream_rich(p.plain, p.ansi, p.html),
                 PartKind::Warning => self.warning(p.plain),
                 _ => self.parts.push(p),
             }
@@ -165,10 +182,15 @@ impl Outputs {
             .filter(|p| p.kind != PartKind::Clear)
             .map(|p| match &p.html {
                 Some(h) => h.clone(),
-                None => format!("<pre>{}</pre>", html_escape(&p.plain)),
+                None => pre(&p.plain),
             })
             .collect()
     }
+}
+
+/// Plain text as an HTML `<pre>` block.
+pub(crate) fn pre(text: &str) -> String {
+    format!("<pre>{}</pre>", html_escape(text))
 }
 
 /// Escapes text for HTML.
