@@ -4,7 +4,9 @@
 //! this table. To add a pass: write `passes/<name>.rs` with a `create(&PassOptions)` function
 //! and add its row.
 
+pub mod alter_op_layout;
 pub mod canonicalize_ops;
+pub mod convert_layout;
 pub mod dead_code;
 pub mod eliminate_common_subexpr;
 pub mod fold_constant;
@@ -13,6 +15,7 @@ pub mod fuse_ops;
 pub mod infer_type;
 pub mod inline_globals;
 pub mod lambda_lift;
+pub mod layout_rewrite;
 pub mod print_ir;
 pub mod remove_unused_functions;
 pub mod simplify_inference;
@@ -167,6 +170,28 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
         summary: "Sequential of BackwardFoldScaleAxis, ForwardFoldScaleAxis and FoldConstant",
         options: &[],
         constructor: fold_scale_axis::create,
+    },
+    PassEntry {
+        name: "ConvertLayout",
+        kind: PassKind::Function,
+        opt_level: 3,
+        required: &["InferType", "CanonicalizeOps"],
+        summary: "convert ops to desired data/kernel layouts, inserting layout_transform",
+        options: &[OptionSpec {
+            name: "desired_layouts",
+            ty: ConfigType::StrListMap,
+            doc: "op name -> [data_layout, kernel_layout], e.g. {\"nn.conv2d\": [\"NCHW\", \"default\"]}",
+        }],
+        constructor: convert_layout::create,
+    },
+    PassEntry {
+        name: "AlterOpLayout",
+        kind: PassKind::Function,
+        opt_level: 3,
+        required: &["InferType"],
+        summary: "apply each op's alter-layout hook (none without a target: unchanged)",
+        options: &[],
+        constructor: alter_op_layout::create,
     },
     PassEntry {
         name: "LambdaLift",

@@ -74,3 +74,18 @@ fn backward_fold_scale_axis_on_a_million_lets() {
 fn forward_fold_scale_axis_on_a_million_lets() {
     deep("ForwardFoldScaleAxis", PassOptions::new());
 }
+
+#[test]
+fn convert_layout_on_a_million_lets() {
+    let desired =
+        passlab::pass::ConfigValue::Map(vec![("nn.conv2d".into(), vec!["NCHW", "default"].into())]);
+    deep(
+        "ConvertLayout",
+        PassOptions::new().with("desired_layouts", desired),
+    );
+}
+
+#[test]
+fn alter_op_layout_on_a_million_lets() {
+    deep("AlterOpLayout", PassOptions::new());
+}

@@ -123,3 +123,45 @@ fn fuse_level_follows_the_context() {
     let at3 = run("FuseOps", PassOptions::new(), 3, &input);
     assert_equal_up_to_names(&at3, &parse("pass_infra_example.seq_opt3.relay"), "level 3");
 }
+
+/// `ConvertLayout({"nn.conv2d": ["NCHW", "default"]})` on the NHWC example of TVM's
+/// `docs/arch/convert_layout.rst`: applied directly (as the doc does), typed by the pass itself.
+#[test]
+fn convert_layout_doc_reproduces_tvm() {
+    let input = parse("convert_layout_doc.before.relay");
+    let desired =
+        passlab::pass::ConfigValue::Map(vec![("nn.conv2d".into(), vec!["NCHW", "default"].into())]);
+    let pm = PassManager::new();
+    let pass = pm
+        .create(
+            "ConvertLayout",
+            &PassOptions::new().with("desired_layouts", desired),
+        )
+        .unwrap();
+    let out = pm.run(&pass, &input).unwrap();
+    well_formed::check_module(&out).expect("well-formed output");
+    let typed = infer_module(&out).expect("the output type-checks");
+    // The input has no return type and the pass types it, so both sides are compared typed.
+    let expected = infer_module(&parse("convert_layout_doc.after.relay")).unwrap();
+    assert_equal_up_to_names(&typed, &expected, "convert_layout_doc");
+    // TVM printed the types of the calls: ours are the same, line by line.
+    let printed = print_module_with(
+        &typed,
+        PrintOptions {
+            header: false,
+            metadata: false,
+            ..PrintOptions::default()
+        },
+    );
+    let body = body(&corpus("convert_layout_doc.after.relay"));
+    let (got, want): (Vec<&str>, Vec<&str>) = (printed.lines().collect(), body.lines().collect());
+    assert_eq!(got.len(), want.len(), "{printed}");
+    for (g, w) in got.iter().zip(&want).skip(1) {
+        assert_eq!(strip_param_types(g), *w);
+    }
+}
+
+/// The line without the ` /* ty=... */` comments passlab adds to parameters and projections.
+fn strip_param_types(line: &str) -> String {
+    line.replace(" /* ty=Tensor[(1, 56, 56, 64), float32] */", "")
+}

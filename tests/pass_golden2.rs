@@ -5,6 +5,8 @@
 //! ```text
 //! // pass: FuseOps(fuse_opt_level=2)      <- the pipeline, in the command language
 //! // opt_level: 3                          <- optional: the context's opt_level (default 3)
+//! // run: direct                           <- optional: apply each pass directly (no gate, no
+//!                                             required passes), like `ConvertLayout(..)(mod)`
 //! // Any other comment lines say what the case is about.
 //! #[version = "0.0.5"]
 //! def @main(...) { ... }                   <- the input module
@@ -31,6 +33,7 @@ const EXPECTED: &str = "// expected:";
 struct Case {
     pipeline: String,
     opt_level: i32,
+    direct: bool,
     input: String,
     expected: String,
 }
@@ -39,6 +42,7 @@ fn parse_case(text: &str) -> Result<Case, String> {
     let (input, expected) = text.split_once(EXPECTED).ok_or("no `// expected:` line")?;
     let mut pipeline = None;
     let mut opt_level = 3;
+    let mut direct = false;
     for line in input.lines() {
         let line = line.trim();
         if let Some(p) = line.strip_prefix("// pass:") {
@@ -47,17 +51,25 @@ fn parse_case(text: &str) -> Result<Case, String> {
         if let Some(l) = line.strip_prefix("// opt_level:") {
             opt_level = l.trim().parse().map_err(|_| "bad `// opt_level:` line")?;
         }
+        direct |= line == "// run: direct";
     }
     Ok(Case {
         pipeline: pipeline.ok_or("no `// pass:` line")?,
         opt_level,
+        direct,
         input: input.to_string(),
         expected: expected.to_string(),
     })
 }
 
-/// Runs `pipeline` (command-language pass expressions, comma-separated) on `m`.
-fn run_pipeline(pipeline: &str, opt_level: i32, m: &Module) -> Result<Module, String> {
+/// Runs `pipeline` (command-language pass expressions, comma-separated) on `m`: as one
+/// Sequential, or (`direct`) each pass applied directly in turn.
+fn run_pipeline(
+    pipeline: &str,
+    opt_level: i32,
+    direct: bool,
+    m: &Module,
+) -> Result<Module, String> {
     let mut session = Session::new();
     let out = session.execute(&format!("__pipeline = Sequential([{pipeline}])"));
     let Some(Value::Pass(pass)) = session.var("__pipeline") else {
@@ -68,9 +80,15 @@ fn run_pipeline(pipeline: &str, opt_level: i32, m: &Module) -> Result<Module, St
         .opt_level(opt_level)
         .build()
         .map_err(|e| e.to_string())?;
-    let pass = pass.clone();
-    pm.with_context(&ctx, |pm| pm.run(&pass, m))
-        .map_err(|e| e.to_string())
+    let passes = if direct {
+        pass.children().to_vec()
+    } else {
+        vec![pass.clone()]
+    };
+    pm.with_context(&ctx, |pm| {
+        passes.iter().try_fold(m.clone(), |m, p| pm.run(p, &m))
+    })
+    .map_err(|e| e.to_string())
 }
 
 fn printed(m: &Module) -> String {
@@ -91,7 +109,7 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
     let name = path.display().to_string();
     let input =
         parse_module(&case.input, &name).map_err(|e| e.render(&name, &case.input, false))?;
-    let out = run_pipeline(&case.pipeline, case.opt_level, &input)?;
+    let out = run_pipeline(&case.pipeline, case.opt_level, case.direct, &input)?;
     well_formed::check_module(&out).map_err(|e| format!("output not well-formed: {e}"))?;
     infer_module(&out).map_err(|e| format!("output does not type-check: {e}"))?;
     let got = printed(&out);
