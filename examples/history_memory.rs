@@ -67,7 +67,10 @@ fn main() {
         .unwrap_or(17000);
     let text = passlab::testgen::conv_model(layers);
     let input = passlab::text::parse_module(&text, "conv_model").expect("conv_model parses");
-    println!("conv_model({layers}): {} nodes", nodes(std::slice::from_ref(&input)));
+    println!(
+        "conv_model({layers}): {} nodes",
+        nodes(std::slice::from_ref(&input))
+    );
     for (name, def) in PIPELINES {
         let mut s = Session::new();
         s.set_var("m", Value::Module(input.clone()));
@@ -80,9 +83,15 @@ fn main() {
             run(&mut s, &format!("h = history[{k}]"));
             kept.push(module(&s, "h"));
         }
-        let one = kept.iter().map(|m| nodes(std::slice::from_ref(m))).max().unwrap_or(0);
+        let one = kept
+            .iter()
+            .map(|m| nodes(std::slice::from_ref(m)))
+            .max()
+            .unwrap_or(0);
         let all = nodes(&kept);
-        let changed = (1..kept.len()).filter(|&k| !kept[k].same_as(&kept[k - 1])).count();
+        let changed = (1..kept.len())
+            .filter(|&k| !kept[k].same_as(&kept[k - 1]))
+            .count();
         println!(
             "{name}: 20 passes ({changed} returned a new module) in {:.2?}; the history keeps \
              {all} unique nodes for 21 modules, the largest module has {one}: {:.2}x",

@@ -48,8 +48,14 @@ fn paused_state_lasts_across_execute_calls() {
     let mut s = session();
     assert_eq!(s.paused(), None);
     ok(&mut s, "break DropMul");
-    let out = ok(&mut s, "x = Sequential([drop_add, drop_mul])(m)\ny = 1\nshow ir");
-    assert!(out.starts_with("paused before DropMul (2 of 2) in sequential\n"), "{out}");
+    let out = ok(
+        &mut s,
+        "x = Sequential([drop_add, drop_mul])(m)\ny = 1\nshow ir",
+    );
+    assert!(
+        out.starts_with("paused before DropMul (2 of 2) in sequential\n"),
+        "{out}"
+    );
     // The next statements of the same input ran while paused.
     assert!(out.contains("multiply(%x, 1f)"), "{out}");
     assert!(matches!(s.var("y"), Some(Value::Int(1))));
@@ -78,7 +84,10 @@ fn dropping_a_session_with_a_paused_run_ends_the_run() {
     assert!(out.contains("paused before DropMul (3 of 3)"), "{out}");
     let start = Instant::now();
     drop(s);
-    assert!(start.elapsed() < Duration::from_secs(2), "drop waited for the run");
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "drop waited for the run"
+    );
     // The worker wakes up, aborts and lets go of the pipeline (and so of `held`).
     wait_for(&released, "the paused worker never ended");
 }
@@ -86,11 +95,14 @@ fn dropping_a_session_with_a_paused_run_ends_the_run() {
 /// A pass that says when it starts and then takes its time.
 fn slow_pass(name: &str, started: std::sync::mpsc::Sender<()>) -> Value {
     let started = std::sync::Mutex::new(started);
-    Value::Pass(module_pass(PassInfo::new(name, 0), move |m: &Module, _cx| {
-        let _ = started.lock().unwrap().send(());
-        std::thread::sleep(Duration::from_millis(300));
-        Ok(m.clone())
-    }))
+    Value::Pass(module_pass(
+        PassInfo::new(name, 0),
+        move |m: &Module, _cx| {
+            let _ = started.lock().unwrap().send(());
+            std::thread::sleep(Duration::from_millis(300));
+            Ok(m.clone())
+        },
+    ))
 }
 
 #[test]
@@ -107,7 +119,8 @@ fn ctrl_c_interrupts_a_run_on_the_worker_and_a_resumed_one() {
     flag.store(true, Ordering::SeqCst);
     let (mut s, out) = t.join().unwrap();
     assert!(
-        out.plain().contains("error: interrupted before pass DropAdd"),
+        out.plain()
+            .contains("error: interrupted before pass DropAdd"),
         "{}",
         out.plain()
     );
@@ -124,7 +137,8 @@ fn ctrl_c_interrupts_a_run_on_the_worker_and_a_resumed_one() {
     flag.store(true, Ordering::SeqCst);
     let (s, out) = t.join().unwrap();
     assert!(
-        out.plain().contains("error: interrupted before pass DropMul"),
+        out.plain()
+            .contains("error: interrupted before pass DropMul"),
         "{}",
         out.plain()
     );
@@ -142,17 +156,29 @@ fn print_changed_and_diff_render_coloured_and_side_by_side() {
     assert!(!out.is_error(), "{}", out.plain());
     let stream = &out.parts[0];
     assert_eq!(stream.kind, PartKind::Stream);
-    assert!(stream.plain.starts_with("DropAdd changed @main\n--- before DropAdd\n"));
+    assert!(stream
+        .plain
+        .starts_with("DropAdd changed @main\n--- before DropAdd\n"));
     let ansi = stream.ansi.as_deref().expect("an ANSI rendering");
-    assert!(ansi.contains("\x1b[31m-  %0 = add(%x, 0f);\x1b[0m"), "{ansi}");
+    assert!(
+        ansi.contains("\x1b[31m-  %0 = add(%x, 0f);\x1b[0m"),
+        "{ansi}"
+    );
     let html = stream.html.as_deref().expect("an HTML rendering");
     assert!(html.contains("<table class=\"passlab-diff\""), "{html}");
     let diff = &out.parts[1];
     assert_eq!(diff.kind, PartKind::Display);
     assert!(diff.plain.starts_with("--- m\n+++ x\n"), "{}", diff.plain);
-    assert!(diff.ansi.as_deref().unwrap().contains("\x1b[32m+  multiply(%x, 1f)"));
+    assert!(diff
+        .ansi
+        .as_deref()
+        .unwrap()
+        .contains("\x1b[32m+  multiply(%x, 1f)"));
     let html = diff.html.as_deref().unwrap();
-    assert!(html.contains(">m</th>") && html.contains(">x</th>"), "{html}");
+    assert!(
+        html.contains(">m</th>") && html.contains(">x</th>"),
+        "{html}"
+    );
     // Without colour, no ANSI rendering; HTML is always there.
     s.set_color(false);
     let out = s.execute("diff m x");
@@ -163,7 +189,10 @@ fn print_changed_and_diff_render_coloured_and_side_by_side() {
 #[test]
 fn history_and_breakpoints_have_html_tables() {
     let mut s = session();
-    ok(&mut s, "x = Sequential([drop_add, drop_mul])(m)\nbreak DropAdd");
+    ok(
+        &mut s,
+        "x = Sequential([drop_add, drop_mul])(m)\nbreak DropAdd",
+    );
     let out = s.execute("history\nbreakpoints");
     let history = out.parts[0].html.as_deref().unwrap();
     assert!(history.contains("<th>changed</th>"), "{history}");
@@ -175,14 +204,20 @@ fn history_and_breakpoints_have_html_tables() {
     let out = s.execute("y = drop_add(m)");
     let p = &out.parts[0];
     assert_eq!(p.plain, "paused before DropAdd\n");
-    assert_eq!(p.ansi.as_deref(), Some("\x1b[1;33mpaused before DropAdd\x1b[0m\n"));
+    assert_eq!(
+        p.ansi.as_deref(),
+        Some("\x1b[1;33mpaused before DropAdd\x1b[0m\n")
+    );
     assert!(p.html.as_deref().unwrap().contains("passlab-pause"));
 }
 
 #[test]
 fn exit_all_contexts_aborts_a_paused_run_first() {
     let mut s = session();
-    ok(&mut s, "break DropMul\nenter PassContext(instruments=[Trace(name=\"t\")])");
+    ok(
+        &mut s,
+        "break DropMul\nenter PassContext(instruments=[Trace(name=\"t\")])",
+    );
     let out = ok(
         &mut s,
         "with PassContext(instruments=[Trace(name=\"u\")]) {\n  x = Sequential([drop_add, drop_mul])(m)\n}",

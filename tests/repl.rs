@@ -160,7 +160,8 @@ fn the_prompt_says_when_a_run_is_paused_and_ctrl_d_aborts_it() {
     p.exp_string("(paused) >>> ").unwrap();
     run(&mut p, "continue", "[q] exit_pass_ctx");
     // The editor clears the line, then draws the prompt: no "(paused) " before it now.
-    p.exp_string("\u{1b}[K>>> ").expect("the prompt is back to normal");
+    p.exp_string("\u{1b}[K>>> ")
+        .expect("the prompt is back to normal");
     run(&mut p, "x = InferType()(m)", "paused before InferType");
     p.send_control('d').unwrap();
     p.exp_string("aborted InferType()(m) before InferType; nothing was bound")

@@ -203,9 +203,7 @@ impl Session {
         let Some(h) = &self.debug.history else {
             return Err(SessionError::at("no pipeline has run yet", span));
         };
-        let m = lock(h)
-            .module(*k)
-            .map_err(|e| SessionError::at(e, span))?;
+        let m = lock(h).module(*k).map_err(|e| SessionError::at(e, span))?;
         Ok(Value::Module(m))
     }
 

@@ -234,7 +234,9 @@ mod tests {
         assert!(a.contains("\x1b[32m+  %x\x1b[0m\n"));
         assert!(a.contains("\n def @main(%x: float32) {\n"));
         // Stripping the escapes gives the plain diff back.
-        let stripped = regex::Regex::new("\x1b\\[[0-9;]*m").unwrap().replace_all(&a, "");
+        let stripped = regex::Regex::new("\x1b\\[[0-9;]*m")
+            .unwrap()
+            .replace_all(&a, "");
         assert_eq!(stripped, DIFF);
     }
 

@@ -7,9 +7,9 @@ use super::debug::worker::{Msg, Run};
 use super::history::RunHistory;
 use super::suspend::Pending;
 use super::{Session, SessionError, Value};
-use std::sync::{Arc, Mutex};
 use crate::lang::ast::{Expr, ExprKind};
 use crate::pass::{PassContext, PassOptions};
+use std::sync::{Arc, Mutex};
 
 impl Session {
     pub(crate) fn eval(&mut self, e: &Expr) -> Result<Value, SessionError> {
@@ -71,7 +71,9 @@ impl Session {
         candidates.extend(crate::lang::ast::KEYWORDS.iter().map(|k| k.to_string()));
         let hint = match name {
             "ir" => Some("`ir` is the module where a run is paused, and no run is paused".into()),
-            "history" => Some("`history` is a command; `history[k]` is the module after step k".into()),
+            "history" => {
+                Some("`history` is a command; `history[k]` is the module after step k".into())
+            }
             _ => crate::suggest::closest(name, candidates.iter().map(String::as_str))
                 .map(|s| format!("did you mean `{s}`?")),
         };

@@ -189,13 +189,18 @@ mod tests {
         assert!(h.module(2).unwrap().same_as(&b));
         assert!(h.module(-1).unwrap().same_as(&b));
         assert!(h.module(-2).unwrap().same_as(&a));
-        assert!(h.module(3).unwrap_err().ends_with("has 2 steps (history[0] is its input, history[2] the module after the last)"));
+        assert!(h.module(3).unwrap_err().ends_with(
+            "has 2 steps (history[0] is its input, history[2] the module after the last)"
+        ));
         assert!(h.module(-4).is_err());
         assert_eq!(h.title(), "seq(m): 2 passes, finished");
         let t = h.table();
         assert_eq!(t.rows[0][2], "no");
         assert_eq!(t.rows[1][2], "yes");
         assert_eq!(t.rows[1][3], "  1.5 ms");
-        assert_eq!(t.rows[1][4], "5 → 2", "function, var, call, op, constant → function, var");
+        assert_eq!(
+            t.rows[1][4], "5 → 2",
+            "function, var, call, op, constant → function, var"
+        );
     }
 }
