@@ -19,9 +19,9 @@ const PIPELINES: &[(&str, &str)] = &[
         r#"
 add_helper = module_pass(name="AddHelper", add="""def @helper(%a: float32) { abs(%a) }""")
 no_match = function_pass(name="NoMatch", rewrite=["nn.relu(nn.relu(?x)) => nn.relu(?x)"])
-bias_to_add = function_pass(name="BiasToAdd", rewrite=["nn.bias_add(?x, ?b) => add(?x, ?b)"])
+leaky = function_pass(name="LeakyRelu", rewrite=["nn.relu(?x) => nn.leaky_relu(?x)"])
 pipeline = Sequential([InferType(), add_helper, no_match, InferType(), no_match, no_match,
-  bias_to_add, InferType(), no_match, no_match, InferType(), no_match, no_match, no_match,
+  leaky, InferType(), no_match, no_match, InferType(), no_match, no_match, no_match,
   InferType(), no_match, no_match, no_match, no_match, InferType()])
 "#,
     ),

@@ -1,5 +1,5 @@
 //! Renderings of a unified diff (the `diff` command's and `PrintChanged`'s text): ANSI colours
-//! for a terminal, and a side-by-side HTML table for Jupyter, with the changed words of each
+//! for a terminal, and a side-by-side HTML table for Jupyter, with the changed characters of each
 //! replaced line marked. Both start from the plain unified text, so the plain rendering stays
 //! the single source of truth (what transcripts compare) and the others only decorate it.
 //! Lines before the `---` header (such as `FoldConstant changed @main`) are a heading.
@@ -78,15 +78,7 @@ fn parse(diff: &str) -> Parsed {
     let mut adds: Vec<(usize, String)> = Vec::new();
     let mut in_body = false;
     let flush = |rows: &mut Vec<Row>, dels: &mut Vec<_>, adds: &mut Vec<_>| {
-        let n = dels.len().max(adds.len());
-        let mut d = std::mem::take(dels).into_iter();
-        let mut a = std::mem::take(adds).into_iter();
-        for _ in 0..n {
-            rows.push(Row::Lines {
-                old: d.next(),
-                new: a.next(),
-            });
-        }
+        align(std::mem::take(dels), std::mem::take(adds), rows);
     };
     for line in diff.lines() {
         if let Some(l) = line.strip_prefix("--- ") {
@@ -125,6 +117,66 @@ fn parse(diff: &str) -> Parsed {
     p
 }
 
+/// Lines this similar or more are shown side by side as one changed line.
+const SIMILAR: f32 = 0.5;
+
+/// Rows for a block of removed lines followed by added lines: each added line sits next to
+/// the most similar removed line (in order, as a sequence alignment maximising similarity),
+/// the others get an empty side. Big blocks are paired in order.
+fn align(dels: Vec<(usize, String)>, adds: Vec<(usize, String)>, rows: &mut Vec<Row>) {
+    let (n, m) = (dels.len(), adds.len());
+    if n == 0 || m == 0 || n * m > 10_000 {
+        let mut d = dels.into_iter();
+        let mut a = adds.into_iter();
+        for _ in 0..n.max(m) {
+            rows.push(Row::Lines {
+                old: d.next(),
+                new: a.next(),
+            });
+        }
+        return;
+    }
+    let sim = |i: usize, j: usize| TextDiff::from_chars(&dels[i].1, &adds[j].1).ratio();
+    // best[i][j]: the best total similarity aligning dels[..i] with adds[..j].
+    let mut best = vec![vec![0f32; m + 1]; n + 1];
+    for i in 1..=n {
+        for j in 1..=m {
+            let s = sim(i - 1, j - 1);
+            let pair = if s >= SIMILAR {
+                best[i - 1][j - 1] + s
+            } else {
+                f32::MIN
+            };
+            best[i][j] = pair.max(best[i - 1][j]).max(best[i][j - 1]);
+        }
+    }
+    let mut path = Vec::new();
+    let (mut i, mut j) = (n, m);
+    while i > 0 || j > 0 {
+        if i > 0 && j > 0 && {
+            let s = sim(i - 1, j - 1);
+            s >= SIMILAR && (best[i][j] - (best[i - 1][j - 1] + s)).abs() < 1e-6
+        } {
+            path.push((Some(i - 1), Some(j - 1)));
+            i -= 1;
+            j -= 1;
+        } else if j > 0 && (i == 0 || best[i][j] == best[i][j - 1]) {
+            // Unpaired lines: removed ones first, as in the unified diff.
+            path.push((None, Some(j - 1)));
+            j -= 1;
+        } else {
+            path.push((Some(i - 1), None));
+            i -= 1;
+        }
+    }
+    for (d, a) in path.into_iter().rev() {
+        rows.push(Row::Lines {
+            old: d.map(|i| dels[i].clone()),
+            new: a.map(|j| adds[j].clone()),
+        });
+    }
+}
+
 /// The first line numbers of a hunk header `@@ -a,b +c,d @@`.
 fn hunk_starts(header: &str) -> (usize, usize) {
     let num = |tag: char| {
@@ -147,7 +199,7 @@ const DEL_WORD: &str = "background:#fdb8c0";
 const ADD_WORD: &str = "background:#acf2bd";
 
 /// The diff as a side-by-side HTML table (before on the left, after on the right); in a
-/// replaced line the changed words are marked.
+/// replaced line the changed characters are marked.
 pub fn html(diff: &str) -> String {
     let p = parse(diff);
     let mut s = String::from("<div class=\"passlab-diff\">");
@@ -175,7 +227,7 @@ pub fn html(diff: &str) -> String {
                     _ => true,
                 };
                 let (old_html, new_html) = match (old, new) {
-                    (Some((_, a)), Some((_, b))) if changed => word_diff(a, b),
+                    (Some((_, a)), Some((_, b))) if changed => inline_diff(a, b),
                     _ => (
                         old.as_ref().map(|(_, t)| html_escape(t)).unwrap_or_default(),
                         new.as_ref().map(|(_, t)| html_escape(t)).unwrap_or_default(),
@@ -200,21 +252,35 @@ fn side(s: &mut String, line: Option<usize>, text: &str, changed: bool, bg: &str
     ));
 }
 
-/// Both sides of a replaced line, with the removed (left) and added (right) words marked.
-fn word_diff(old: &str, new: &str) -> (String, String) {
-    let d = TextDiff::from_words(old, new);
+/// Both sides of a replaced line, with the removed (left) and added (right) characters
+/// marked (runs of them, so `%0` -> `%x` marks just `0` and `x`).
+fn inline_diff(old: &str, new: &str) -> (String, String) {
+    let d = TextDiff::from_chars(old, new);
     let (mut l, mut r) = (String::new(), String::new());
-    for c in d.iter_all_changes() {
-        let t = html_escape(c.value());
-        match c.tag() {
-            ChangeTag::Equal => {
-                l.push_str(&t);
-                r.push_str(&t);
+    let mut run: Option<(ChangeTag, String)> = None;
+    let flush = |run: &mut Option<(ChangeTag, String)>, l: &mut String, r: &mut String| {
+        if let Some((tag, text)) = run.take() {
+            let t = html_escape(&text);
+            match tag {
+                ChangeTag::Equal => {
+                    l.push_str(&t);
+                    r.push_str(&t);
+                }
+                ChangeTag::Delete => l.push_str(&format!("<span style=\"{DEL_WORD}\">{t}</span>")),
+                ChangeTag::Insert => r.push_str(&format!("<span style=\"{ADD_WORD}\">{t}</span>")),
             }
-            ChangeTag::Delete => l.push_str(&format!("<span style=\"{DEL_WORD}\">{t}</span>")),
-            ChangeTag::Insert => r.push_str(&format!("<span style=\"{ADD_WORD}\">{t}</span>")),
+        }
+    };
+    for c in d.iter_all_changes() {
+        match &mut run {
+            Some((tag, text)) if *tag == c.tag() => text.push_str(c.value()),
+            _ => {
+                flush(&mut run, &mut l, &mut r);
+                run = Some((c.tag(), c.value().to_string()));
+            }
         }
     }
+    flush(&mut run, &mut l, &mut r);
     (l, r)
 }
 
@@ -241,17 +307,45 @@ mod tests {
     }
 
     #[test]
-    fn html_is_side_by_side_with_line_numbers_and_marked_words() {
+    fn html_is_side_by_side_with_line_numbers() {
         let h = html(DIFF);
         assert!(h.contains(">Simplify changed @main</div>"), "{h}");
         assert!(h.contains(">before Simplify</th>") && h.contains(">after Simplify</th>"));
         // The context line sits on both sides with its numbers.
-        assert!(h.contains(">1</td><td style=\"white-space:pre;padding:0 8px;text-align:left;vertical-align:top;\">def @main(%x: float32) {</td><td style=\"color:#999;text-align:right;padding:0 6px;user-select:none\">1</td>"), "{h}");
-        // The first removed line is paired with the added one; its changed words are marked.
-        assert!(h.contains("<span style=\"background:#fdb8c0\">"), "{h}");
-        // The second removed line has no partner: an empty right side.
-        assert!(h.contains("multiply(%0, 1f)</td><td style=\"color:#999;text-align:right;padding:0 6px;user-select:none\"></td>"), "{h}");
-        assert_eq!(h.matches("<tr>").count(), 1 + 4, "header + 4 rows: {h}");
+        let no = "<td style=\"color:#999;text-align:right;padding:0 6px;user-select:none\">";
+        let cell = "<td style=\"white-space:pre;padding:0 8px;text-align:left;vertical-align:top;";
+        assert!(
+            h.contains(&format!(
+                "{no}1</td>{cell}\">def @main(%x: float32) {{</td>{no}1</td>"
+            )),
+            "{h}"
+        );
+        // No added line resembles a removed one: removed lines first, each on its own row.
+        let rows: Vec<&str> = h.split("<tr>").skip(2).collect();
+        assert_eq!(rows.len(), 5, "{h}");
+        assert!(rows[1].contains(
+            "%0 = add(%x, 0f);</td>{no}</td>"
+                .replace("{no}", no)
+                .as_str()
+        ));
+        assert!(rows[3].starts_with(&format!("{no}</td>")) && rows[3].contains("  %x</td>"));
+    }
+
+    #[test]
+    fn a_changed_line_sits_next_to_the_line_it_resembles() {
+        let d = "--- a\n+++ b\n@@ -1,4 +1,3 @@\n def @main(%x: float32) {\n-  %0 = add(%x, 0f);\n-  multiply(%0, 1f)\n+  multiply(%x, 1f)\n }\n";
+        let h = html(d);
+        let rows: Vec<&str> = h.split("<tr>").skip(2).collect();
+        assert_eq!(rows.len(), 4, "{h}");
+        assert!(rows[1].contains("%0 = add(%x, 0f);</td>") && !rows[1].contains("multiply"));
+        assert!(
+            rows[2].contains("multiply(%<span style=\"background:#fdb8c0\">0</span>, 1f)"),
+            "{h}"
+        );
+        assert!(
+            rows[2].contains("multiply(%<span style=\"background:#acf2bd\">x</span>, 1f)"),
+            "{h}"
+        );
     }
 
     #[test]

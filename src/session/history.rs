@@ -17,8 +17,9 @@ use std::time::Duration;
 #[derive(Clone)]
 pub struct Step {
     pub info: PassInfo,
-    /// The enclosing passes, outermost first.
-    pub stack: Vec<PassInfo>,
+    /// The enclosing pass (`None` at the run's root) and how many passes enclose this one.
+    pub parent: Option<PassInfo>,
+    pub depth: usize,
     pub input: Module,
     pub output: Module,
     /// The pass body's time (instrument callbacks excluded).
@@ -136,9 +137,9 @@ impl RunHistory {
 
 /// A step's pass name, with its enclosing Sequential when that is not the run's root.
 fn step_name(s: &Step) -> String {
-    match s.stack.len() {
-        0 | 1 => s.info.name().to_string(),
-        n => format!("{} > {}", s.stack[n - 1].name(), s.info.name()),
+    match &s.parent {
+        Some(p) if s.depth > 1 => format!("{} > {}", p.name(), s.info.name()),
+        _ => s.info.name().to_string(),
     }
 }
 
@@ -168,7 +169,8 @@ mod tests {
     fn step(name: &str, input: &Module, output: &Module) -> Step {
         Step {
             info: PassInfo::new(name, 0),
-            stack: Vec::new(),
+            parent: None,
+            depth: 0,
             input: input.clone(),
             output: output.clone(),
             elapsed: Duration::from_micros(1500),

@@ -303,7 +303,8 @@ impl PassObserver for Observer {
         if leaf {
             lock(&self.history).steps.push(Step {
                 info: ev.info.clone(),
-                stack: ev.stack.to_vec(),
+                parent: ev.stack.last().cloned(),
+                depth: ev.depth,
                 input: ev.input.clone(),
                 output: output.clone(),
                 elapsed,
