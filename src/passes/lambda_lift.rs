@@ -14,6 +14,7 @@
 //! * a let-bound function that calls its own variable (`let %f = fn (..) { .. %f(..) .. }`)
 //!   is lifted without capturing `%f`: inside it those calls go to `@lifted_nameH` (or
 //!   `@lifted_nameH(%v1, ..)`).
+//!
 //! Inner literals are lifted before outer ones, so lifted globals come after the module's own
 //! functions, innermost first.
 //!
@@ -88,11 +89,7 @@ fn free_vars(f: &Expr) -> Vec<(Var, Expr)> {
     let mut uses: Vec<(Var, Expr)> = Vec::new();
     let mut seen: FxHashSet<u64> = FxHashSet::default();
     post_order(f, |e| match e.kind() {
-        ExprKind::Var(v) => {
-            if seen.insert(v.id()) {
-                uses.push((v.clone(), e.clone()));
-            }
-        }
+        ExprKind::Var(v) if seen.insert(v.id()) => uses.push((v.clone(), e.clone())),
         ExprKind::Let(l) => {
             bound.insert(l.var.id());
         }

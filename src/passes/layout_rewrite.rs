@@ -13,6 +13,7 @@
 //! 5. every input is transformed from its current layout to the wanted one (a smaller-rank
 //!    input is first expanded with `expand_dims`, a scalar is left alone), and the result is
 //!    recorded as (old_out, new_out).
+//!
 //! A call without a rule (or whose rule cannot decide) gets its inputs transformed back to their
 //! original layouts; so does every other consumer (tuples not feeding a call, projections,
 //! `let`, `if`, function bodies), so each function still returns values in its original

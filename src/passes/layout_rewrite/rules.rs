@@ -11,6 +11,7 @@
 //! * concatenate: the `axis` attribute follows the concatenated axis when all inputs agree;
 //! * bias_add: the `axis` attribute follows the channel axis (passlab's rule: TVM rewrites
 //!   bias_add with CanonicalizeOps before ConvertLayout instead).
+//!
 //! Ops without a rule are not rewritten: their inputs go back to the original layouts.
 
 use super::layout::Layout;
