@@ -7,10 +7,16 @@
 pub enum PartKind {
     /// Text written while running: instrument output, `print(...)`.
     Stream,
+    /// A warning written while running (a pass's warning diagnostic, an instrument's): text
+    /// for standard error.
+    Warning,
     /// A value shown by `show` or by evaluating an expression.
     Display,
     /// `error: ...` with its location.
     Error,
+    /// `clear_output()`: a front end clears what the cell showed so far (Jupyter's
+    /// clear_output; a terminal clears the screen; plain text has nothing to clear).
+    Clear,
 }
 
 /// One part of the output.
@@ -80,6 +86,26 @@ impl Outputs {
         });
     }
 
+    /// A warning, for standard error (adjacent warnings are one part).
+    pub fn warning(&mut self, text: impl Into<String>) {
+        let text = with_newline(text.into());
+        if text.is_empty() {
+            return;
+        }
+        if let Some(last) = self.parts.last_mut() {
+            if last.kind == PartKind::Warning {
+                last.plain.push_str(&text);
+                return;
+            }
+        }
+        self.parts.push(Part {
+            kind: PartKind::Warning,
+            plain: text,
+            ansi: None,
+            html: None,
+        });
+    }
+
     pub fn display(
         &mut self,
         plain: impl Into<String>,
@@ -91,6 +117,16 @@ impl Outputs {
             plain: with_newline(plain.into()),
             ansi: ansi.map(with_newline),
             html,
+        });
+    }
+
+    /// Clears the output shown so far (plain: nothing; ANSI: clear the screen).
+    pub fn clear(&mut self) {
+        self.parts.push(Part {
+            kind: PartKind::Clear,
+            plain: String::new(),
+            ansi: Some("\x1b[H\x1b[2J".into()),
+            html: None,
         });
     }
 
@@ -110,10 +146,10 @@ impl Outputs {
 
     pub fn extend(&mut self, other: Outputs) {
         for p in other.parts {
-            if p.kind == PartKind::Stream {
-                self.stream_rich(p.plain, p.ansi, p.html);
-            } else {
-                self.parts.push(p);
+            match p.kind {
+                PartKind::Stream => self.stream_rich(p.plain, p.ansi, p.html),
+                PartKind::Warning => self.warning(p.plain),
+                _ => self.parts.push(p),
             }
         }
     }
@@ -143,6 +179,7 @@ impl Outputs {
     pub fn html(&self) -> String {
         self.parts
             .iter()
+            .filter(|p| p.kind != PartKind::Clear)
             .map(|p| match &p.html {
                 Some(h) => h.clone(),
                 None => pre(&p.plain),
