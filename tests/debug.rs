@@ -155,7 +155,7 @@ fn print_changed_and_diff_render_coloured_and_side_by_side() {
     );
     assert!(!out.is_error(), "{}", out.plain());
     let stream = &out.parts[0];
-    assert_eq!(stream.kind, PartKind::Stream);
+    assert_eq!(stream.kind, PartKind::Display);
     assert!(stream
         .plain
         .starts_with("DropAdd changed @main\n--- before DropAdd\n"));

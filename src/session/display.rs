@@ -451,6 +451,11 @@ pub static COMMANDS: &[(&str, &str, &str)] = &[
         "abandon the paused run: nothing is bound, `with` contexts are exited",
     ),
     (
+        "ir",
+        "show ir | ir[\"main\"]",
+        "while a run is paused: the module at the pause point",
+    ),
+    (
         "history",
         "history | history[k]",
         "the passes of the last run; history[k] is the module after pass k (0: the input)",

@@ -26,29 +26,25 @@ impl SessionSink {
         std::mem::take(&mut *lock(&self.chunks))
     }
 
-    /// Moves the chunks into `out` as stream parts: plain text always, ANSI colours when
-    /// `color`, and HTML for diffs and IR.
+    /// Moves the chunks into `out`: text as stream parts; diffs and printed IR as parts of
+    /// their own with an ANSI rendering (when `color`) and an HTML one, so a notebook shows
+    /// them rendered (a kernel sends stream parts as plain text).
     pub fn drain_into(&self, out: &mut Outputs, color: bool) {
         for (kind, text) in self.take() {
             match kind {
                 ChunkKind::Diff => {
                     let ansi = color.then(|| diff::ansi(&text));
-                    out.stream_rich(text.clone(), ansi, Some(diff::html(&text)));
+                    out.display(text.clone(), ansi, Some(diff::html(&text)));
                 }
                 ChunkKind::Ir => {
                     let ansi = color.then(|| highlight(&text));
-                    out.stream_rich(text.clone(), ansi, Some(highlight_html(&text)));
+                    out.display(text.clone(), ansi, Some(highlight_html(&text)));
                 }
                 ChunkKind::Log => out.stream(text),
                 // Warnings are their own part: Jupyter shows them on standard error.
                 ChunkKind::Warning => out.warning(text),
             }
         }
-    }
-
-    /// Everything as plain text, emptying the buffer.
-    pub fn take_text(&self) -> String {
-        self.take().into_iter().map(|(_, t)| t).collect()
     }
 }
 
@@ -70,9 +66,10 @@ impl OutputSink for SessionSink {
 mod tests {
     use super::*;
     use crate::pass::sink::emit;
+    use crate::session::PartKind;
 
     #[test]
-    fn diffs_get_colour_and_html_logs_stay_plain() {
+    fn diffs_are_parts_with_colour_and_html_logs_stay_plain() {
         let sink = SessionSink::new();
         emit(&sink, ChunkKind::Log, "t", "[t] one");
         emit(&sink, ChunkKind::Log, "t", "[t] two");
@@ -84,14 +81,19 @@ mod tests {
         );
         let mut out = Outputs::new();
         sink.drain_into(&mut out, true);
-        assert_eq!(out.parts.len(), 1, "stream parts merge");
-        let p = &out.parts[0];
-        assert!(p.plain.starts_with("[t] one\n[t] two\nP changed @main\n"));
+        assert_eq!(out.parts.len(), 2, "log lines merge into one stream part");
+        assert_eq!(out.parts[0].kind, PartKind::Stream);
+        assert_eq!(out.parts[0].plain, "[t] one\n[t] two\n");
+        let p = &out.parts[1];
+        assert_eq!(p.kind, PartKind::Display);
+        assert!(p.plain.starts_with("P changed @main\n"));
         let ansi = p.ansi.as_deref().unwrap();
         assert!(ansi.contains("\x1b[32m+b"), "{ansi:?}");
-        assert!(ansi.starts_with("[t] one\n"));
         let html = p.html.as_deref().unwrap();
-        assert!(html.contains("<pre>[t] one\n[t] two\n</pre>"), "{html}");
         assert!(html.contains("passlab-diff"), "{html}");
+        // The plain text of the whole output is what the instruments wrote, in order.
+        assert!(out
+            .plain()
+            .starts_with("[t] one\n[t] two\nP changed @main\n--- before P\n"));
     }
 }
