@@ -377,7 +377,7 @@ mod tests {
         let out = s.execute(&src);
         std::fs::remove_dir_all(&dir).unwrap();
         let kinds: Vec<PartKind> = out.parts.iter().map(|p| p.kind).collect();
-        assert_eq!(kinds, vec![PartKind::Warning, PartKind::Stream], "{out:?}");
+        assert_eq!(kinds, vec![PartKind::Warning, PartKind::Display], "{out:?}");
         assert!(out.parts[0].plain.starts_with("warning: DumpIR keeps"));
         assert!(out.plain().contains("def @main"));
     }
