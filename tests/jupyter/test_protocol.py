@@ -90,10 +90,12 @@ def test_pipeline_timing_and_diff(kc):
     )
     reply, outputs = execute(kc, code)
     assert reply["status"] == "ok", outputs
-    stream = only(outputs, "stream")
-    assert stream["name"] == "stdout" and "InferType" in stream["text"]
-    table = only(outputs, "display_data")
-    assert "<table" in table["data"]["text/html"] and "InferType" in table["data"]["text/plain"]
+    # PrintChanged's diff is rendered (a display of its own), then the timing table.
+    displays = [c for k, c in outputs if k in ("display_data", "execute_result")]
+    diffs = [d for d in displays if "--- before InferType" in d["data"]["text/plain"]]
+    assert diffs and "text/html" in diffs[0]["data"], outputs
+    tables = [d for d in displays if "<table" in d["data"].get("text/html", "")]
+    assert tables and "InferType" in tables[0]["data"]["text/plain"], outputs
     reply, outputs = execute(kc, "diff m m2")
     diff = only(outputs, "display_data")
     assert "--- m" in diff["data"]["text/plain"] and "passlab-diff" in diff["data"]["text/html"]
