@@ -59,8 +59,18 @@ fn main() {
     } else if let Some(i) = args.iter().position(|a| a == "--nested") {
         nested(args[i + 1].parse().unwrap())
     } else {
-        let file = &args[0];
-        let text = std::fs::read_to_string(file).unwrap();
+        // Without a file, the ResNet-18 dump of the shared corpus.
+        let default = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/corpus/relay/resnet18_typed_dump.relay"
+        );
+        let file = args
+            .iter()
+            .find(|a| !a.starts_with("--"))
+            .map(String::as_str)
+            .unwrap_or(default);
+        let text =
+            std::fs::read_to_string(file).unwrap_or_else(|e| panic!("cannot read {file}: {e}"));
         passlab::text::parse_module(&text, file).unwrap()
     };
     if times > 0 {

@@ -6,6 +6,7 @@
 //! [`pass`] (the pass infrastructure: contexts, the funnel, Sequential, the registry),
 //! [`instrument`] (pass instruments) and [`passes`] (the passes and their table).
 
+pub mod bench;
 pub mod diagnostic;
 pub mod instrument;
 pub mod ir;

@@ -40,6 +40,21 @@ enum Command {
     },
     /// Parse a Relay file and check that it is well-formed.
     Check { file: String },
+    /// Time passes on a Relay file (median of --runs) and the pass manager's cost per pass.
+    Bench {
+        file: String,
+        /// A registered pass to time (repeatable).
+        #[arg(long = "pass")]
+        passes: Vec<String>,
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// Also time a Sequential of this many no-op passes, without and with timing.
+        #[arg(long)]
+        overhead: Option<usize>,
+        /// One JSON object with tvm_bench.py's keys.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run a .passlab script; exit 1 at the first error (or, with --keep-going, if any).
     Run {
         file: String,
@@ -147,7 +162,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                     .map_err(|e| format!("error: cannot read {file}: {e}"))?;
                 let mut s = session_for(file, false);
                 if bless {
-                    let fresh = replay::bless(&mut s, &text);
+                    let fresh = replay::bless_until_stable(|| session_for(file, false), &text);
                     passlab::instrument::dump_ir::write_atomic(std::path::Path::new(file), &fresh)
                         .map_err(|e| format!("error: cannot write {file}: {e}"))?;
                     println!("blessed {file}");
@@ -170,6 +185,23 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             }
             if failed > 0 {
                 return Err(format!("{failed} transcript(s) did not replay"));
+            }
+            Ok(())
+        }
+        Command::Bench {
+            file,
+            passes,
+            runs,
+            overhead,
+            json,
+        } => {
+            let (m, _) = load(&file, color)?;
+            let report = passlab::bench::bench(&m, &passes, runs, overhead)
+                .map_err(|e| format!("error: {e}"))?;
+            if json {
+                println!("{}", report.to_json());
+            } else {
+                print!("{}", report.to_text());
             }
             Ok(())
         }

@@ -4,18 +4,25 @@
 //! this table. To add a pass: write `passes/<name>.rs` with a `create(&PassOptions)` function
 //! and add its row.
 
-pub mod infer_type;
-pub mod print_ir;
-// passes-2: fusion, scale folding, layouts, lambda lifting, inlining.
 pub mod alter_op_layout;
+pub mod canonicalize_ops;
 pub mod convert_layout;
+pub mod dead_code;
+pub mod eliminate_common_subexpr;
+pub mod fold_constant;
 pub mod fold_scale_axis;
 pub mod fuse_ops;
+pub mod infer_type;
 pub mod inline_globals;
 pub mod lambda_lift;
 pub mod layout_rewrite;
+pub mod print_ir;
 pub mod remove_unused_functions;
+pub mod simplify_inference;
+pub mod standard;
 pub mod subst;
+pub mod to_a_normal_form;
+pub mod to_graph_normal_form;
 pub mod typed;
 
 use crate::pass::config::ConfigType;
@@ -46,7 +53,84 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
         }],
         constructor: print_ir::create,
     },
-    // passes-2 rows.
+    PassEntry {
+        name: "FoldConstant",
+        kind: PassKind::Function,
+        opt_level: 2,
+        required: &[],
+        summary: "evaluate calls whose arguments are all constants",
+        options: &[OptionSpec {
+            name: "fold_qnn",
+            ty: ConfigType::Bool,
+            doc: "also fold QNN ops (not supported: passlab has no QNN ops)",
+        }],
+        constructor: standard::fold_constant,
+    },
+    PassEntry {
+        name: "DeadCodeElimination",
+        kind: PassKind::Module,
+        opt_level: 1,
+        required: &["InferType"],
+        summary: "remove unused pure let bindings (and inline single-use ones with inline_once)",
+        options: &[
+            OptionSpec {
+                name: "inline_once",
+                ty: ConfigType::Bool,
+                doc: "inline bindings used exactly once",
+            },
+            OptionSpec {
+                name: "ignore_impurity",
+                ty: ConfigType::Bool,
+                doc: "treat every binding as pure",
+            },
+        ],
+        constructor: standard::dead_code_elimination,
+    },
+    PassEntry {
+        name: "EliminateCommonSubexpr",
+        kind: PassKind::Function,
+        opt_level: 3,
+        required: &["InferType"],
+        summary: "merge identical calls (same op, attributes and arguments)",
+        options: &[],
+        constructor: standard::eliminate_common_subexpr,
+    },
+    PassEntry {
+        name: "ToANormalForm",
+        kind: PassKind::Module,
+        opt_level: 1,
+        required: &[],
+        summary: "let-bind every non-atomic subexpression",
+        options: &[],
+        constructor: standard::to_a_normal_form,
+    },
+    PassEntry {
+        name: "ToGraphNormalForm",
+        kind: PassKind::Function,
+        opt_level: 1,
+        required: &[],
+        summary: "turn let bindings back into dataflow",
+        options: &[],
+        constructor: standard::to_graph_normal_form,
+    },
+    PassEntry {
+        name: "SimplifyInference",
+        kind: PassKind::Function,
+        opt_level: 0,
+        required: &["InferType"],
+        summary: "decompose batch_norm, layer_norm and friends; drop dropout",
+        options: &[],
+        constructor: standard::simplify_inference,
+    },
+    PassEntry {
+        name: "CanonicalizeOps",
+        kind: PassKind::Function,
+        opt_level: 3,
+        required: &["InferType"],
+        summary: "rewrite nn.bias_add into add with expand_dims",
+        options: &[],
+        constructor: standard::canonicalize_ops,
+    },
     PassEntry {
         name: "FuseOps",
         kind: PassKind::Function,

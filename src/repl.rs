@@ -84,7 +84,13 @@ fn interactive(session: &mut Session) -> i32 {
     }
     println!("{}", banner());
     loop {
-        match rl.readline(">>> ") {
+        // A paused run stays paused between statements; the prompt says so.
+        let prompt = if shared.borrow().paused().is_some() {
+            "(paused) >>> "
+        } else {
+            ">>> "
+        };
+        match rl.readline(prompt) {
             Ok(src) => {
                 if src.trim().is_empty() {
                     continue;

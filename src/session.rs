@@ -5,12 +5,17 @@
 
 pub mod builtins;
 pub mod complete;
+pub mod debug;
+pub mod diff;
 pub mod display;
 pub mod error;
 pub mod eval;
+pub mod history;
 pub mod outputs;
 pub mod replay;
 pub mod rewrite;
+pub mod sink;
+mod suspend;
 pub mod value;
 
 pub use error::SessionError;
@@ -19,7 +24,9 @@ pub use value::Value;
 
 use crate::instrument::InstrumentRef;
 use crate::lang::ast::{Stmt, StmtKind};
-use crate::pass::{BufferSink, PassManager};
+use crate::pass::PassManager;
+use debug::Debugger;
+pub use sink::SessionSink;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -29,7 +36,7 @@ use std::sync::Arc;
 pub struct Session {
     pub(crate) vars: BTreeMap<String, Value>,
     pub(crate) pm: PassManager,
-    pub(crate) sink: BufferSink,
+    pub(crate) sink: SessionSink,
     /// Render ANSI colours in the `ansi` parts.
     pub(crate) color: bool,
     /// Relative paths in `load`/`save`/`DumpIR` resolve against this directory.
@@ -41,6 +48,10 @@ pub struct Session {
     pub(crate) source_name: String,
     /// The text being executed (for error carets).
     pub(crate) source: String,
+    /// Set by `clear_output()`; the statement's outputs then end with a clear part.
+    pub(crate) clear_requested: bool,
+    /// Breakpoints, the paused run, the last run's history.
+    pub(crate) debug: Debugger,
 }
 
 impl Default for Session {
@@ -52,7 +63,7 @@ impl Default for Session {
 impl Session {
     /// A fresh session with no colours, resolving paths against the current directory.
     pub fn new() -> Session {
-        let sink = BufferSink::new();
+        let sink = SessionSink::new();
         let interrupt = Arc::new(AtomicBool::new(false));
         let mut pm = PassManager::new().with_sink(Arc::new(sink.clone()));
         pm.set_interrupt(Some(interrupt.clone()));
@@ -66,6 +77,8 @@ impl Session {
             interrupt,
             source_name: "<input>".into(),
             source: String::new(),
+            clear_requested: false,
+            debug: Debugger::default(),
         }
     }
 
@@ -78,9 +91,13 @@ impl Session {
         self.color
     }
 
-    /// Exits every entered context, innermost first (end of a session).
+    /// Exits every entered context, innermost first (end of a session); a paused run is
+    /// aborted first.
     pub fn exit_all_contexts(&mut self) -> Outputs {
         let mut out = Outputs::new();
+        if let Err(e) = self.abort_suspended(&mut out) {
+            self.push_error(&mut out, &e);
+        }
         while !self.pm.stack().is_empty() {
             if let Err(e) = self.pm.exit_innermost() {
                 self.drain_sink(&mut out);
@@ -139,10 +156,17 @@ impl Session {
                 return out;
             }
         };
+        let origin = Arc::new((self.source_name.clone(), self.source.clone()));
         for stmt in &stmts {
-            if let Err(e) = self.run_stmt(stmt, &mut out) {
-                self.push_error(&mut out, &e);
-                break;
+            self.debug.assigned.clear();
+            match self.run_stmt(stmt, &mut out) {
+                Ok(()) => {}
+                // The statement waits at a breakpoint; the next ones run while it is paused.
+                Err(e) if e.is_pause() => self.suspend(Vec::new(), origin.clone(), &mut out),
+                Err(e) => {
+                    self.push_error(&mut out, &e);
+                    break;
+                }
             }
         }
         out
@@ -159,27 +183,55 @@ impl Session {
 
     /// Moves what passes and instruments wrote into the outputs.
     pub(crate) fn drain_sink(&self, out: &mut Outputs) {
-        let text = self.sink.take();
-        if !text.is_empty() {
-            out.stream(text);
-        }
+        self.sink.drain_into(out, self.color);
     }
 
-    /// Runs one statement as a transaction: on failure the variables are restored.
-    fn run_stmt(&mut self, stmt: &Stmt, out: &mut Outputs) -> Result<(), SessionError> {
+    /// The input text a span covers.
+    pub(crate) fn source_text(&self, span: crate::ir::Span) -> Option<&str> {
+        self.source.get(span.lo as usize..span.hi as usize)
+    }
+
+    /// Runs one statement as a transaction: on failure the variables are restored. A pause is
+    /// not a failure: the statement records itself as the one to finish (see `suspend.rs`).
+    pub(crate) fn run_stmt(&mut self, stmt: &Stmt, out: &mut Outputs) -> Result<(), SessionError> {
         let snapshot = self.vars.clone();
+        let outer_runs = std::mem::take(&mut self.debug.stmt_runs);
         let r = self.run_stmt_inner(stmt, out);
+        self.debug.stmt_runs = outer_runs;
         self.drain_sink(out);
-        if r.is_err() {
-            self.vars = snapshot;
+        if std::mem::take(&mut self.clear_requested) {
+            out.clear();
+        }
+        match &r {
+            Err(e) if e.is_pause() => {
+                if let Some(p) = self.debug.pending.as_mut() {
+                    p.stmt.get_or_insert_with(|| stmt.clone());
+                }
+            }
+            Err(_) => self.vars = snapshot,
+            Ok(()) => {}
         }
         r
     }
 
     fn run_stmt_inner(&mut self, stmt: &Stmt, out: &mut Outputs) -> Result<(), SessionError> {
         match &stmt.kind {
-            StmtKind::Assign { name, value, .. } => {
+            StmtKind::Assign {
+                name,
+                name_span,
+                value,
+            } => {
+                if name == "ir" && self.debug.suspended.is_some() {
+                    return Err(SessionError::at(
+                        "`ir` is the module at the pause point while a run is paused",
+                        *name_span,
+                    ));
+                }
                 let v = self.eval(value)?;
+                if !self.debug.assigned.iter().any(|(n, _)| n == name) {
+                    let before = self.vars.get(name).cloned();
+                    self.debug.assigned.push((name.clone(), before));
+                }
                 self.vars.insert(name.clone(), v);
                 Ok(())
             }
@@ -206,11 +258,18 @@ impl Session {
                 Ok(())
             }
             StmtKind::Exit => {
-                if self.pm.stack().is_empty() {
+                let Some(top) = self.pm.stack().last() else {
                     return Err(SessionError::at(
                         "no PassContext is entered (the default context cannot be exited)",
                         stmt.span,
                     ));
+                };
+                if self.debug.suspended.as_ref().is_some_and(|s| s.holds(top)) {
+                    return Err(SessionError::at(
+                        "this PassContext belongs to the `with` block of the paused statement",
+                        stmt.span,
+                    )
+                    .with_label(Some("`continue` or `abort` the run first".into())));
                 }
                 self.pm
                     .exit_innermost()
@@ -224,17 +283,23 @@ impl Session {
             StmtKind::Vars => self.cmd_vars(out),
             StmtKind::Diff { a, b, func } => self.cmd_diff(a, b, func.as_deref(), out),
             StmtKind::Help(name) => self.cmd_help(name.as_ref(), out),
-            StmtKind::Break(_)
-            | StmtKind::Breakpoints
-            | StmtKind::Delete(_)
-            | StmtKind::Where
-            | StmtKind::Step
-            | StmtKind::Continue
-            | StmtKind::Abort
-            | StmtKind::History => Err(SessionError::at(
-                "step-by-step debugging (break, step, continue, history) is not available yet",
-                stmt.span,
-            )),
+            StmtKind::Break(spec) => {
+                self.cmd_break(spec, out);
+                Ok(())
+            }
+            StmtKind::Breakpoints => {
+                self.cmd_breakpoints(out);
+                Ok(())
+            }
+            StmtKind::Delete(id) => self.cmd_delete(*id, stmt.span, out),
+            StmtKind::Where => self.cmd_where(stmt.span, out),
+            StmtKind::Step => self.cmd_step(stmt.span, out),
+            StmtKind::Continue => self.cmd_continue(stmt.span, out),
+            StmtKind::Abort => self.cmd_abort(stmt.span, out),
+            StmtKind::History => {
+                self.cmd_history(out);
+                Ok(())
+            }
         }
     }
 
@@ -245,35 +310,18 @@ impl Session {
         out: &mut Outputs,
     ) -> Result<(), SessionError> {
         let ctx = self.eval_context(ctx_expr)?;
+        // A resumed statement's earlier runs are all in its header.
+        self.debug.replay.clear();
         self.pm
             .enter(&ctx)
             .map_err(|err| SessionError::at(err.to_string(), ctx_expr.span))?;
         self.note_timing(&ctx);
-        let mut result = Ok(());
-        for s in body {
-            if let Err(e) = self.run_stmt(s, out) {
-                result = Err(e);
-                break;
-            }
-        }
-        // The context is exited whether or not the block failed; if it is no longer the
-        // innermost one (the block entered another without exiting), exit those first.
-        while self.pm.stack().last().is_some_and(|top| !top.same_as(&ctx)) {
-            if let Err(e) = self.pm.exit_innermost() {
-                result = result.and(Err(SessionError::at(e.to_string(), ctx_expr.span)));
-            }
-        }
-        let exited = self.pm.exit(&ctx);
-        self.drain_sink(out);
-        match (result, exited) {
-            (Ok(()), Ok(())) => Ok(()),
-            (Ok(()), Err(x)) => Err(SessionError::at(x.to_string(), ctx_expr.span)),
-            (Err(e), Ok(())) => Err(e),
-            (Err(e), Err(x)) => Err(SessionError::at(
-                format!("{x}\n(while exiting after the block failed: {})", e.message),
-                ctx_expr.span,
-            )),
-        }
+        let block = suspend::Frame {
+            ctx,
+            span: ctx_expr.span,
+            rest: body.to_vec(),
+        };
+        self.run_frames(vec![block], Ok(()), out)
     }
 
     /// Remembers a context's timing instrument for `timing`.
@@ -311,5 +359,38 @@ mod tests {
             out.plain()
         );
         assert!(matches!(s.var("x"), Some(Value::Int(1))));
+    }
+
+    #[test]
+    fn warnings_are_parts_of_their_own() {
+        let dir = std::env::temp_dir().join(format!("passlab-warn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("notes.txt"), "not a dump").unwrap();
+        let mut s = Session::new();
+        let src = format!(
+            "m = parse(\"\"\"def @main(%x: float32) {{ %x }}\"\"\")\n\
+             with PassContext(instruments=[DumpIR(\"{}\", refresh=true)]) {{\n\
+               m2 = PrintIR()(m)\n\
+             }}",
+            dir.display()
+        );
+        let out = s.execute(&src);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let kinds: Vec<PartKind> = out.parts.iter().map(|p| p.kind).collect();
+        assert_eq!(kinds, vec![PartKind::Warning, PartKind::Display], "{out:?}");
+        assert!(out.parts[0].plain.starts_with("warning: DumpIR keeps"));
+        assert!(out.plain().contains("def @main"));
+    }
+
+    #[test]
+    fn clear_output_is_a_part_in_order() {
+        let mut s = Session::new();
+        let out = s.execute("print(\"a\")\nclear_output()\nprint(\"b\")");
+        let kinds: Vec<PartKind> = out.parts.iter().map(|p| p.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![PartKind::Stream, PartKind::Clear, PartKind::Stream]
+        );
+        assert_eq!(out.plain(), "a\nb\n");
     }
 }

@@ -237,7 +237,7 @@ fn print_changed_prints_a_diff_only_when_the_ir_changed() {
         +++ after DropBody
         @@ -1,4 +1,4 @@
          #[version = "0.0.5"]
-         def @main(%x: Tensor[(2, 2), float32] /* ty=Tensor[(2, 2), float32] */) {
+         def @main(%x: Tensor[(2, 2), float32]) {
         -  add(%x, %x)
         +  %x
          }
@@ -272,60 +272,60 @@ fn printing_instruments_and_the_print_ir_pass() {
         === PrintBeforeAll
         Before Running Pass: The meta data of the pass - pass name: s, opt_level: 0, required passes: []
         #[version = "0.0.5"]
-        def @main(%x: Tensor[(2, 2), float32] /* ty=Tensor[(2, 2), float32] */) {
+        def @main(%x: Tensor[(2, 2), float32]) {
           add(%x, %x)
         }
         Before Running Pass: The meta data of the pass - pass name: DropBody, opt_level: 1, required passes: []
         #[version = "0.0.5"]
-        def @main(%x: Tensor[(2, 2), float32] /* ty=Tensor[(2, 2), float32] */) {
+        def @main(%x: Tensor[(2, 2), float32]) {
           add(%x, %x)
         }
         Before Running Pass: The meta data of the pass - pass name: PrintIR, opt_level: 0, required passes: []
         #[version = "0.0.5"]
-        def @main(%x: Tensor[(2, 2), float32] /* ty=Tensor[(2, 2), float32] */) {
+        def @main(%x: Tensor[(2, 2), float32]) {
           %x
         }
         PrintIR(after drop):
         #[version = "0.0.5"]
-        def @main(%x: Tensor[(2, 2), float32] /* ty=Tensor[(2, 2), float32] */) {
+        def @main(%x: Tensor[(2, 2), float32]) {
           %x
         }
         === PrintAfterAll
         After Running Pass: The meta data of the pass - pass name: DropBody, opt_level: 1, required passes: []
         #[version = "0.0.5"]
-        def @main(%x: Tensor[(2, 2), float32] /* ty=Tensor[(2, 2), float32] */) {
+        def @main(%x: Tensor[(2, 2), float32]) {
           %x
         }
         PrintIR(after drop):
         #[version = "0.0.5"]
-        def @main(%x: Tensor[(2, 2), float32] /* ty=Tensor[(2, 2), float32] */) {
+        def @main(%x: Tensor[(2, 2), float32]) {
           %x
         }
         After Running Pass: The meta data of the pass - pass name: PrintIR, opt_level: 0, required passes: []
         #[version = "0.0.5"]
-        def @main(%x: Tensor[(2, 2), float32] /* ty=Tensor[(2, 2), float32] */) {
+        def @main(%x: Tensor[(2, 2), float32]) {
           %x
         }
         After Running Pass: The meta data of the pass - pass name: s, opt_level: 0, required passes: []
         #[version = "0.0.5"]
-        def @main(%x: Tensor[(2, 2), float32] /* ty=Tensor[(2, 2), float32] */) {
+        def @main(%x: Tensor[(2, 2), float32]) {
           %x
         }
         === PassPrintingInstrument
         Print IR before: DropBody
         #[version = "0.0.5"]
-        def @main(%x: Tensor[(2, 2), float32] /* ty=Tensor[(2, 2), float32] */) {
+        def @main(%x: Tensor[(2, 2), float32]) {
           add(%x, %x)
         }
 
         PrintIR(after drop):
         #[version = "0.0.5"]
-        def @main(%x: Tensor[(2, 2), float32] /* ty=Tensor[(2, 2), float32] */) {
+        def @main(%x: Tensor[(2, 2), float32]) {
           %x
         }
         Print IR after: s
         #[version = "0.0.5"]
-        def @main(%x: Tensor[(2, 2), float32] /* ty=Tensor[(2, 2), float32] */) {
+        def @main(%x: Tensor[(2, 2), float32]) {
           %x
         }
 

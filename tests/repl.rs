@@ -81,8 +81,9 @@ fn history_is_recalled_across_runs() {
     p.exp_string("answer = 4242")
         .expect("the previous run's line is recalled");
     p.send_line("").unwrap();
-    p.send_line("answer").unwrap();
-    p.exp_string("\r\n4242\r\n").unwrap();
+    // Typeahead sent while the recalled statement runs would be discarded.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    run(&mut p, "answer", "\r\n4242\r\n");
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
 }
@@ -137,6 +138,34 @@ fn ctrl_c_interrupts_a_long_pipeline_and_keeps_values() {
     run(&mut p, "m2", "unknown name `m2`");
     run(&mut p, "equal(m, m)", "true");
     p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn the_prompt_says_when_a_run_is_paused_and_ctrl_d_aborts_it() {
+    let dir = tmp("paused");
+    let mut p = repl(&dir.join("history"));
+    run(
+        &mut p,
+        "m = parse(\"\"\"def @main(%x: float32) { add(%x, 0f) }\"\"\"); break InferType",
+        "breakpoint 1: before InferType",
+    );
+    run(
+        &mut p,
+        "with PassContext(instruments=[Trace(name=\"q\")]) { x = InferType()(m) }",
+        "paused before InferType",
+    );
+    p.exp_string("(paused) >>> ").expect("the paused prompt");
+    run(&mut p, "where", "InferType");
+    p.exp_string("(paused) >>> ").unwrap();
+    run(&mut p, "continue", "[q] exit_pass_ctx");
+    // The editor clears the line, then draws the prompt: no "(paused) " before it now.
+    p.exp_string("\u{1b}[K>>> ")
+        .expect("the prompt is back to normal");
+    run(&mut p, "x = InferType()(m)", "paused before InferType");
+    p.send_control('d').unwrap();
+    p.exp_string("aborted InferType()(m) before InferType; nothing was bound")
+        .expect("Ctrl-D aborts the paused run");
     p.exp_eof().unwrap();
 }
 

@@ -8,7 +8,7 @@ use crate::ir::Module;
 use crate::pass::error::InstrumentError;
 use crate::pass::sink::{emit, ChunkKind};
 use crate::pass::PassInfo;
-use crate::text::print_module;
+use crate::text::print_module_display as print_module;
 
 /// Prints the module before every pass.
 #[derive(Clone, Copy, Debug, Default)]

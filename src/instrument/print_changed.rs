@@ -11,15 +11,17 @@ use crate::ir::Module;
 use crate::pass::error::InstrumentError;
 use crate::pass::sink::{emit, lock, ChunkKind};
 use crate::pass::PassInfo;
-use crate::text::print_module;
+use crate::text::print_module_display as print_module;
 use similar::TextDiff;
 use std::sync::Mutex;
 
 /// Prints a diff after every pass that changed the module.
 #[derive(Default)]
 pub struct PrintChanged {
-    /// The input modules of the running passes, outermost first.
-    inputs: Mutex<Vec<Module>>,
+    /// The input modules of the running passes, outermost first (`None` for a pass that
+    /// started before the instrument was installed, e.g. by `override_instruments` while a
+    /// run is paused).
+    inputs: Mutex<Vec<Option<Module>>>,
 }
 
 impl PrintChanged {
@@ -72,7 +74,8 @@ impl Instrument for PrintChanged {
     ) -> Result<(), InstrumentError> {
         let mut inputs = lock(&self.inputs);
         inputs.truncate(cx.depth);
-        inputs.push(m.clone());
+        inputs.resize(cx.depth, None);
+        inputs.push(Some(m.clone()));
         Ok(())
     }
 
@@ -88,7 +91,10 @@ impl Instrument for PrintChanged {
                 inputs.truncate(cx.depth);
                 return Ok(());
             }
-            inputs.pop().expect("checked length")
+            match inputs.pop().expect("checked length") {
+                Some(before) => before,
+                None => return Ok(()),
+            }
         };
         if info.is_sequential() || before.same_as(m) || module_equal(&before, m, false) {
             return Ok(());

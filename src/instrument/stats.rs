@@ -33,7 +33,7 @@ pub struct Stats {
 #[derive(Default)]
 struct StatsState {
     /// Input module and its node count, per running pass.
-    open: Vec<(Module, usize)>,
+    open: Vec<Option<(Module, usize)>>,
     records: Vec<StatRecord>,
 }
 
@@ -76,8 +76,10 @@ impl Instrument for Stats {
     ) -> Result<(), InstrumentError> {
         let count = module_node_count(m);
         let mut st = lock(&self.state);
+        // Padding stands for passes that started before the instrument was installed.
         st.open.truncate(cx.depth);
-        st.open.push((m.clone(), count));
+        st.open.resize(cx.depth, None);
+        st.open.push(Some((m.clone(), count)));
         Ok(())
     }
 
@@ -93,7 +95,10 @@ impl Instrument for Stats {
                 st.open.truncate(cx.depth);
                 return Ok(());
             }
-            st.open.pop().expect("checked length")
+            match st.open.pop().expect("checked length") {
+                Some(open) => open,
+                None => return Ok(()),
+            }
         };
         let after = module_node_count(m);
         let changed = !input.same_as(m);

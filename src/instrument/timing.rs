@@ -46,7 +46,9 @@ struct State {
     nodes: Vec<Node>,
     roots: Vec<usize>,
     /// Indices of the records still running, outermost first.
-    open: Vec<usize>,
+    /// The running passes by depth; `None` for one that started before the instrument was
+    /// installed (`override_instruments` while a run is paused) and has no record.
+    open: Vec<Option<usize>>,
 }
 
 struct Node {
@@ -112,7 +114,7 @@ impl State {
 
     /// Drops the innermost open record (its pass failed): it is the last child of its parent.
     fn abandon(&mut self) {
-        if let Some(i) = self.open.pop() {
+        if let Some(Some(i)) = self.open.pop() {
             match self.nodes[i].parent {
                 Some(p) => {
                     self.nodes[p].children.pop();
@@ -153,13 +155,14 @@ impl Instrument for PassTimingInstrument {
         while st.open.len() > cx.depth {
             st.abandon();
         }
+        st.open.resize(cx.depth, None);
         let idx = st.nodes.len();
-        let parent = st.open.last().copied();
+        let parent = st.open.iter().rev().find_map(|o| *o);
         match parent {
             Some(p) => st.nodes[p].children.push(idx),
             None => st.roots.push(idx),
         }
-        st.open.push(idx);
+        st.open.push(Some(idx));
         st.nodes.push(Node {
             name: info.name_arc().clone(),
             start: Duration::ZERO,
@@ -184,11 +187,17 @@ impl Instrument for PassTimingInstrument {
         }
         // A pass that started before this instrument was installed has no open record.
         if st.open.len() == cx.depth + 1 {
-            let i = *st.open.last().expect("checked length");
-            let name = &st.nodes[i].name;
-            if Arc::ptr_eq(name, info.name_arc()) || name == info.name_arc() {
-                st.open.pop();
-                st.nodes[i].total = now.saturating_sub(st.nodes[i].start);
+            match *st.open.last().expect("checked length") {
+                None => {
+                    st.open.pop();
+                }
+                Some(i) => {
+                    let name = &st.nodes[i].name;
+                    if Arc::ptr_eq(name, info.name_arc()) || name == info.name_arc() {
+                        st.open.pop();
+                        st.nodes[i].total = now.saturating_sub(st.nodes[i].start);
+                    }
+                }
             }
         }
         Ok(())

@@ -4,7 +4,7 @@
 
 use crate::pass::registry::PassOptions;
 use crate::pass::{module_pass, ChunkKind, Pass, PassError, PassInfo};
-use crate::text::print_module;
+use crate::text::print_module_display as print_module;
 
 /// The PrintIR pass with a header.
 pub fn print_ir(header: &str) -> Pass {

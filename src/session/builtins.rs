@@ -274,8 +274,24 @@ fn b_parse(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
     let text = a
         .str("text")?
         .ok_or_else(|| at("parse needs the Relay text", a.span))?;
+    // `meta=[c0, c1]` supplies `meta[relay.Constant][i]` (TVM's init_meta_table).
+    let mut table = crate::text::metadata::MetaTable::default();
+    match a.get("meta") {
+        None => {}
+        Some(Value::List(items)) => {
+            for v in items {
+                match v {
+                    Value::Tensor(t) => table.constants.push(Some(t.clone())),
+                    other => {
+                        return Err(a.type_err("meta", "a list of tensors from const(...)", other))
+                    }
+                }
+            }
+        }
+        Some(v) => return Err(a.type_err("meta", "a list of tensors", v)),
+    }
     // Errors point into the IR text: the caret is placed on the text's own line and column.
-    crate::text::parse_module(&text, "<ir>")
+    crate::text::parse_module_with_meta(&text, "<ir>", Some(&table))
         .map(Value::Module)
         .map_err(|e| {
             SessionError::at(
@@ -284,6 +300,50 @@ fn b_parse(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
             )
             .with_detail(e.render("<ir>", &text, false))
         })
+}
+
+/// Flattens nested lists of numbers into values and a shape.
+fn flatten(
+    v: &Value,
+    depth: usize,
+    shape: &mut Vec<i64>,
+    out: &mut Vec<f64>,
+) -> Result<(), String> {
+    match v {
+        Value::Int(i) => out.push(*i as f64),
+        Value::Float(f) => out.push(*f),
+        Value::Bool(b) => out.push(*b as i64 as f64),
+        Value::List(items) => {
+            if shape.len() == depth {
+                shape.push(items.len() as i64);
+            } else if shape[depth] != items.len() as i64 {
+                return Err("rows of different lengths".into());
+            }
+            for i in items {
+                flatten(i, depth + 1, shape, out)?;
+            }
+        }
+        other => return Err(format!("a {} is not a number", other.kind())),
+    }
+    Ok(())
+}
+
+fn b_const(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let data = a.require("data")?;
+    let dtype_name = a.str("dtype")?.unwrap_or_else(|| "float32".into());
+    let dtype = crate::ir::DType::parse(&dtype_name)
+        .ok_or_else(|| at(format!("unknown dtype `{dtype_name}`"), a.span_of("dtype")))?;
+    let mut shape = Vec::new();
+    let mut values = Vec::new();
+    flatten(data, 0, &mut shape, &mut values)
+        .map_err(|e| at(format!("const: {e}"), a.span_of("data")))?;
+    let t = if dtype.is_float() {
+        crate::ir::TensorData::from_f64(dtype, shape, &values)
+    } else {
+        let ints: Vec<i64> = values.iter().map(|v| *v as i64).collect();
+        crate::ir::TensorData::from_i64(dtype, shape, &ints)
+    };
+    Ok(Value::Tensor(Arc::new(t)))
 }
 
 fn b_load(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
@@ -580,6 +640,11 @@ fn b_bisect(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
 fn b_verify(_: &mut Session, _: Bound) -> Result<Value, SessionError> {
     inst(Verify::new())
 }
+fn b_clear_output(s: &mut Session, _: Bound) -> Result<Value, SessionError> {
+    s.clear_requested = true;
+    Ok(Value::None)
+}
+
 fn b_stats(_: &mut Session, _: Bound) -> Result<Value, SessionError> {
     inst(Stats::new())
 }
@@ -602,7 +667,8 @@ macro_rules! builtin {
 
 /// Every builtin.
 pub static BUILTINS: &[Builtin] = &[
-    builtin!("parse", Function, ["text"], "parse(\"\"\"<Relay text>\"\"\")", "a module from Relay text", b_parse),
+    builtin!("parse", Function, ["text", "meta"], "parse(\"\"\"<Relay text>\"\"\", meta=[const(...), ...])", "a module from Relay text (meta supplies meta[relay.Constant][i])", b_parse),
+    builtin!("const", Function, ["data", "dtype"], "const([1, 2, 3], dtype=\"float32\")", "a constant tensor (nested lists give the shape)", b_const),
     builtin!("load", Function, ["path"], "load(\"path.relay\")", "a module from a Relay file", b_load),
     builtin!("save", Function, ["module", "path"], "save(mod, \"path.relay\")", "write the printed module (atomically)", b_save),
     builtin!("equal", Function, ["a", "b"], "equal(a, b)", "structural equality up to variable names", b_equal),
@@ -630,6 +696,7 @@ pub static BUILTINS: &[Builtin] = &[
         },
     },
     builtin!("render", Function, ["instrument"], "render(timing_instrument)", "TVM's text render of a PassTimingInstrument", b_render),
+    builtin!("clear_output", Function, [], "clear_output()", "clear the cell's output so far (Jupyter; clears the screen in a terminal)", b_clear_output),
     builtin!("current", Function, [], "current()", "the current PassContext", b_current),
     builtin!("override_instruments", Function, ["instruments", "ctx"], "override_instruments([i, ...], ctx=None)", "replace a context's instruments (exit old, enter new)", b_override),
     builtin!("Sequential", Constructor, ["passes", "opt_level", "name", "required"], "Sequential([p, ...], opt_level=0, name=\"sequential\", required=[])", "a pipeline of passes", b_sequential),

@@ -134,6 +134,13 @@ impl Session {
                 out.push(v.clone());
             }
         }
+        // The debugger's names: the paused module, the last run's steps.
+        if self.paused().is_some() && "ir".starts_with(prefix) {
+            out.push("ir".into());
+        }
+        if self.debug.history.is_some() && !at_statement_start && "history".starts_with(prefix) {
+            out.push("history[".into());
+        }
         out.sort();
         out.dedup();
         Completion {

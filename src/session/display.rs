@@ -53,7 +53,7 @@ impl Tab {
 }
 
 fn module_text(m: &Module) -> String {
-    print_module_with(m, PrintOptions::default())
+    crate::text::print_module_display(m)
 }
 
 /// "Module: 1 function (@main: 2 params, 7 calls)".
@@ -344,15 +344,15 @@ impl Session {
         };
         let ta = text_of(&va, a.span)?;
         let tb = text_of(&vb, b.span)?;
-        let la = a.as_ident().unwrap_or("a");
-        let lb = b.as_ident().unwrap_or("b");
+        let la = self.source_text(a.span).unwrap_or("a").to_string();
+        let lb = self.source_text(b.span).unwrap_or("b").to_string();
         if ta == tb {
             out.display("(no differences)", None, None);
             return Ok(());
         }
-        let diff = crate::instrument::print_changed::unified_diff(&ta, &tb, la, lb);
-        let ansi = self.color.then(|| color_diff(&diff));
-        out.display(diff.clone(), ansi, Some(diff_html(&diff)));
+        let diff = crate::instrument::print_changed::unified_diff(&ta, &tb, &la, &lb);
+        let ansi = self.color.then(|| super::diff::ansi(&diff));
+        out.display(diff.clone(), ansi, Some(super::diff::html(&diff)));
         Ok(())
     }
 
@@ -365,34 +365,8 @@ impl Session {
             out.display(general_help(self), None, None);
             return Ok(());
         };
-        if let Some(b) = super::builtins::find(name) {
-            out.display(format!("{}\n  {}", b.signature, b.summary), None, None);
-            return Ok(());
-        }
-        if let Some(r) = self.pm.registry().get(name) {
-            let mut s = format!(
-                "{} — {} pass, opt_level {}\n  {}",
-                r.name,
-                r.kind.as_str(),
-                r.opt_level,
-                r.summary
-            );
-            if !r.required.is_empty() {
-                let req: Vec<&str> = r.required.iter().map(|x| &**x).collect();
-                s.push_str(&format!("\n  requires: {}", req.join(", ")));
-            }
-            for o in r.options {
-                s.push_str(&format!("\n  option {}: {} — {}", o.name, o.ty, o.doc));
-            }
-            out.display(s, None, None);
-            return Ok(());
-        }
-        if let Some((_, syntax, summary)) = COMMANDS.iter().find(|(n, ..)| n == name) {
-            out.display(format!("{syntax}\n  {summary}"), None, None);
-            return Ok(());
-        }
-        if let Some(v) = self.vars.get(name) {
-            out.display(format!("{name}: {} = {}", v.kind(), v.repr()), None, None);
+        if let Some(text) = self.help_text(name) {
+            out.display(text, None, None);
             return Ok(());
         }
         let mut all: Vec<String> = super::builtins::BUILTINS
@@ -448,6 +422,43 @@ pub static COMMANDS: &[(&str, &str, &str)] = &[
         "help",
         "help [name]",
         "this help, or help on a command, pass, builtin or variable",
+    ),
+    (
+        "break",
+        "break NAME | after NAME | changed @f | verify | slower 10ms",
+        "pause runs before/after a pass, or after a pass that changes @f, fails the checks or is slow",
+    ),
+    ("breakpoints", "breakpoints", "the breakpoints and how often each hit"),
+    ("delete", "delete N | delete all", "delete a breakpoint, or all of them"),
+    (
+        "where",
+        "where",
+        "the running passes of the paused run (sequential > Pass)",
+    ),
+    (
+        "step",
+        "step",
+        "run the paused run until the next pass has finished, pause again",
+    ),
+    (
+        "continue",
+        "continue",
+        "run to the next breakpoint or the end (then the statement completes)",
+    ),
+    (
+        "abort",
+        "abort",
+        "abandon the paused run: nothing is bound, `with` contexts are exited",
+    ),
+    (
+        "ir",
+        "show ir | ir[\"main\"]",
+        "while a run is paused: the module at the pause point",
+    ),
+    (
+        "history",
+        "history | history[k]",
+        "the passes of the last run; history[k] is the module after pass k (0: the input)",
     ),
 ];
 
@@ -613,49 +624,4 @@ fn timing_html(records: &[crate::instrument::TimingRecord]) -> String {
         rows,
     }
     .html()
-}
-
-/// ANSI colours for a unified diff.
-pub fn color_diff(diff: &str) -> String {
-    use colored::Colorize;
-    diff.lines()
-        .map(|l| {
-            if l.starts_with("+++") || l.starts_with("---") {
-                l.bold().to_string()
-            } else if l.starts_with('+') {
-                l.green().to_string()
-            } else if l.starts_with('-') {
-                l.red().to_string()
-            } else if l.starts_with("@@") {
-                l.cyan().to_string()
-            } else {
-                l.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// An inline HTML diff.
-pub fn diff_html(diff: &str) -> String {
-    let mut s = String::from("<pre class=\"passlab-diff\">");
-    for l in diff.lines() {
-        let style = if l.starts_with("+++") || l.starts_with("---") {
-            "font-weight:bold"
-        } else if l.starts_with('+') {
-            "background:#e6ffed;color:#22863a"
-        } else if l.starts_with('-') {
-            "background:#ffeef0;color:#b31d28"
-        } else if l.starts_with("@@") {
-            "color:#6f42c1"
-        } else {
-            ""
-        };
-        s.push_str(&format!(
-            "<span style=\"{style}\">{}</span>\n",
-            html_escape(l)
-        ));
-    }
-    s.push_str("</pre>");
-    s
 }

@@ -4,6 +4,7 @@
 use crate::diagnostic::Diagnostic;
 use crate::ir::Span;
 use crate::text::ParseError;
+use std::sync::Arc;
 
 /// An error while executing a statement.
 #[derive(Clone, Debug, PartialEq)]
@@ -13,6 +14,11 @@ pub struct SessionError {
     pub label: Option<String>,
     /// Extra lines after the location (e.g. an error inside IR text, already rendered).
     pub detail: Option<String>,
+    /// The input the span points into, when it is not the statement being executed (a paused
+    /// statement that fails after `continue`): (source name, text).
+    pub origin: Option<Arc<(String, String)>>,
+    /// Not an error: a run paused at a breakpoint, unwinding the statement (see `suspend.rs`).
+    pub(crate) paused: bool,
 }
 
 impl SessionError {
@@ -22,6 +28,8 @@ impl SessionError {
             span: None,
             label: None,
             detail: None,
+            origin: None,
+            paused: false,
         }
     }
 
@@ -31,7 +39,30 @@ impl SessionError {
             span: Some(span),
             label: None,
             detail: None,
+            origin: None,
+            paused: false,
         }
+    }
+
+    /// The marker a pausing run unwinds the statement with.
+    pub(crate) fn paused() -> SessionError {
+        SessionError {
+            paused: true,
+            ..SessionError::new("paused")
+        }
+    }
+
+    /// True for the pause marker (not an error).
+    pub fn is_pause(&self) -> bool {
+        self.paused
+    }
+
+    /// Points the span into `source` (named `name`) rather than the statement being executed.
+    pub fn in_source(mut self, name: &str, source: &str) -> SessionError {
+        if self.origin.is_none() {
+            self.origin = Some(Arc::new((name.to_string(), source.to_string())));
+        }
+        self
     }
 
     pub fn with_label(mut self, label: Option<String>) -> SessionError {
@@ -50,11 +81,17 @@ impl SessionError {
             span: Some(e.span),
             label: e.label,
             detail: None,
+            origin: None,
+            paused: false,
         }
     }
 
     /// `error: message`, then the location in `source` when there is one.
     pub fn render(&self, source_name: &str, source: &str, color: bool) -> String {
+        let (source_name, source) = match &self.origin {
+            Some(o) => (o.0.as_str(), o.1.as_str()),
+            None => (source_name, source),
+        };
         let mut out = match self.span {
             Some(span) => Diagnostic {
                 message: self.message.clone(),

@@ -3,9 +3,13 @@
 //! (`seq(mod)`, run under the current context).
 
 use super::builtins::{self, Args};
+use super::debug::worker::{Msg, Run};
+use super::history::RunHistory;
+use super::suspend::Pending;
 use super::{Session, SessionError, Value};
 use crate::lang::ast::{Expr, ExprKind};
 use crate::pass::{PassContext, PassOptions};
+use std::sync::{Arc, Mutex};
 
 impl Session {
     pub(crate) fn eval(&mut self, e: &Expr) -> Result<Value, SessionError> {
@@ -34,9 +38,16 @@ impl Session {
                 Value::Map(out)
             }
             ExprKind::Ident(name) => match self.vars.get(name) {
+                _ if name == "ir" && self.paused_module().is_some() => {
+                    Value::Module(self.paused_module().expect("checked"))
+                }
                 Some(v) => v.clone(),
                 None => return Err(self.unknown_name(name, e)),
             },
+            ExprKind::Index { base, index } if base.as_ident() == Some("history") => {
+                let i = self.eval(index)?;
+                self.history_module(&i, e.span)?
+            }
             ExprKind::Index { base, index } => {
                 let b = self.eval(base)?;
                 let i = self.eval(index)?;
@@ -58,8 +69,14 @@ impl Session {
                 .map(|r| r.name.to_string()),
         );
         candidates.extend(crate::lang::ast::KEYWORDS.iter().map(|k| k.to_string()));
-        let hint = crate::suggest::closest(name, candidates.iter().map(String::as_str))
-            .map(|s| format!("did you mean `{s}`?"));
+        let hint = match name {
+            "ir" => Some("`ir` is the module where a run is paused, and no run is paused".into()),
+            "history" => {
+                Some("`history` is a command; `history[k]` is the module after step k".into())
+            }
+            _ => crate::suggest::closest(name, candidates.iter().map(String::as_str))
+                .map(|s| format!("did you mean `{s}`?")),
+        };
         SessionError::at(format!("unknown name `{name}`"), e.span).with_label(hint)
     }
 
@@ -190,29 +207,74 @@ impl Session {
             .map_err(|err| SessionError::at(err.to_string(), args.span))
     }
 
-    /// Runs a pass under the current context; instrument output goes to the sink.
+    /// Runs a pass under the current context; instrument output goes to the sink. The run
+    /// goes on a worker thread that records its history and may pause at a breakpoint (the
+    /// statement then unwinds with the pause marker). While a run is paused, other runs go
+    /// straight through: no breakpoints, no history.
     pub(crate) fn run_pass(
         &mut self,
         pass: &crate::pass::Pass,
         m: &crate::ir::Module,
         e: &Expr,
     ) -> Result<Value, SessionError> {
+        if let Some(done) = self.debug.replay.pop_front() {
+            self.debug.stmt_runs.push(done.clone());
+            return Ok(Value::Module(done));
+        }
         let ctx = self.pm.current().clone();
         self.note_timing(&ctx);
-        match self.pm.run(pass, m) {
-            Ok(out) => Ok(Value::Module(out)),
-            Err(err) => {
-                let mut se = SessionError::at(err.to_string(), e.span);
-                if let crate::pass::error::PassErrorKind::Diagnostics { diagnostics, .. } =
-                    err.kind()
-                {
-                    let rendered: Vec<String> =
-                        diagnostics.iter().map(|d| d.render(m, false)).collect();
-                    se = se.with_detail(rendered.join("\n"));
-                }
-                Err(se)
+        if self.debug.suspended.is_some() {
+            return self
+                .pm
+                .run(pass, m)
+                .map(Value::Module)
+                .map_err(|err| self.pass_error(err, m, e.span));
+        }
+        let call = self.source_text(e.span).unwrap_or(pass.info().name());
+        let history = Arc::new(Mutex::new(RunHistory::new(call, m.clone())));
+        self.debug.history = Some(history.clone());
+        let mut run = Run::start(
+            self.pm.cx(),
+            pass.clone(),
+            m.clone(),
+            self.debug.breakpoints.clone(),
+            history,
+        )
+        .map_err(|err| SessionError::at(format!("cannot start the run: {err}"), e.span))?;
+        match run.wait() {
+            Msg::Done(Ok(out)) => {
+                self.debug.stmt_runs.push(out.clone());
+                Ok(Value::Module(out))
+            }
+            Msg::Done(Err(err)) => Err(self.pass_error(err, m, e.span)),
+            Msg::Paused(pause) => {
+                self.debug.pending = Some(Pending {
+                    run,
+                    pause,
+                    memo: self.debug.stmt_runs.clone(),
+                    call: e.span,
+                    input: m.clone(),
+                    stmt: None,
+                    frames: Vec::new(),
+                });
+                Err(SessionError::paused())
             }
         }
+    }
+
+    /// A pass error as a session error at the pass application, with its diagnostics.
+    pub(crate) fn pass_error(
+        &self,
+        err: crate::pass::PassError,
+        m: &crate::ir::Module,
+        span: crate::ir::Span,
+    ) -> SessionError {
+        let mut se = SessionError::at(err.to_string(), span);
+        if let crate::pass::error::PassErrorKind::Diagnostics { diagnostics, .. } = err.kind() {
+            let rendered: Vec<String> = diagnostics.iter().map(|d| d.render(m, false)).collect();
+            se = se.with_detail(rendered.join("\n"));
+        }
+        se
     }
 
     pub(crate) fn eval_context(&mut self, e: &Expr) -> Result<PassContext, SessionError> {

@@ -7,10 +7,16 @@
 pub enum PartKind {
     /// Text written while running: instrument output, `print(...)`.
     Stream,
+    /// A warning written while running (a pass's warning diagnostic, an instrument's): text
+    /// for standard error.
+    Warning,
     /// A value shown by `show` or by evaluating an expression.
     Display,
     /// `error: ...` with its location.
     Error,
+    /// `clear_output()`: a front end clears what the cell showed so far (Jupyter's
+    /// clear_output; a terminal clears the screen; plain text has nothing to clear).
+    Clear,
 }
 
 /// One part of the output.
@@ -44,19 +50,56 @@ impl Outputs {
     }
 
     pub fn stream(&mut self, text: impl Into<String>) {
-        let text = with_newline(text.into());
+        self.stream_rich(text.into(), None, None);
+    }
+
+    /// Stream text with its own ANSI and HTML renderings (a coloured diff, highlighted IR).
+    /// Adjacent stream text is one part: where only one side has a rendering, the other
+    /// side's plain text stands in for it.
+    pub fn stream_rich(&mut self, text: String, ansi: Option<String>, html: Option<String>) {
+        let text = with_newline(text);
         if text.is_empty() {
             return;
         }
-        // Adjacent stream text is one part.
+        let ansi = ansi.map(with_newline);
         if let Some(last) = self.parts.last_mut() {
             if last.kind == PartKind::Stream {
+                if last.ansi.is_some() || ansi.is_some() {
+                    let mut a = last.ansi.take().unwrap_or_else(|| last.plain.clone());
+                    a.push_str(ansi.as_deref().unwrap_or(&text));
+                    last.ansi = Some(a);
+                }
+                if last.html.is_some() || html.is_some() {
+                    let mut h = last.html.take().unwrap_or_else(|| pre(&last.plain));
+                    h.push_str(&html.unwrap_or_else(|| pre(&text)));
+                    last.html = Some(h);
+                }
                 last.plain.push_str(&text);
                 return;
             }
         }
         self.parts.push(Part {
             kind: PartKind::Stream,
+            plain: text,
+            ansi,
+            html,
+        });
+    }
+
+    /// A warning, for standard error (adjacent warnings are one part).
+    pub fn warning(&mut self, text: impl Into<String>) {
+        let text = with_newline(text.into());
+        if text.is_empty() {
+            return;
+        }
+        if let Some(last) = self.parts.last_mut() {
+            if last.kind == PartKind::Warning {
+                last.plain.push_str(&text);
+                return;
+            }
+        }
+        self.parts.push(Part {
+            kind: PartKind::Warning,
             plain: text,
             ansi: None,
             html: None,
@@ -77,6 +120,16 @@ impl Outputs {
         });
     }
 
+    /// Clears the output shown so far (plain: nothing; ANSI: clear the screen).
+    pub fn clear(&mut self) {
+        self.parts.push(Part {
+            kind: PartKind::Clear,
+            plain: String::new(),
+            ansi: Some("\x1b[H\x1b[2J".into()),
+            html: None,
+        });
+    }
+
     pub fn error(&mut self, plain: impl Into<String>, ansi: Option<String>) {
         let plain = with_newline(plain.into());
         let html = Some(format!(
@@ -93,10 +146,10 @@ impl Outputs {
 
     pub fn extend(&mut self, other: Outputs) {
         for p in other.parts {
-            if p.kind == PartKind::Stream {
-                self.stream(p.plain);
-            } else {
-                self.parts.push(p);
+            match p.kind {
+                PartKind::Stream => self.stream_rich(p.plain, p.ansi, p.html),
+                PartKind::Warning => self.warning(p.plain),
+                _ => self.parts.push(p),
             }
         }
     }
@@ -126,12 +179,18 @@ impl Outputs {
     pub fn html(&self) -> String {
         self.parts
             .iter()
+            .filter(|p| p.kind != PartKind::Clear)
             .map(|p| match &p.html {
                 Some(h) => h.clone(),
-                None => format!("<pre>{}</pre>", html_escape(&p.plain)),
+                None => pre(&p.plain),
             })
             .collect()
     }
+}
+
+/// Plain text as an HTML `<pre>` block.
+pub(crate) fn pre(text: &str) -> String {
+    format!("<pre>{}</pre>", html_escape(text))
 }
 
 /// Escapes text for HTML.

@@ -221,6 +221,21 @@ pub fn bless(s: &mut Session, text: &str) -> String {
     out
 }
 
+/// Blesses until the text stops changing: error locations name script lines, and blessing
+/// adds or removes `#>` lines, which moves the statements below. Each round uses a fresh
+/// session from `make`.
+pub fn bless_until_stable(mut make: impl FnMut() -> Session, text: &str) -> String {
+    let mut cur = text.to_string();
+    for _ in 0..5 {
+        let next = bless(&mut make(), &cur);
+        if next == cur {
+            break;
+        }
+        cur = next;
+    }
+    cur
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,6 +26,8 @@ pub enum Value {
     Pass(Pass),
     Instrument(InstrumentRef),
     Context(PassContext),
+    /// A constant tensor (`const([1, 2, 3], dtype="float32")`), for `parse(..., meta=[...])`.
+    Tensor(std::sync::Arc<crate::ir::TensorData>),
 }
 
 impl Value {
@@ -44,6 +46,7 @@ impl Value {
             Value::Pass(_) => "pass",
             Value::Instrument(_) => "instrument",
             Value::Context(_) => "context",
+            Value::Tensor(_) => "tensor",
         }
     }
 
@@ -85,6 +88,28 @@ impl Value {
             Value::Pass(p) => format!("<pass {}>", p.info().name()),
             Value::Instrument(i) => format!("<instrument {}>", i.name()),
             Value::Context(c) => format!("<PassContext opt_level={}>", c.opt_level()),
+            Value::Tensor(t) => {
+                let vals: Vec<String> = if t.dtype.is_float() {
+                    t.to_f64_vec()
+                        .iter()
+                        .take(8)
+                        .map(|v| format!("{v}"))
+                        .collect()
+                } else {
+                    t.to_i64_vec()
+                        .iter()
+                        .take(8)
+                        .map(|v| v.to_string())
+                        .collect()
+                };
+                let more = if t.num_elements() > 8 { ", ..." } else { "" };
+                format!(
+                    "<tensor {:?} {}: [{}{more}]>",
+                    t.shape,
+                    t.dtype,
+                    vals.join(", ")
+                )
+            }
         }
     }
 

@@ -82,6 +82,18 @@ pub fn print_module_with(m: &Module, opts: PrintOptions) -> String {
     out
 }
 
+/// Prints a module for people to read (PrintIR, instruments, `show`): the `#[metadata]`
+/// section is replaced by TVM's "omitted" note. `save` and DumpIR keep it.
+pub fn print_module_display(m: &Module) -> String {
+    print_module_with(
+        m,
+        PrintOptions {
+            metadata: false,
+            ..PrintOptions::default()
+        },
+    )
+}
+
 /// Prints one expression (free variables are declared with `free_var`).
 pub fn print_expr(e: &Expr, opts: PrintOptions) -> String {
     let mut p = Printer::new(opts);
@@ -461,7 +473,14 @@ impl Printer {
     }
 
     fn append_metadata(&self, out: &mut String) {
-        if !self.opts.metadata || self.meta_data.is_empty() {
+        if self.meta_data.is_empty() {
+            return;
+        }
+        if !self.opts.metadata {
+            // TVM's `astext(show_meta_data=False)` note, word for word.
+            out.push_str(
+                "/* For debugging purposes the metadata section has been omitted.\n * If you would like to see the full metadata section you can set the \n * option to `True` when invoking `astext`. \n */\n",
+            );
             return;
         }
         let mut all: Vec<Option<Arc<TensorData>>> = vec![None; self.reserved_meta];

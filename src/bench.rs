@@ -1,0 +1,110 @@
+//! `passlab bench`: times passes on a module and the pass manager's own cost per pass, with
+//! the JSON keys of `shared/peers/tvm/tvm_bench.py` so `compare.sh` can put both side by side.
+
+use crate::instrument::{InstrumentRef, PassTimingInstrument};
+use crate::ir::Module;
+use crate::pass::{module_pass, PassContext, PassInfo, PassManager, PassOptions, Sequential};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What was measured.
+pub struct BenchReport {
+    /// (pass name, median seconds).
+    pub passes: Vec<(String, f64)>,
+    /// Nanoseconds per pass invocation of a Sequential of no-op passes, without and with timing.
+    pub overhead: Option<(f64, f64)>,
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Runs each named pass `runs` times directly on `m` (never gated, as a direct call), and
+/// measures the overhead of `overhead` no-op passes when asked.
+pub fn bench(
+    m: &Module,
+    passes: &[String],
+    runs: usize,
+    overhead: Option<usize>,
+) -> Result<BenchReport, String> {
+    let pm = PassManager::new();
+    let runs = runs.max(1);
+    let mut out = Vec::new();
+    for name in passes {
+        let pass = pm
+            .create(name, &PassOptions::new())
+            .map_err(|e| e.to_string())?;
+        // One warm-up run, also to report a failing pass before timing.
+        pm.run(&pass, m).map_err(|e| e.to_string())?;
+        let mut times = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            let start = Instant::now();
+            let r = pm.run(&pass, m);
+            times.push(start.elapsed());
+            drop(std::hint::black_box(r));
+        }
+        out.push((name.clone(), median(times).as_secs_f64()));
+    }
+    let overhead = overhead.filter(|n| *n > 0).map(|n| {
+        let noop = module_pass(PassInfo::new("NoOp", 0), |m, _| Ok(m.clone()));
+        let seq = Sequential::new(vec![noop; n]).into_pass();
+        let per_pass = |instruments: Vec<InstrumentRef>| -> f64 {
+            let mut pm = PassManager::new();
+            let ctx = PassContext::builder()
+                .instruments(instruments)
+                .build()
+                .expect("a valid context");
+            let mut best = f64::MAX;
+            for _ in 0..5 {
+                let r = pm.with_context(&ctx, |pm| {
+                    let start = Instant::now();
+                    let r = pm.run(&seq, m);
+                    Ok((start.elapsed(), r))
+                });
+                if let Ok((t, _)) = r {
+                    best = best.min(t.as_nanos() as f64 / n as f64);
+                }
+            }
+            best
+        };
+        let plain = per_pass(Vec::new());
+        let timed = per_pass(vec![Arc::new(PassTimingInstrument::new()) as InstrumentRef]);
+        (plain, timed)
+    });
+    Ok(BenchReport {
+        passes: out,
+        overhead,
+    })
+}
+
+impl BenchReport {
+    /// One JSON object: `<Pass>_s`, `overhead_ns_per_pass`, `overhead_ns_per_pass_timing`.
+    pub fn to_json(&self) -> String {
+        let mut obj = serde_json::Map::new();
+        for (name, s) in &self.passes {
+            obj.insert(format!("{name}_s"), serde_json::json!(s));
+        }
+        if let Some((a, b)) = self.overhead {
+            obj.insert("overhead_ns_per_pass".into(), serde_json::json!(a));
+            obj.insert("overhead_ns_per_pass_timing".into(), serde_json::json!(b));
+        }
+        serde_json::Value::Object(obj).to_string()
+    }
+
+    /// A readable summary.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        for (name, secs) in &self.passes {
+            s.push_str(&format!("{name:<28} {:>12.3} ms (median)\n", secs * 1e3));
+        }
+        if let Some((a, b)) = self.overhead {
+            s.push_str(&format!("{:<28} {a:>12.1} ns per pass\n", "overhead"));
+            s.push_str(&format!(
+                "{:<28} {b:>12.1} ns per pass\n",
+                "overhead with timing"
+            ));
+        }
+        s
+    }
+}

@@ -1,0 +1,262 @@
+//! DeadCodeElimination (TVM v0.18 `src/relay/transforms/dead_code.cc`, RELAY_PASSES.md B.3):
+//! drops let bindings whose pure value is never used, and with `inline_once` inlines pure
+//! values used exactly once.
+//!
+//! Three phases, each linear and stack-safe:
+//! 1. **purity** (unless `ignore_impurity`): over every global function that is neither
+//!    `Primitive` nor `Extern`, TVM's `PurityVisitor` rules — constants, vars, functions are
+//!    pure to evaluate; an op is pure to call unless stateful; a call is pure when its callee
+//!    is pure to evaluate and to call and its arguments are pure; globals are analysed on
+//!    demand (assumed pure while in progress; `Extern` ones are call-impure); higher-order
+//!    parameters and functions taken out of tuples are call-impure; a call nested 25 calls
+//!    deep is assumed impure (TVM's `kMaxCallDepth`, reproduced including the depth at which
+//!    a shared node is first reached). Let-bound variables not analysed default to impure
+//!    (pure with `ignore_impurity`).
+//! 2. **usage** (TVM's `UsageVisitor`): counts uses of each let-bound variable; a pure value is
+//!    only visited once its variable is used, so chains of dead lets die together; a use inside
+//!    a function literal of a variable bound outside it counts twice; a node is walked at most
+//!    twice (counts saturate at 2, exactly as in TVM).
+//! 3. **rewrite**: impure binding -> kept; pure with 0 uses -> dropped; pure with 1 use ->
+//!    value inlined at the use when `inline_once`; otherwise kept.
+//!
+//! Only let bindings are considered: graph-form dataflow has no dead nodes. Deliberately not
+//! done: dead function elimination, purity of references and ADTs (not in this IR).
+
+use crate::ir::mutate::{
+    mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_let,
+    rebuild_tuple, MutateState, Mutator,
+};
+use crate::ir::visit::post_order;
+use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Type, Var};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+mod purity;
+
+/// Eliminates dead (and, with `inline_once`, single-use) let bindings in every function.
+pub fn dead_code_elimination(m: &Module, inline_once: bool, ignore_impurity: bool) -> Module {
+    let purity = if ignore_impurity {
+        FxHashMap::default()
+    } else {
+        purity::analyse(m)
+    };
+    let out: Result<Module, std::convert::Infallible> = m.map_functions(|_, f| {
+        if f.as_function().is_none() {
+            return Ok(f.clone());
+        }
+        let usage = Usage::count(f, &purity, ignore_impurity);
+        Ok(eliminate(f, inline_once, &usage, &purity, ignore_impurity))
+    });
+    match out {
+        Ok(m) => m,
+        Err(never) => match never {},
+    }
+}
+
+/// True when a node's checked type (or a var's annotation) is not a function type.
+pub(crate) fn first_order(ty: Option<&Type>) -> bool {
+    !matches!(ty, Some(Type::Func(_)))
+}
+
+fn is_pure(purity: &FxHashMap<u64, bool>, default: bool, v: &Var) -> bool {
+    purity.get(&v.id()).copied().unwrap_or(default)
+}
+
+/// Use counts of let-bound variables (TVM's `UsageVisitor`).
+struct Usage {
+    values: FxHashMap<u64, Expr>,
+    uses: FxHashMap<u64, usize>,
+}
+
+enum Step {
+    Visit(Expr),
+    /// The next let of a chain (counted without the visit limit, as TVM's let loop does).
+    Let(Expr),
+    LeaveFunction,
+}
+
+impl Usage {
+    fn count(root: &Expr, purity: &FxHashMap<u64, bool>, default: bool) -> Usage {
+        let mut u = Usage {
+            values: FxHashMap::default(),
+            uses: FxHashMap::default(),
+        };
+        let mut visits: FxHashMap<usize, u8> = FxHashMap::default();
+        let mut level_of: FxHashMap<u64, usize> = FxHashMap::default();
+        let mut level = 0usize;
+        let mut stack = vec![Step::Visit(root.clone())];
+        while let Some(step) = stack.pop() {
+            let e = match step {
+                Step::LeaveFunction => {
+                    level -= 1;
+                    continue;
+                }
+                Step::Let(e) => {
+                    *visits.entry(e.id()).or_default() += 1;
+                    e
+                }
+                Step::Visit(e) => {
+                    let n = visits.entry(e.id()).or_default();
+                    *n = n.saturating_add(1);
+                    if *n > 2 {
+                        continue;
+                    }
+                    e
+                }
+            };
+            match e.kind() {
+                ExprKind::Var(v) => {
+                    if let Some(value) = u.values.get(&v.id()) {
+                        let n = u.uses.entry(v.id()).or_default();
+                        *n += 1;
+                        let first = *n == 1;
+                        if level_of.get(&v.id()).is_some_and(|&l| l < level) {
+                            *n += 1;
+                        }
+                        if first && is_pure(purity, default, v) {
+                            stack.push(Step::Visit(value.clone()));
+                        }
+                    }
+                }
+                ExprKind::Let(l) => {
+                    u.values.insert(l.var.id(), l.value.clone());
+                    u.uses.insert(l.var.id(), 0);
+                    level_of.insert(l.var.id(), level);
+                    match l.body.kind() {
+                        ExprKind::Let(_) => stack.push(Step::Let(l.body.clone())),
+                        _ => stack.push(Step::Visit(l.body.clone())),
+                    }
+                    if !is_pure(purity, default, &l.var) {
+                        stack.push(Step::Visit(l.value.clone()));
+                    }
+                }
+                ExprKind::Function(f) => {
+                    level += 1;
+                    stack.push(Step::LeaveFunction);
+                    stack.push(Step::Visit(f.body.clone()));
+                }
+                kind => {
+                    let mut kids = Vec::new();
+                    kind.for_each_child(|c| kids.push(c.clone()));
+                    stack.extend(kids.into_iter().rev().map(Step::Visit));
+                }
+            }
+        }
+        u
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Action {
+    Elide,
+    Inline,
+    Keep,
+}
+
+struct Eliminator<'a> {
+    inline_once: bool,
+    usage: &'a Usage,
+    purity: &'a FxHashMap<u64, bool>,
+    default: bool,
+    /// Original values of inlined variables -> their rewritten form.
+    wanted: FxHashSet<usize>,
+    rewritten: FxHashMap<usize, Expr>,
+    inlined: FxHashSet<u64>,
+}
+
+impl Eliminator<'_> {
+    fn action(&self, v: &Var) -> Action {
+        if !self.usage.values.contains_key(&v.id()) || !is_pure(self.purity, self.default, v) {
+            return Action::Keep;
+        }
+        match self.usage.uses.get(&v.id()).copied().unwrap_or(0) {
+            0 => Action::Elide,
+            1 if self.inline_once => Action::Inline,
+            _ => Action::Keep,
+        }
+    }
+
+    fn note(&mut self, e: &Expr, out: Expr) -> Expr {
+        if self.wanted.contains(&e.id()) {
+            self.rewritten.insert(e.id(), out.clone());
+        }
+        out
+    }
+}
+
+fn eliminate(
+    f: &Expr,
+    inline_once: bool,
+    usage: &Usage,
+    purity: &FxHashMap<u64, bool>,
+    default: bool,
+) -> Expr {
+    let mut m = Eliminator {
+        inline_once,
+        usage,
+        purity,
+        default,
+        wanted: FxHashSet::default(),
+        rewritten: FxHashMap::default(),
+        inlined: FxHashSet::default(),
+    };
+    if inline_once {
+        let mut wanted = FxHashSet::default();
+        post_order(f, |e| {
+            if let ExprKind::Let(l) = e.kind() {
+                if m.action(&l.var) == Action::Inline {
+                    wanted.insert(l.value.id());
+                }
+            }
+        });
+        m.wanted = wanted;
+    }
+    mutate_with(&mut m, f, &mut MutateState::default())
+}
+
+impl Mutator for Eliminator<'_> {
+    fn var(&mut self, e: &Expr, v: &Var) -> Expr {
+        let mut out = e.clone();
+        if self.action(v) == Action::Inline {
+            let value = &self.usage.values[&v.id()];
+            if let Some(r) = self.rewritten.get(&value.id()) {
+                self.inlined.insert(v.id());
+                out = r.clone();
+            }
+        }
+        self.note(e, out)
+    }
+    fn constant(&mut self, e: &Expr, _c: &Constant) -> Expr {
+        self.note(e, e.clone())
+    }
+    fn leaf(&mut self, e: &Expr) -> Expr {
+        self.note(e, e.clone())
+    }
+    fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, _attrs: &Attrs) -> Expr {
+        let out = rebuild_call(e, callee, args);
+        self.note(e, out)
+    }
+    fn tuple(&mut self, e: &Expr, fields: Vec<Expr>) -> Expr {
+        let out = rebuild_tuple(e, fields);
+        self.note(e, out)
+    }
+    fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
+        let out = rebuild_get_item(e, tuple, index);
+        self.note(e, out)
+    }
+    fn let_(&mut self, e: &Expr, var: &Var, value: Expr, body: Expr) -> Expr {
+        let out = match self.action(var) {
+            Action::Elide => body,
+            Action::Inline if self.inlined.contains(&var.id()) => body,
+            _ => rebuild_let(e, var.clone(), value, body),
+        };
+        self.note(e, out)
+    }
+    fn if_(&mut self, e: &Expr, cond: Expr, then_branch: Expr, else_branch: Expr) -> Expr {
+        let out = rebuild_if(e, cond, then_branch, else_branch);
+        self.note(e, out)
+    }
+    fn function(&mut self, e: &Expr, f: &Function, body: Expr) -> Expr {
+        let out = rebuild_function(e, f, body);
+        self.note(e, out)
+    }
+}

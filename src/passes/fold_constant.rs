@@ -1,0 +1,233 @@
+//! FoldConstant (TVM `src/relay/transforms/fold_constant.cc`, RELAY_PASSES.md B.2): evaluates
+//! calls whose arguments are all constants and replaces them with the result.
+//!
+//! Per optimizable function (not `Primitive`, not [`Function::skips_optimization`]), one
+//! memoizing post-order mutation ([`crate::ir::mutate`]):
+//! * a call is folded, in TVM's order of checks, unless it has no arguments (`zeros`, `ones`
+//!   stay), its callee is not an op, the op is stateful, or the op is non-computational;
+//!   `shape_of`/`vm.shape_of`/`ndarray_size` fold from the argument's checked type when its
+//!   shape is static (the argument need not be constant); `device_copy` never folds; every
+//!   argument must be a constant with data or a tuple of such (looking through `on_device`);
+//!   the result is computed by the evaluator in `fold_constant/` (real tensor arithmetic,
+//!   exact in the dtype) and becomes a `Constant`, or a `Tuple` of constants for `split`;
+//! * `let %x = <constant>; body` drops the binding and uses the constant for `%x`;
+//! * `(a, b, ...).i` of a literal tuple becomes the field; `if` with a constant condition
+//!   becomes the chosen branch; nested `Primitive` functions are left untouched.
+//!
+//! Invariants: nothing is folded that the evaluator cannot compute exactly (an op without an
+//! evaluator, an opaque `meta[relay.Constant]` without data, an unsupported dtype all simply
+//! stay); sharing is preserved and unchanged subtrees are returned as is; folded constants
+//! carry their tensor type and the span of the call they replace; the walk is linear and
+//! stack-safe.
+//!
+//! Deliberately not done: folding QNN ops (`fold_qnn`), folding zero-argument calls, turning
+//! tuples of constants into constants, and `shape_of` of a 0-d tensor (TVM folds it into an
+//! uninitialized tensor). Types of rebuilt nodes are dropped where a child changed type;
+//! run InferType afterwards for a fully typed module, as TVM's function pass does.
+
+mod elementwise;
+mod eval;
+mod nn;
+mod reduce;
+mod shape_ops;
+
+use crate::ir::mutate::{mutate, rebuild_call, rebuild_get_item, rebuild_if, rebuild_let, Mutator};
+use crate::ir::{
+    Attrs, Constant, DType, Expr, ExprKind, Function, Module, Op, Span, TensorData, Type, Var,
+};
+use eval::{Arg, Folded, Value};
+use rustc_hash::FxHashMap;
+use std::sync::Arc;
+
+/// Folds constants in every optimizable function of `m`.
+pub fn fold_constant(m: &Module) -> Module {
+    let out: Result<Module, std::convert::Infallible> =
+        m.map_functions(|_, f| Ok(fold_function(f)));
+    match out {
+        Ok(m) => m,
+        Err(never) => match never {},
+    }
+}
+
+/// Folds constants in one expression (a function or any other expression).
+pub fn fold_expr(e: &Expr) -> Expr {
+    match e.as_function() {
+        Some(f) if f.skips_optimization() => e.clone(),
+        _ => mutate(&mut Folder::default(), e),
+    }
+}
+
+fn fold_function(e: &Expr) -> Expr {
+    fold_expr(e)
+}
+
+pub(crate) fn is_primitive(f: &Function) -> bool {
+    f.attr("Primitive")
+        .is_some_and(|v| v.as_int().unwrap_or(0) != 0)
+}
+
+#[derive(Default)]
+struct Folder {
+    /// The original value of every let-bound variable seen so far.
+    let_value: FxHashMap<u64, Expr>,
+    /// Original node -> the constant it was rewritten to.
+    consts: FxHashMap<usize, Expr>,
+}
+
+impl Folder {
+    /// Records `out` when it is a constant, so let-bound uses of `e` can be replaced.
+    fn note(&mut self, e: &Expr, out: Expr) -> Expr {
+        if matches!(out.kind(), ExprKind::Constant(_)) {
+            self.consts.insert(e.id(), out.clone());
+        }
+        out
+    }
+}
+
+impl Mutator for Folder {
+    fn pre(&mut self, e: &Expr) -> Option<Expr> {
+        match e.kind() {
+            ExprKind::Function(f) if is_primitive(f) => Some(e.clone()),
+            ExprKind::Let(l) => {
+                self.let_value.insert(l.var.id(), l.value.clone());
+                None
+            }
+            _ => None,
+        }
+    }
+
+    fn var(&mut self, e: &Expr, v: &Var) -> Expr {
+        let bound = self
+            .let_value
+            .get(&v.id())
+            .and_then(|val| self.consts.get(&val.id()));
+        let out = bound.cloned().unwrap_or_else(|| e.clone());
+        self.note(e, out)
+    }
+
+    fn constant(&mut self, e: &Expr, _c: &Constant) -> Expr {
+        self.note(e, e.clone())
+    }
+
+    fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
+        let out = match fold_call(e, &callee, &args, attrs) {
+            Some(folded) => folded,
+            None => rebuild_call(e, callee, args),
+        };
+        self.note(e, out)
+    }
+
+    fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
+        let (inner, device) = strip_on_device(&tuple);
+        let out = match inner.kind() {
+            ExprKind::Tuple(fields) if index < fields.len() => match device {
+                Some(attrs) => on_device(fields[index].clone(), attrs),
+                None => fields[index].clone(),
+            },
+            _ => rebuild_get_item(e, tuple, index),
+        };
+        self.note(e, out)
+    }
+
+    fn let_(&mut self, e: &Expr, var: &Var, value: Expr, body: Expr) -> Expr {
+        let out = if matches!(value.kind(), ExprKind::Constant(_)) {
+            body
+        } else {
+            rebuild_let(e, var.clone(), value, body)
+        };
+        self.note(e, out)
+    }
+
+    fn if_(&mut self, e: &Expr, cond: Expr, then_branch: Expr, else_branch: Expr) -> Expr {
+        let known = cond
+            .as_constant()
+            .and_then(|c| c.data.as_ref())
+            .and_then(|d| d.bytes.first().copied());
+        let out = match known {
+            Some(b) if b != 0 => then_branch,
+            Some(_) => else_branch,
+            None => rebuild_if(e, cond, then_branch, else_branch),
+        };
+        self.note(e, out)
+    }
+}
+
+/// `on_device(x)` -> (`x`, the call's attributes); anything else -> (itself, `None`).
+fn strip_on_device(e: &Expr) -> (&Expr, Option<&Attrs>) {
+    match e.call_op_of() {
+        Some((op, call)) if op.name() == "on_device" && call.args.len() == 1 => {
+            (&call.args[0], Some(&call.attrs))
+        }
+        _ => (e, None),
+    }
+}
+
+fn on_device(e: Expr, attrs: &Attrs) -> Expr {
+    let op = Op::get("on_device").expect("on_device is registered");
+    Expr::call(Expr::op(op), vec![e], attrs.clone())
+}
+
+/// The call folded to a constant (or a tuple of constants), if it can be.
+fn fold_call(orig: &Expr, callee: &Expr, args: &[Expr], attrs: &Attrs) -> Option<Expr> {
+    if args.is_empty() {
+        return None;
+    }
+    let ExprKind::Op(op) = callee.kind() else {
+        return None;
+    };
+    if op.stateful {
+        return None;
+    }
+    let span = orig.span();
+    let name = op.name();
+    if matches!(name, "shape_of" | "vm.shape_of" | "ndarray_size") {
+        return fold_shape(name, orig, attrs, span);
+    }
+    if op.non_computational || name == "device_copy" {
+        return None;
+    }
+    let values: Vec<Arg> = args.iter().map(complex_constant).collect::<Option<_>>()?;
+    match eval::evaluate(name, attrs, &values)? {
+        Folded::Tensor(t) => Some(constant_expr(t, span)),
+        Folded::Tuple(ts) => Some(Expr::with_info(
+            ExprKind::Tuple(ts.into_iter().map(|t| constant_expr(t, span)).collect()),
+            None,
+            span,
+        )),
+    }
+}
+
+/// A constant with data, or a tuple of such (through `on_device`), as an evaluator argument.
+fn complex_constant(e: &Expr) -> Option<Arg> {
+    let (e, _) = strip_on_device(e);
+    match e.kind() {
+        ExprKind::Constant(c) => Some(Arg::Tensor(Value::from_data(c.data.as_ref()?)?)),
+        ExprKind::Tuple(fields) => Some(Arg::Tuple(
+            fields.iter().map(complex_constant).collect::<Option<_>>()?,
+        )),
+        _ => None,
+    }
+}
+
+fn constant_expr(t: TensorData, span: Span) -> Expr {
+    let c = Constant::from_data(t);
+    let ty = c.ty.clone().map(|t| Type::Tensor(Arc::new(t)));
+    Expr::with_info(ExprKind::Constant(c), ty, span)
+}
+
+/// `shape_of` / `ndarray_size` of an argument whose checked type has a static shape.
+fn fold_shape(name: &str, orig: &Expr, attrs: &Attrs, span: Span) -> Option<Expr> {
+    let arg = orig.as_call()?.args.first()?;
+    let shape = arg.ty()?.as_tensor()?.static_shape()?;
+    let dtype = eval::attr_dtype(attrs, "dtype").unwrap_or(DType::INT32);
+    let value = if name == "ndarray_size" {
+        TensorData::from_i64(DType::INT32, vec![], &[shape.iter().product()])
+    } else {
+        if shape.is_empty() {
+            return None;
+        }
+        TensorData::from_i64(DType::INT32, vec![shape.len() as i64], &shape)
+    };
+    let cast = elementwise::cast(&Value::from_data(&value)?, dtype)?;
+    Some(constant_expr(cast.to_data(), span))
+}

@@ -1,0 +1,421 @@
+//! Elementwise evaluation: numpy-broadcast binary ops, comparisons, logical and bitwise ops,
+//! unary math, `cast`, `clip`, `where`, `zeros_like`/`ones_like`.
+//!
+//! Semantics follow TVM's generated code: arithmetic happens in the dtype (float32 in `f32`,
+//! integers wrapped), integer `divide`/`mod` truncate, `floor_divide`/`floor_mod` floor,
+//! `round` rounds half to even (LLVM `nearbyint`). Integer division by zero, shifts out of
+//! range, float-to-int casts out of range, integer `power` and arithmetic on `bool` are not
+//! evaluated (TVM's result there is undefined or not worth imitating).
+
+use super::eval::{attr_dtype, storage, Arr, Storage, Value};
+use crate::ir::dtype::DTypeCode;
+use crate::ir::{Attrs, DType};
+use ndarray::{ArrayD, IxDyn, Zip};
+use num_traits::Float;
+
+const BINARY: &[&str] = &[
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "power",
+    "maximum",
+    "minimum",
+    "mod",
+    "floor_mod",
+    "floor_divide",
+    "trunc_divide",
+    "trunc_mod",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "left_shift",
+    "right_shift",
+];
+
+const UNARY: &[&str] = &[
+    "negative",
+    "abs",
+    "exp",
+    "log",
+    "log2",
+    "log10",
+    "sqrt",
+    "rsqrt",
+    "sigmoid",
+    "tanh",
+    "erf",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "sign",
+    "sin",
+    "cos",
+    "tan",
+    "sinh",
+    "cosh",
+    "asin",
+    "acos",
+    "atan",
+    "asinh",
+    "acosh",
+    "atanh",
+    "nn.relu",
+    "nn.leaky_relu",
+    "copy",
+    "clip",
+    "cast",
+    "logical_not",
+    "bitwise_not",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "zeros_like",
+    "ones_like",
+];
+
+/// The canonical name if `op` is a broadcast binary op this module evaluates.
+pub(crate) fn binary_name(op: &str) -> Option<&'static str> {
+    BINARY.iter().find(|n| **n == op).copied()
+}
+
+pub(crate) fn is_unary(op: &str) -> bool {
+    UNARY.contains(&op)
+}
+
+/// The numpy broadcast of two shapes.
+pub(crate) fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+    let n = a.len().max(b.len());
+    let mut out = vec![0; n];
+    for i in 0..n {
+        let da = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
+        out[i] = match (da, db) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            _ => return None,
+        };
+    }
+    Some(out)
+}
+
+/// Broadcasts `a` and `b` and applies `f` pairwise; `f` returning `None` aborts.
+pub(crate) fn zip_with<T: Copy, U>(
+    a: &ArrayD<T>,
+    b: &ArrayD<T>,
+    f: impl Fn(T, T) -> Option<U>,
+) -> Option<ArrayD<U>> {
+    let shape = broadcast_shape(a.shape(), b.shape())?;
+    let av = a.broadcast(IxDyn(&shape))?;
+    let bv = b.broadcast(IxDyn(&shape))?;
+    let v: Option<Vec<U>> = av.iter().zip(bv.iter()).map(|(x, y)| f(*x, *y)).collect();
+    ArrayD::from_shape_vec(IxDyn(&shape), v?).ok()
+}
+
+fn float_binary<F: Float>(op: &str, a: F, b: F) -> Option<F> {
+    Some(match op {
+        "add" => a + b,
+        "subtract" => a - b,
+        "multiply" => a * b,
+        "divide" => a / b,
+        "power" => a.powf(b),
+        "maximum" => a.max(b),
+        "minimum" => a.min(b),
+        "mod" | "trunc_mod" => a % b,
+        "floor_mod" => a - (a / b).floor() * b,
+        "floor_divide" => (a / b).floor(),
+        "trunc_divide" => (a / b).trunc(),
+        _ => return None,
+    })
+}
+
+fn floor_div(a: i64, b: i64) -> Option<i64> {
+    let q = a.checked_div(b)?;
+    Some(if a % b != 0 && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    })
+}
+
+fn int_binary(op: &str, dt: DType, a: i64, b: i64) -> Option<i64> {
+    let bits = dt.bits as i64;
+    let arith = !dt.is_bool();
+    Some(match op {
+        "add" if arith => a.wrapping_add(b),
+        "subtract" if arith => a.wrapping_sub(b),
+        "multiply" if arith => a.wrapping_mul(b),
+        "divide" | "trunc_divide" if arith => a
+            .checked_div(b)
+            .or_else(|| (b == -1).then(|| a.wrapping_neg()))?,
+        "mod" | "trunc_mod" if arith => a.checked_rem(b).or_else(|| (b == -1).then_some(0))?,
+        "floor_divide" if arith => floor_div(a, b)?,
+        "floor_mod" if arith => a - floor_div(a, b)?.wrapping_mul(b),
+        "maximum" => a.max(b),
+        "minimum" => a.min(b),
+        "bitwise_and" => a & b,
+        "bitwise_or" => a | b,
+        "bitwise_xor" => a ^ b,
+        "left_shift" if arith && (0..bits).contains(&b) => a.wrapping_shl(b as u32),
+        "right_shift" if arith && (0..bits).contains(&b) => a >> b,
+        "logical_and" => ((a != 0) && (b != 0)) as i64,
+        "logical_or" => ((a != 0) || (b != 0)) as i64,
+        "logical_xor" => ((a != 0) != (b != 0)) as i64,
+        _ => return None,
+    })
+}
+
+fn compare<T: PartialOrd>(op: &str, a: T, b: T) -> i64 {
+    (match op {
+        "equal" => a == b,
+        "not_equal" => a != b,
+        "less" => a < b,
+        "less_equal" => a <= b,
+        "greater" => a > b,
+        _ => a >= b,
+    }) as i64
+}
+
+/// Evaluates a broadcast binary op; the operands must have the same dtype.
+pub(crate) fn binary(op: &str, x: &Value, y: &Value) -> Option<Value> {
+    if x.dtype != y.dtype {
+        return None;
+    }
+    let dt = x.dtype;
+    if matches!(
+        op,
+        "equal" | "not_equal" | "less" | "less_equal" | "greater" | "greater_equal"
+    ) {
+        let out = match (&x.arr, &y.arr) {
+            (Arr::F32(a), Arr::F32(b)) => zip_with(a, b, |p, q| Some(compare(op, p, q)))?,
+            (Arr::F64(a), Arr::F64(b)) => zip_with(a, b, |p, q| Some(compare(op, p, q)))?,
+            (Arr::Int(a), Arr::Int(b)) => zip_with(a, b, |p, q| Some(compare(op, p, q)))?,
+            _ => return None,
+        };
+        return Value::new(DType::BOOL, Arr::Int(out));
+    }
+    let arr = match (&x.arr, &y.arr) {
+        (Arr::F32(a), Arr::F32(b)) => Arr::F32(zip_with(a, b, |p, q| float_binary(op, p, q))?),
+        (Arr::F64(a), Arr::F64(b)) => Arr::F64(zip_with(a, b, |p, q| float_binary(op, p, q))?),
+        (Arr::Int(a), Arr::Int(b)) => Arr::Int(zip_with(a, b, |p, q| int_binary(op, dt, p, q))?),
+        _ => return None,
+    };
+    Value::new(dt, arr)
+}
+
+fn erf<F: Float>(x: F) -> F {
+    F::from(libm::erf(x.to_f64().unwrap_or(f64::NAN))).unwrap_or_else(F::nan)
+}
+
+fn float_unary<F: Float>(op: &str, x: F, attrs: &Attrs) -> Option<F> {
+    let (zero, one) = (F::zero(), F::one());
+    let attr = |name: &str| attrs.get_float(name).and_then(F::from);
+    Some(match op {
+        "negative" => -x,
+        "abs" => x.abs(),
+        "exp" => x.exp(),
+        "log" => x.ln(),
+        "log2" => x.log2(),
+        "log10" => x.log10(),
+        "sqrt" => x.sqrt(),
+        "rsqrt" => one / x.sqrt(),
+        "sigmoid" => one / (one + (-x).exp()),
+        "tanh" => x.tanh(),
+        "erf" => erf(x),
+        "floor" => x.floor(),
+        "ceil" => x.ceil(),
+        "round" => F::from(x.to_f64()?.round_ties_even())?,
+        "trunc" => x.trunc(),
+        "sign" => {
+            if x > zero {
+                one
+            } else if x < zero {
+                -one
+            } else {
+                zero
+            }
+        }
+        "sin" => x.sin(),
+        "cos" => x.cos(),
+        "tan" => x.tan(),
+        "sinh" => x.sinh(),
+        "cosh" => x.cosh(),
+        "asin" => x.asin(),
+        "acos" => x.acos(),
+        "atan" => x.atan(),
+        "asinh" => x.asinh(),
+        "acosh" => x.acosh(),
+        "atanh" => x.atanh(),
+        "nn.relu" => {
+            if x < zero {
+                zero
+            } else {
+                x
+            }
+        }
+        "nn.leaky_relu" => {
+            if x > zero {
+                x
+            } else {
+                x * attr("alpha")?
+            }
+        }
+        "clip" => x.min(attr("a_max")?).max(attr("a_min")?),
+        "copy" => x,
+        "zeros_like" => zero,
+        "ones_like" => one,
+        _ => return None,
+    })
+}
+
+fn int_unary(op: &str, dt: DType, x: i64, attrs: &Attrs) -> Option<i64> {
+    let arith = !dt.is_bool();
+    Some(match op {
+        "negative" if arith => x.wrapping_neg(),
+        "abs" if arith => x.wrapping_abs(),
+        "sign" if arith => x.signum(),
+        "nn.relu" => x.max(0),
+        "clip" if arith => {
+            let lo = attrs.get_float("a_min")?.trunc() as i64;
+            let hi = attrs.get_float("a_max")?.trunc() as i64;
+            x.min(hi).max(lo)
+        }
+        "copy" | "floor" | "ceil" | "round" | "trunc" => x,
+        "zeros_like" => 0,
+        "ones_like" => 1,
+        "logical_not" => (x == 0) as i64,
+        "bitwise_not" if arith => !x,
+        "bitwise_not" => (x == 0) as i64,
+        _ => return None,
+    })
+}
+
+/// Evaluates a unary elementwise op (including `cast` and the float classification ops).
+pub(crate) fn unary(op: &str, attrs: &Attrs, x: &Value) -> Option<Value> {
+    let dt = x.dtype;
+    match op {
+        "cast" => return cast(x, attr_dtype(attrs, "dtype")?),
+        "isnan" | "isinf" | "isfinite" => {
+            let test = |v: f64| match op {
+                "isnan" => v.is_nan(),
+                "isinf" => v.is_infinite(),
+                _ => v.is_finite(),
+            } as i64;
+            let out = match &x.arr {
+                Arr::F32(a) => a.mapv(|v| test(v as f64)),
+                Arr::F64(a) => a.mapv(test),
+                Arr::Int(a) => a.mapv(|_| (op == "isfinite") as i64),
+            };
+            return Value::new(DType::BOOL, Arr::Int(out));
+        }
+        _ => {}
+    }
+    let arr = match &x.arr {
+        Arr::F32(a) => Arr::F32(map_opt(a, |v| float_unary(op, v, attrs))?),
+        Arr::F64(a) => Arr::F64(map_opt(a, |v| float_unary(op, v, attrs))?),
+        Arr::Int(a) => Arr::Int(map_opt(a, |v| int_unary(op, dt, v, attrs))?),
+    };
+    Value::new(dt, arr)
+}
+
+pub(crate) fn map_opt<T: Copy, U>(a: &ArrayD<T>, f: impl Fn(T) -> Option<U>) -> Option<ArrayD<U>> {
+    let v: Option<Vec<U>> = a.iter().map(|&x| f(x)).collect();
+    ArrayD::from_shape_vec(IxDyn(a.shape()), v?).ok()
+}
+
+/// Float to integer as LLVM's `fptosi`/`fptoui`: truncation, `None` when out of range.
+fn float_to_int(v: f64, to: DType) -> Option<i64> {
+    if to.is_bool() {
+        return Some((v != 0.0) as i64);
+    }
+    let t = v.trunc();
+    let (lo, hi) = match to.code {
+        DTypeCode::UInt => (0.0, 2f64.powi(to.bits as i32)),
+        _ => (
+            -(2f64.powi(to.bits as i32 - 1)),
+            2f64.powi(to.bits as i32 - 1),
+        ),
+    };
+    (t >= lo && t < hi).then_some(t as i64)
+}
+
+/// `cast(x, dtype)`.
+pub(crate) fn cast(x: &Value, to: DType) -> Option<Value> {
+    let want = storage(to)?;
+    let is_half = |d: DType| d.bits == 16 && d.is_float();
+    let arr = match (&x.arr, want) {
+        (Arr::F32(a), Storage::F32) => Arr::F32(a.clone()),
+        (Arr::F32(a), Storage::F64) => Arr::F64(a.mapv(|v| v as f64)),
+        (Arr::F64(a), Storage::F32) if is_half(to) => {
+            // Round once, straight from f64 (going through f32 could round twice).
+            let r = |v: f64| match to.code {
+                DTypeCode::BFloat => half::bf16::from_f64(v).to_f32(),
+                _ => half::f16::from_f64(v).to_f32(),
+            };
+            Arr::F32(a.mapv(r))
+        }
+        (Arr::F64(a), Storage::F32) => Arr::F32(a.mapv(|v| v as f32)),
+        (Arr::F64(a), Storage::F64) => Arr::F64(a.clone()),
+        (Arr::F32(a), Storage::Int) => Arr::Int(map_opt(a, |v| float_to_int(v as f64, to))?),
+        (Arr::F64(a), Storage::Int) => Arr::Int(map_opt(a, |v| float_to_int(v, to))?),
+        (Arr::Int(a), Storage::F32) => Arr::F32(a.mapv(|v| v as f32)),
+        (Arr::Int(a), Storage::F64) => Arr::F64(a.mapv(|v| v as f64)),
+        (Arr::Int(a), Storage::Int) => Arr::Int(a.clone()),
+    };
+    Value::new(to, arr)
+}
+
+/// `where(cond, x, y)`: broadcast of all three, dtype of `x`.
+pub(crate) fn where_(c: &Value, x: &Value, y: &Value) -> Option<Value> {
+    if x.dtype != y.dtype {
+        return None;
+    }
+    let Arr::Int(cond) = &cast(c, DType::BOOL)?.arr else {
+        return None;
+    };
+    let xy = broadcast_shape(x.shape(), y.shape())?;
+    let shape = broadcast_shape(cond.shape(), &xy)?;
+    let cv = cond.broadcast(IxDyn(&shape))?;
+    let arr = match (&x.arr, &y.arr) {
+        (Arr::F32(a), Arr::F32(b)) => Arr::F32(select(&cv, a, b, &shape)?),
+        (Arr::F64(a), Arr::F64(b)) => Arr::F64(select(&cv, a, b, &shape)?),
+        (Arr::Int(a), Arr::Int(b)) => Arr::Int(select(&cv, a, b, &shape)?),
+        _ => return None,
+    };
+    Value::new(x.dtype, arr)
+}
+
+fn select<T: Copy>(
+    c: &ndarray::ArrayViewD<i64>,
+    a: &ArrayD<T>,
+    b: &ArrayD<T>,
+    shape: &[usize],
+) -> Option<ArrayD<T>> {
+    let av = a.broadcast(IxDyn(shape))?;
+    let bv = b.broadcast(IxDyn(shape))?;
+    Some(
+        Zip::from(c)
+            .and(&av)
+            .and(&bv)
+            .map_collect(|&k, &p, &q| if k != 0 { p } else { q }),
+    )
+}

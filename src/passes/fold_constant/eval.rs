@@ -1,0 +1,249 @@
+//! The constant evaluator FoldConstant runs calls on (TVM runs them on its interpreter).
+//!
+//! Values are `ndarray` arrays of one of three element types: `f32` (float32, and float16 /
+//! bfloat16 computed in `f32` and rounded back after every op, as TVM's LLVM code does),
+//! `f64` (float64) and `i64` (every integer dtype up to 32 bits, int64, uint8/16/32 and bool:
+//! computed in `i64` and wrapped to the dtype after every op). So `add(0.1f, 0.2f)` is the
+//! `f32` sum, `add(127i8, 1i8)` wraps to `-128`, and integer `divide` truncates.
+//!
+//! Invariants: the evaluator never panics on any input (bad shapes, bad attributes and
+//! unsupported dtypes give `None`, i.e. "not folded"), and it never guesses: an op or a
+//! dtype it does not implement exactly is not folded. `uint64`, sub-byte ints and vector
+//! dtypes are not evaluated at all.
+
+use super::elementwise;
+use super::nn;
+use super::reduce;
+use super::shape_ops;
+use crate::ir::dtype::DTypeCode;
+use crate::ir::{Attrs, DType, TensorData};
+use ndarray::{ArrayD, IxDyn};
+
+/// The elements of a value.
+#[derive(Clone, Debug)]
+pub(crate) enum Arr {
+    F32(ArrayD<f32>),
+    F64(ArrayD<f64>),
+    Int(ArrayD<i64>),
+}
+
+/// A tensor value with its Relay dtype.
+#[derive(Clone, Debug)]
+pub(crate) struct Value {
+    pub dtype: DType,
+    pub arr: Arr,
+}
+
+/// An argument of an op call: a tensor, or a tuple of arguments (`concatenate((a, b))`).
+#[derive(Clone, Debug)]
+pub(crate) enum Arg {
+    Tensor(Value),
+    Tuple(Vec<Arg>),
+}
+
+/// The result of evaluating a call.
+#[derive(Debug)]
+pub(crate) enum Folded {
+    Tensor(TensorData),
+    Tuple(Vec<TensorData>),
+}
+
+/// Applies `$body` (generic code over the element type, binding the array to `$a`) to each
+/// storage variant, keeping the variant.
+macro_rules! each {
+    ($arr:expr, $a:ident => $body:expr) => {
+        match $arr {
+            $crate::passes::fold_constant::eval::Arr::F32($a) => {
+                $crate::passes::fold_constant::eval::Arr::F32($body)
+            }
+            $crate::passes::fold_constant::eval::Arr::F64($a) => {
+                $crate::passes::fold_constant::eval::Arr::F64($body)
+            }
+            $crate::passes::fold_constant::eval::Arr::Int($a) => {
+                $crate::passes::fold_constant::eval::Arr::Int($body)
+            }
+        }
+    };
+}
+pub(crate) use each;
+
+/// The storage used for a dtype, if the evaluator supports it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Storage {
+    F32,
+    F64,
+    Int,
+}
+
+pub(crate) fn storage(dt: DType) -> Option<Storage> {
+    if dt.lanes != 1 {
+        return None;
+    }
+    match (dt.code, dt.bits) {
+        (DTypeCode::Float, 16 | 32) | (DTypeCode::BFloat, 16) => Some(Storage::F32),
+        (DTypeCode::Float, 64) => Some(Storage::F64),
+        (DTypeCode::Int, 8 | 16 | 32 | 64) | (DTypeCode::UInt, 8 | 16 | 32) => Some(Storage::Int),
+        (DTypeCode::Bool, _) => Some(Storage::Int),
+        _ => None,
+    }
+}
+
+impl Value {
+    /// Reads constant data; `None` for dtypes the evaluator does not support.
+    pub fn from_data(t: &TensorData) -> Option<Value> {
+        let shape: Vec<usize> = t
+            .shape
+            .iter()
+            .map(|&d| usize::try_from(d).ok())
+            .collect::<Option<_>>()?;
+        let n = t.num_elements();
+        if t.bytes.len() != n * t.dtype.size_bytes() {
+            return None;
+        }
+        let arr = match storage(t.dtype)? {
+            Storage::F32 => Arr::F32(from_vec(&shape, (0..n).map(|i| t.get_f64(i) as f32))?),
+            Storage::F64 => Arr::F64(from_vec(&shape, (0..n).map(|i| t.get_f64(i)))?),
+            Storage::Int => Arr::Int(from_vec(&shape, (0..n).map(|i| t.get_i64(i)))?),
+        };
+        Some(Value {
+            dtype: t.dtype,
+            arr,
+        })
+    }
+
+    /// Builds a value of `dtype`, rounding or wrapping the elements to it.
+    pub fn new(dtype: DType, arr: Arr) -> Option<Value> {
+        let want = storage(dtype)?;
+        let arr = match (want, arr) {
+            (Storage::F32, Arr::F32(a)) => Arr::F32(round_f32(dtype, a)),
+            (Storage::F64, a @ Arr::F64(_)) => a,
+            (Storage::Int, Arr::Int(a)) => Arr::Int(a.mapv(|x| wrap_int(dtype, x))),
+            _ => return None,
+        };
+        Some(Value { dtype, arr })
+    }
+
+    pub fn shape(&self) -> &[usize] {
+        match &self.arr {
+            Arr::F32(a) => a.shape(),
+            Arr::F64(a) => a.shape(),
+            Arr::Int(a) => a.shape(),
+        }
+    }
+
+    pub fn ndim(&self) -> usize {
+        self.shape().len()
+    }
+
+    /// The value as constant data (row-major).
+    pub fn to_data(&self) -> TensorData {
+        let shape = self.shape().iter().map(|&d| d as i64).collect();
+        match &self.arr {
+            Arr::F32(a) => {
+                let v: Vec<f64> = a.iter().map(|&x| x as f64).collect();
+                TensorData::from_f64(self.dtype, shape, &v)
+            }
+            Arr::F64(a) => {
+                TensorData::from_f64(self.dtype, shape, &a.iter().copied().collect::<Vec<_>>())
+            }
+            Arr::Int(a) => {
+                TensorData::from_i64(self.dtype, shape, &a.iter().copied().collect::<Vec<_>>())
+            }
+        }
+    }
+}
+
+pub(crate) fn from_vec<T>(shape: &[usize], it: impl Iterator<Item = T>) -> Option<ArrayD<T>> {
+    ArrayD::from_shape_vec(IxDyn(shape), it.collect()).ok()
+}
+
+/// Wraps an integer computed in `i64` to the dtype (two's complement), bool to 0/1.
+pub(crate) fn wrap_int(dt: DType, x: i64) -> i64 {
+    match dt.code {
+        DTypeCode::Bool => (x != 0) as i64,
+        DTypeCode::Int if dt.bits < 64 => {
+            let s = 64 - dt.bits as u32;
+            (x << s) >> s
+        }
+        DTypeCode::UInt if dt.bits < 64 => x & ((1i64 << dt.bits) - 1),
+        _ => x,
+    }
+}
+
+fn round_f32(dt: DType, a: ArrayD<f32>) -> ArrayD<f32> {
+    match (dt.code, dt.bits) {
+        (DTypeCode::Float, 16) => a.mapv(|x| half::f16::from_f32(x).to_f32()),
+        (DTypeCode::BFloat, 16) => a.mapv(|x| half::bf16::from_f32(x).to_f32()),
+        _ => a,
+    }
+}
+
+/// The dtype named by a string attribute (`dtype="int8"`), `None` when absent or null.
+pub(crate) fn attr_dtype(attrs: &Attrs, name: &str) -> Option<DType> {
+    attrs
+        .get_str(name)
+        .filter(|s| !s.is_empty())
+        .and_then(DType::parse)
+}
+
+/// Normalizes an axis against a rank (negative axes count from the end).
+pub(crate) fn norm_axis(axis: i64, ndim: usize) -> Option<usize> {
+    let n = ndim as i64;
+    let a = if axis < 0 { axis + n } else { axis };
+    (0..n).contains(&a).then_some(a as usize)
+}
+
+impl Arg {
+    pub fn tensor(&self) -> Option<&Value> {
+        match self {
+            Arg::Tensor(v) => Some(v),
+            Arg::Tuple(_) => None,
+        }
+    }
+
+    /// The fields of a tuple of tensors.
+    pub fn tensors(&self) -> Option<Vec<&Value>> {
+        match self {
+            Arg::Tuple(fs) => fs.iter().map(Arg::tensor).collect(),
+            Arg::Tensor(_) => None,
+        }
+    }
+}
+
+/// Evaluates `op(args)` with `attrs`. `None`: not evaluated (unsupported op or dtype, or an
+/// argument the op would reject).
+pub(crate) fn evaluate(op: &str, attrs: &Attrs, args: &[Arg]) -> Option<Folded> {
+    let t = |i: usize| args.get(i).and_then(Arg::tensor);
+    let one = |v: Option<Value>| v.map(|v| Folded::Tensor(v.to_data()));
+    if args.len() == 2 {
+        if let Some(name) = elementwise::binary_name(op) {
+            return one(elementwise::binary(name, t(0)?, t(1)?));
+        }
+    }
+    if args.len() == 1 && elementwise::is_unary(op) {
+        return one(elementwise::unary(op, attrs, t(0)?));
+    }
+    match op {
+        "split" => {
+            let parts = shape_ops::split(attrs, t(0)?)?;
+            Some(Folded::Tuple(parts.iter().map(Value::to_data).collect()))
+        }
+        "concatenate" | "stack" => one(shape_ops::join(op, attrs, &args.first()?.tensors()?)),
+        "where" => one(elementwise::where_(t(0)?, t(1)?, t(2)?)),
+        "full" => one(shape_ops::full(attrs, t(0)?)),
+        "full_like" => one(shape_ops::full_like(t(0)?, t(1)?)),
+        "nn.pad" => one(shape_ops::pad(attrs, t(0)?, t(1)?)),
+        "take" => one(shape_ops::take(attrs, t(0)?, t(1)?)),
+        "nn.dense" => one(nn::dense(attrs, t(0)?, t(1)?)),
+        "nn.conv2d" => one(nn::conv2d(attrs, t(0)?, t(1)?)),
+        "nn.bias_add" => one(nn::bias_add(attrs, t(0)?, t(1)?)),
+        _ if args.len() == 1 => {
+            let x = t(0)?;
+            if let Some(v) = reduce::evaluate(op, attrs, x) {
+                return one(Some(v));
+            }
+            one(shape_ops::unary_layout(op, attrs, x))
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,222 @@
+//! Evaluation of reductions (`sum mean max min prod all any argmax argmin`, with `axis`,
+//! `keepdims`, `exclude`) and of `nn.softmax` / `nn.log_softmax`.
+//!
+//! Accumulation is sequential in row-major order of the reduced axes, in the dtype (float16
+//! rounds after every step, integers wrap), as TVM's default CPU schedule computes it. `mean`
+//! divides the sum by the element count in the dtype (truncating for integers).
+
+use super::eval::{norm_axis, wrap_int, Arr, Value};
+use crate::ir::dtype::DTypeCode;
+use crate::ir::{Attrs, DType};
+use ndarray::{ArrayD, IxDyn};
+
+/// `x` rounded to the dtype stored in `f32` (float16 and bfloat16 round, float32 is exact).
+pub(crate) fn round_to(dt: DType) -> impl Fn(f32) -> f32 {
+    move |x| match (dt.code, dt.bits) {
+        (DTypeCode::Float, 16) => half::f16::from_f32(x).to_f32(),
+        (DTypeCode::BFloat, 16) => half::bf16::from_f32(x).to_f32(),
+        _ => x,
+    }
+}
+
+/// The reduced axes (sorted) of a reduction over `ndim` dims.
+fn reduce_axes(attrs: &Attrs, ndim: usize) -> Option<Vec<usize>> {
+    let given = attrs
+        .get("axis")
+        .filter(|v| !v.is_null())
+        .map(|v| v.as_int_list());
+    let mut axes: Vec<usize> = match given {
+        None => (0..ndim).collect(),
+        Some(list) => {
+            let list = list?;
+            if list.is_empty() {
+                (0..ndim).collect()
+            } else {
+                list.iter()
+                    .map(|&a| norm_axis(a, ndim))
+                    .collect::<Option<_>>()?
+            }
+        }
+    };
+    axes.sort_unstable();
+    axes.dedup();
+    if attrs.get_bool("exclude").unwrap_or(false) {
+        axes = (0..ndim).filter(|a| !axes.contains(a)).collect();
+    }
+    Some(axes)
+}
+
+/// The elements grouped as `outer` rows of `inner` reduced elements, and the output shape.
+fn rows<T: Copy>(a: &ArrayD<T>, axes: &[usize], keepdims: bool) -> (Vec<T>, usize, Vec<usize>) {
+    let shape = a.shape();
+    let kept: Vec<usize> = (0..shape.len()).filter(|i| !axes.contains(i)).collect();
+    let mut perm = kept.clone();
+    perm.extend_from_slice(axes);
+    let inner: usize = axes.iter().map(|&i| shape[i]).product();
+    let data: Vec<T> = a
+        .view()
+        .permuted_axes(IxDyn(&perm))
+        .iter()
+        .copied()
+        .collect();
+    let out = if keepdims {
+        (0..shape.len())
+            .map(|i| if axes.contains(&i) { 1 } else { shape[i] })
+            .collect()
+    } else {
+        kept.iter().map(|&i| shape[i]).collect()
+    };
+    (data, inner, out)
+}
+
+fn per_row<T: Copy, U>(
+    data: &[T],
+    inner: usize,
+    out: &[usize],
+    f: impl Fn(&[T]) -> Option<U>,
+) -> Option<ArrayD<U>> {
+    let outer: usize = out.iter().product();
+    let v: Vec<U> = if inner == 0 {
+        (0..outer).map(|_| f(&[])).collect::<Option<_>>()?
+    } else {
+        data.chunks(inner).map(f).collect::<Option<_>>()?
+    };
+    ArrayD::from_shape_vec(IxDyn(out), v).ok()
+}
+
+fn arg_best<T: Copy + PartialOrd>(row: &[T], max: bool, last: bool) -> Option<i64> {
+    let mut best = 0;
+    for (i, &x) in row.iter().enumerate().skip(1) {
+        let b = row[best];
+        let better = if max { x > b } else { x < b };
+        if better || (last && x == b) {
+            best = i;
+        }
+    }
+    (!row.is_empty()).then_some(best as i64)
+}
+
+/// Evaluates a reduction or softmax; `None` for other ops or invalid input.
+pub(crate) fn evaluate(op: &str, attrs: &Attrs, x: &Value) -> Option<Value> {
+    if op == "nn.softmax" || op == "nn.log_softmax" {
+        return softmax(op == "nn.log_softmax", attrs, x);
+    }
+    if !matches!(
+        op,
+        "sum" | "mean" | "max" | "min" | "prod" | "all" | "any" | "argmax" | "argmin"
+    ) {
+        return None;
+    }
+    let dt = x.dtype;
+    let axes = reduce_axes(attrs, x.ndim())?;
+    let keep = attrs.get_bool("keepdims").unwrap_or(false);
+    if op == "argmax" || op == "argmin" {
+        let last = attrs.get_bool("select_last_index").unwrap_or(false);
+        let max = op == "argmax";
+        let out = match &x.arr {
+            Arr::F32(a) => {
+                let (d, n, s) = rows(a, &axes, keep);
+                per_row(&d, n, &s, |r| arg_best(r, max, last))?
+            }
+            Arr::F64(a) => {
+                let (d, n, s) = rows(a, &axes, keep);
+                per_row(&d, n, &s, |r| arg_best(r, max, last))?
+            }
+            Arr::Int(a) => {
+                let (d, n, s) = rows(a, &axes, keep);
+                per_row(&d, n, &s, |r| arg_best(r, max, last))?
+            }
+        };
+        return Value::new(DType::INT32, Arr::Int(out));
+    }
+    let arr = match &x.arr {
+        Arr::F32(a) => {
+            let r = round_to(dt);
+            let (d, n, s) = rows(a, &axes, keep);
+            Arr::F32(per_row(&d, n, &s, |row| float_reduce(op, row, &r))?)
+        }
+        Arr::F64(a) => {
+            let (d, n, s) = rows(a, &axes, keep);
+            Arr::F64(per_row(&d, n, &s, |row| float_reduce(op, row, &|v| v))?)
+        }
+        Arr::Int(a) => {
+            let (d, n, s) = rows(a, &axes, keep);
+            Arr::Int(per_row(&d, n, &s, |row| int_reduce(op, dt, row))?)
+        }
+    };
+    Value::new(dt, arr)
+}
+
+fn float_reduce<F: num_traits::Float>(op: &str, row: &[F], round: &dyn Fn(F) -> F) -> Option<F> {
+    let fold = |init: F, f: &dyn Fn(F, F) -> F| row.iter().fold(init, |acc, &x| round(f(acc, x)));
+    Some(match op {
+        "sum" => fold(F::zero(), &|a, b| a + b),
+        "mean" => round(fold(F::zero(), &|a, b| a + b) / F::from(row.len())?),
+        "prod" => fold(F::one(), &|a, b| a * b),
+        "max" => fold(F::neg_infinity(), &|a, b| if b > a { b } else { a }),
+        "min" => fold(F::infinity(), &|a, b| if b < a { b } else { a }),
+        _ => return None,
+    })
+}
+
+fn int_reduce(op: &str, dt: DType, row: &[i64]) -> Option<i64> {
+    let bool_ok = matches!(op, "all" | "any" | "max" | "min");
+    if dt.is_bool() && !bool_ok {
+        return None;
+    }
+    let (lo, hi) = match dt.code {
+        DTypeCode::UInt => (0, (1i64 << dt.bits) - 1),
+        DTypeCode::Bool => (0, 1),
+        _ if dt.bits == 64 => (i64::MIN, i64::MAX),
+        _ => (-(1i64 << (dt.bits - 1)), (1i64 << (dt.bits - 1)) - 1),
+    };
+    Some(match op {
+        "sum" => row.iter().fold(0i64, |a, &b| a.wrapping_add(b)),
+        "mean" => {
+            let n = i64::try_from(row.len()).ok().filter(|&n| n > 0)?;
+            wrap_int(dt, row.iter().fold(0i64, |a, &b| a.wrapping_add(b))) / n
+        }
+        "prod" => row.iter().fold(1i64, |a, &b| a.wrapping_mul(b)),
+        "max" => row.iter().copied().fold(lo, i64::max),
+        "min" => row.iter().copied().fold(hi, i64::min),
+        "all" => row.iter().all(|&b| b != 0) as i64,
+        "any" => row.iter().any(|&b| b != 0) as i64,
+        _ => return None,
+    })
+}
+
+fn softmax(log: bool, attrs: &Attrs, x: &Value) -> Option<Value> {
+    let axis = norm_axis(attrs.get_int("axis").unwrap_or(-1), x.ndim())?;
+    let arr = match &x.arr {
+        Arr::F32(a) => Arr::F32(softmax_along(a, axis, log, &round_to(x.dtype))?),
+        Arr::F64(a) => Arr::F64(softmax_along(a, axis, log, &|v| v)?),
+        Arr::Int(_) => return None,
+    };
+    Value::new(x.dtype, arr)
+}
+
+fn softmax_along<F: num_traits::Float>(
+    a: &ArrayD<F>,
+    axis: usize,
+    log: bool,
+    r: &dyn Fn(F) -> F,
+) -> Option<ArrayD<F>> {
+    let mut out = a.clone();
+    for mut lane in out.lanes_mut(ndarray::Axis(axis)) {
+        let m = lane
+            .iter()
+            .fold(F::neg_infinity(), |acc, &v| if v > acc { v } else { acc });
+        let s = lane
+            .iter()
+            .fold(F::zero(), |acc, &v| r(acc + r(r(v - m).exp())));
+        let ls = r(s.ln());
+        lane.mapv_inplace(|v| {
+            if log {
+                r(r(v - m) - ls)
+            } else {
+                r(r(r(v - m).exp()) / s)
+            }
+        });
+    }
+    Some(out)
+}

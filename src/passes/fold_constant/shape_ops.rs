@@ -1,0 +1,478 @@
+//! Evaluation of the data-movement ops: `reshape` (with its special values), `transpose`,
+//! `expand_dims`, `squeeze`, `nn.batch_flatten`, `broadcast_to`, `strided_slice`, `split`,
+//! `concatenate`, `stack`, `take`, `nn.pad` (constant mode), `full`, `full_like`.
+//!
+//! Elements are moved, never computed, so every dtype the evaluator stores is exact. Shapes
+//! and attributes are validated as TVM's type relations do; anything invalid or unsupported
+//! (`take` with `batch_dims`, `mode="fast"` out of range, non-constant pad modes) gives `None`.
+//! Shapes taken from attributes (`full`, `broadcast_to`, `nn.pad`, `expand_dims`) are bounded
+//! by [`MAX_ELEMENTS`]: a constant that large is not worth folding, and a wrong attribute must
+//! not exhaust memory.
+
+use super::elementwise::{broadcast_shape, cast};
+use super::eval::{attr_dtype, each, norm_axis, Arr, Value};
+use crate::ir::Attrs;
+use ndarray::{ArrayD, Axis, IxDyn, Slice};
+
+/// The largest tensor folding builds from an attribute-given shape (64 Mi elements).
+pub(crate) const MAX_ELEMENTS: usize = 1 << 26;
+
+/// The element count of `shape`, if it is at most [`MAX_ELEMENTS`].
+pub(crate) fn bounded(shape: &[usize]) -> Option<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .filter(|&n| n <= MAX_ELEMENTS)
+}
+
+fn reshaped<T: Clone>(a: &ArrayD<T>, shape: &[usize]) -> Option<ArrayD<T>> {
+    ArrayD::from_shape_vec(IxDyn(shape), a.iter().cloned().collect()).ok()
+}
+
+fn with_arr(x: &Value, arr: Arr) -> Option<Value> {
+    Value::new(x.dtype, arr)
+}
+
+/// Ops of one tensor argument that only move data.
+pub(crate) fn unary_layout(op: &str, attrs: &Attrs, x: &Value) -> Option<Value> {
+    let shape = x.shape().to_vec();
+    match op {
+        "reshape" => {
+            let out = reshape_shape(
+                &shape,
+                &attrs.get_ints("newshape")?,
+                attrs.get_bool("allowzero").unwrap_or(false),
+            )?;
+            with_arr(x, each!(&x.arr, a => reshaped(a, &out)?))
+        }
+        "nn.batch_flatten" => {
+            let first = *shape.first()?;
+            let rest: usize = shape[1..].iter().product();
+            with_arr(x, each!(&x.arr, a => reshaped(a, &[first, rest])?))
+        }
+        "expand_dims" => {
+            let n = shape.len() as i64;
+            let axis = attrs.get_int("axis")?;
+            let k = attrs.get_int("num_newaxis").unwrap_or(1);
+            if !(-n - 1..=n).contains(&axis) || !(0..=32).contains(&k) {
+                return None;
+            }
+            let at = if axis < 0 { axis + n + 1 } else { axis } as usize;
+            let mut out = shape[..at].to_vec();
+            out.extend(std::iter::repeat_n(1, k as usize));
+            out.extend_from_slice(&shape[at..]);
+            with_arr(x, each!(&x.arr, a => reshaped(a, &out)?))
+        }
+        "squeeze" => {
+            let axes: Vec<usize> = match attrs.get("axis").filter(|v| !v.is_null()) {
+                None => (0..shape.len()).filter(|&i| shape[i] == 1).collect(),
+                Some(v) => {
+                    let list = v.as_int_list()?;
+                    let axes = list
+                        .iter()
+                        .map(|&a| norm_axis(a, shape.len()))
+                        .collect::<Option<Vec<_>>>()?;
+                    if axes.iter().any(|&a| shape[a] != 1) {
+                        return None;
+                    }
+                    axes
+                }
+            };
+            let out: Vec<usize> = (0..shape.len())
+                .filter(|i| !axes.contains(i))
+                .map(|i| shape[i])
+                .collect();
+            with_arr(x, each!(&x.arr, a => reshaped(a, &out)?))
+        }
+        "transpose" => {
+            let n = shape.len();
+            let perm: Vec<usize> = match attrs.get("axes").and_then(|v| v.as_int_list()) {
+                Some(list) if !list.is_empty() => list
+                    .iter()
+                    .map(|&a| norm_axis(a, n))
+                    .collect::<Option<_>>()?,
+                _ => (0..n).rev().collect(),
+            };
+            let mut seen = vec![false; n];
+            if perm.len() != n || perm.iter().any(|&p| std::mem::replace(&mut seen[p], true)) {
+                return None;
+            }
+            with_arr(
+                x,
+                each!(&x.arr, a => a.view().permuted_axes(IxDyn(&perm)).to_owned()),
+            )
+        }
+        "broadcast_to" => {
+            let out: Vec<usize> = attrs
+                .get_ints("shape")?
+                .iter()
+                .map(|&d| usize::try_from(d).ok())
+                .collect::<Option<_>>()?;
+            if broadcast_shape(&shape, &out)? != out || bounded(&out).is_none() {
+                return None;
+            }
+            with_arr(x, each!(&x.arr, a => a.broadcast(IxDyn(&out))?.to_owned()))
+        }
+        "strided_slice" => {
+            let idx = slice_indices(attrs, &shape)?;
+            with_arr(x, each!(&x.arr, a => gather(a, &idx)))
+        }
+        _ => None,
+    }
+}
+
+/// The output shape of `reshape` (TVM's special values 0, -1, -2, -3, -4).
+fn reshape_shape(ish: &[usize], newshape: &[i64], allowzero: bool) -> Option<Vec<usize>> {
+    let mut out: Vec<i64> = Vec::new();
+    let (mut src, mut i, mut infer) = (0usize, 0usize, None);
+    while i < newshape.len() {
+        match newshape[i] {
+            v if v > 0 || (v == 0 && allowzero) => {
+                out.push(v);
+                src += 1;
+            }
+            0 => {
+                out.push(*ish.get(src)? as i64);
+                src += 1;
+            }
+            -1 => {
+                if infer.replace(out.len()).is_some() {
+                    return None;
+                }
+                out.push(1);
+                src += 1;
+            }
+            -2 => {
+                out.extend(ish.get(src..)?.iter().map(|&d| d as i64));
+                src = ish.len();
+            }
+            -3 => {
+                out.push((ish.get(src)? * ish.get(src + 1)?) as i64);
+                src += 2;
+            }
+            -4 => {
+                let d0 = *ish.get(src)? as i64;
+                let (d1, d2) = (*newshape.get(i + 1)?, *newshape.get(i + 2)?);
+                let (a, b) = match (d1, d2) {
+                    (-1, -1) => return None,
+                    (-1, b) if b > 0 => (d0 / b, b),
+                    (a, -1) if a > 0 => (a, d0 / a),
+                    (a, b) => (a, b),
+                };
+                out.extend([a, b]);
+                src += 1;
+                i += 2;
+            }
+            _ => return None,
+        }
+        i += 1;
+    }
+    let total: usize = ish.iter().product();
+    if let Some(at) = infer {
+        let rest = out
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k != at)
+            .try_fold(1i64, |n, (_, d)| n.checked_mul(*d))?;
+        if rest <= 0 || total as i64 % rest != 0 {
+            return None;
+        }
+        out[at] = total as i64 / rest;
+    }
+    let out: Vec<usize> = out
+        .iter()
+        .map(|&d| usize::try_from(d).ok())
+        .collect::<Option<_>>()?;
+    (bounded(&out)? == total).then_some(out)
+}
+
+fn canonical(index: i64, extent: i64, stride: i64) -> i64 {
+    let (lo, hi) = if stride < 0 {
+        (-1, extent - 1)
+    } else {
+        (0, extent)
+    };
+    let index = if index < 0 {
+        index.saturating_add(extent)
+    } else {
+        index
+    };
+    index.clamp(lo, hi)
+}
+
+/// For each axis, the input indices `strided_slice` selects.
+fn slice_indices(attrs: &Attrs, shape: &[usize]) -> Option<Vec<Vec<usize>>> {
+    let n = shape.len();
+    let begin = attrs.get_ints("begin")?;
+    let end = attrs.get_ints("end")?;
+    let strides = attrs.get_ints("strides").unwrap_or_else(|| vec![1]);
+    let size_mode = attrs.get_str("slice_mode") == Some("size");
+    let given = attrs.get("axes").and_then(|v| v.as_int_list());
+    let axes_given = given.is_some();
+    let axes: Vec<usize> = match given {
+        Some(list) => list
+            .iter()
+            .map(|&a| norm_axis(a, n))
+            .collect::<Option<_>>()?,
+        None => (0..n.min(begin.len().max(end.len()).max(strides.len()))).collect(),
+    };
+    let mut idx: Vec<Vec<usize>> = shape.iter().map(|&d| (0..d).collect()).collect();
+    for (k, &ax) in axes.iter().enumerate() {
+        let stride = match strides.get(k) {
+            _ if size_mode => 1,
+            Some(&s) => s,
+            None if axes_given && strides.len() == 1 => strides[0],
+            None => 1,
+        };
+        if stride == 0 {
+            return None;
+        }
+        let d = shape[ax] as i64;
+        let b = begin
+            .get(k)
+            .copied()
+            .unwrap_or(if stride > 0 { 0 } else { i64::MAX });
+        let e = match end.get(k).copied() {
+            Some(s) if size_mode => {
+                if s < 0 {
+                    i64::MAX
+                } else {
+                    b.saturating_add(s)
+                }
+            }
+            Some(e) => e,
+            None => {
+                if stride < 0 {
+                    0
+                } else {
+                    i64::MAX
+                }
+            }
+        };
+        let (b, e) = (canonical(b, d, stride), canonical(e, d, stride));
+        if (stride > 0 && b > e) || (stride < 0 && e > b) {
+            return None;
+        }
+        let mut v = Vec::new();
+        let mut i = b;
+        while (stride > 0 && i < e) || (stride < 0 && i > e) {
+            v.push(i as usize);
+            i += stride;
+        }
+        idx[ax] = v;
+    }
+    Some(idx)
+}
+
+/// The sub-array made of the given indices on each axis.
+fn gather<T: Clone>(a: &ArrayD<T>, idx: &[Vec<usize>]) -> ArrayD<T> {
+    let shape: Vec<usize> = idx.iter().map(Vec::len).collect();
+    ArrayD::from_shape_fn(IxDyn(&shape), |ix| {
+        let src: Vec<usize> = (0..idx.len()).map(|k| idx[k][ix[k]]).collect();
+        a[IxDyn(&src)].clone()
+    })
+}
+
+/// `split(x, indices_or_sections, axis)`.
+pub(crate) fn split(attrs: &Attrs, x: &Value) -> Option<Vec<Value>> {
+    let axis = norm_axis(attrs.get_int("axis").unwrap_or(0), x.ndim())?;
+    let d = x.shape()[axis];
+    let ios = attrs.get("indices_or_sections")?;
+    let bounds: Vec<usize> = match ios.as_array() {
+        Some(list) => {
+            let mut b = vec![0];
+            for v in list {
+                let i = usize::try_from(v.as_int()?).ok()?;
+                if i < *b.last()? || i > d {
+                    return None;
+                }
+                b.push(i);
+            }
+            b.push(d);
+            b
+        }
+        None => {
+            let n = usize::try_from(ios.as_int()?)
+                .ok()
+                .filter(|&n| n > 0 && d.is_multiple_of(n))?;
+            (0..=n).map(|k| k * (d / n)).collect()
+        }
+    };
+    bounds
+        .windows(2)
+        .map(|w| {
+            let s = Slice::from(w[0] as isize..w[1] as isize);
+            with_arr(
+                x,
+                each!(&x.arr, a => a.slice_axis(Axis(axis), s).to_owned()),
+            )
+        })
+        .collect()
+}
+
+/// `concatenate(tuple, axis)` and `stack(tuple, axis)`.
+pub(crate) fn join(op: &str, attrs: &Attrs, xs: &[&Value]) -> Option<Value> {
+    let first = *xs.first()?;
+    if xs
+        .iter()
+        .any(|v| v.dtype != first.dtype || v.ndim() != first.ndim())
+    {
+        return None;
+    }
+    let axis = attrs.get_int("axis").unwrap_or(0);
+    let rank = if op == "stack" {
+        first.ndim() + 1
+    } else {
+        first.ndim()
+    };
+    let axis = Axis(norm_axis(axis, rank)?);
+    macro_rules! join_as {
+        ($variant:ident) => {{
+            let views: Option<Vec<_>> = xs
+                .iter()
+                .map(|v| match &v.arr {
+                    Arr::$variant(a) => Some(a.view()),
+                    _ => None,
+                })
+                .collect();
+            let views = views?;
+            let out = if op == "stack" {
+                ndarray::stack(axis, &views).ok()?
+            } else {
+                ndarray::concatenate(axis, &views).ok()?
+            };
+            Arr::$variant(out)
+        }};
+    }
+    let arr = match &first.arr {
+        Arr::F32(_) => join_as!(F32),
+        Arr::F64(_) => join_as!(F64),
+        Arr::Int(_) => join_as!(Int),
+    };
+    Value::new(first.dtype, arr)
+}
+
+/// `full(fill_value, shape, dtype)`: the scalar cast to the dtype, broadcast to the shape.
+pub(crate) fn full(attrs: &Attrs, fill: &Value) -> Option<Value> {
+    let shape: Vec<usize> = attrs
+        .get_ints("shape")?
+        .iter()
+        .map(|&d| usize::try_from(d).ok())
+        .collect::<Option<_>>()?;
+    let dt = attr_dtype(attrs, "dtype").unwrap_or(fill.dtype);
+    fill_to(fill, dt, &shape)
+}
+
+/// `full_like(data, fill_value)`.
+pub(crate) fn full_like(data: &Value, fill: &Value) -> Option<Value> {
+    fill_to(fill, data.dtype, data.shape())
+}
+
+fn fill_to(fill: &Value, dt: crate::ir::DType, shape: &[usize]) -> Option<Value> {
+    if fill.ndim() != 0 || bounded(shape).is_none() {
+        return None;
+    }
+    let v = cast(fill, dt)?;
+    Value::new(
+        dt,
+        each!(&v.arr, a => a.broadcast(IxDyn(shape))?.to_owned()),
+    )
+}
+
+/// `nn.pad(data, pad_value, pad_width)` in constant mode.
+pub(crate) fn pad(attrs: &Attrs, x: &Value, value: &Value) -> Option<Value> {
+    if attrs.get_str("pad_mode").unwrap_or("constant") != "constant" || value.ndim() != 0 {
+        return None;
+    }
+    let widths = attrs.get("pad_width")?.as_array()?;
+    let shape = x.shape();
+    if widths.len() != shape.len() {
+        return None;
+    }
+    let mut before = Vec::new();
+    let mut out = Vec::new();
+    for (w, &d) in widths.iter().zip(shape) {
+        let p = w.as_int_list()?;
+        let (b, a) = (
+            usize::try_from(*p.first()?).ok()?,
+            usize::try_from(*p.get(1)?).ok()?,
+        );
+        before.push(b);
+        out.push(d.checked_add(b)?.checked_add(a)?);
+    }
+    bounded(&out)?;
+    let v = cast(value, x.dtype)?;
+    let arr = match (&x.arr, &v.arr) {
+        (Arr::F32(a), Arr::F32(p)) => Arr::F32(pad_with(a, *p.first()?, &before, &out)),
+        (Arr::F64(a), Arr::F64(p)) => Arr::F64(pad_with(a, *p.first()?, &before, &out)),
+        (Arr::Int(a), Arr::Int(p)) => Arr::Int(pad_with(a, *p.first()?, &before, &out)),
+        _ => return None,
+    };
+    Value::new(x.dtype, arr)
+}
+
+fn pad_with<T: Copy>(a: &ArrayD<T>, fill: T, before: &[usize], out: &[usize]) -> ArrayD<T> {
+    let shape = a.shape();
+    ArrayD::from_shape_fn(IxDyn(out), |ix| {
+        let mut src = Vec::with_capacity(out.len());
+        for k in 0..out.len() {
+            match ix[k].checked_sub(before[k]).filter(|&i| i < shape[k]) {
+                Some(i) => src.push(i),
+                None => return fill,
+            }
+        }
+        a[IxDyn(&src)]
+    })
+}
+
+/// `take(data, indices, axis, mode)` (`batch_dims = 0` only).
+pub(crate) fn take(attrs: &Attrs, x: &Value, indices: &Value) -> Option<Value> {
+    if attrs.get_int("batch_dims").unwrap_or(0) != 0 || !indices.dtype.is_int() {
+        return None;
+    }
+    let Arr::Int(ind) = &indices.arr else {
+        return None;
+    };
+    let (data, axis) = match attrs.get("axis").and_then(|v| v.as_int()) {
+        Some(a) => (x.clone(), norm_axis(a, x.ndim())?),
+        None => {
+            let n: usize = x.shape().iter().product();
+            (
+                Value::new(x.dtype, each!(&x.arr, a => reshaped(a, &[n])?))?,
+                0,
+            )
+        }
+    };
+    let dshape = data.shape().to_vec();
+    let extent = dshape[axis] as i64;
+    let mode = attrs.get_str("mode").unwrap_or("clip");
+    let fix = |i: i64| -> Option<usize> {
+        let j = match mode {
+            "wrap" if extent > 0 => i.rem_euclid(extent),
+            "clip" if extent > 0 => i.clamp(0, extent - 1),
+            "fast" | "nan" => {
+                let j = if i < 0 { i + extent } else { i };
+                (0..extent).contains(&j).then_some(j)?
+            }
+            _ => return None,
+        };
+        Some(j as usize)
+    };
+    let flat: Vec<usize> = ind.iter().map(|&i| fix(i)).collect::<Option<_>>()?;
+    let ishape = ind.shape().to_vec();
+    let mut out = dshape[..axis].to_vec();
+    out.extend_from_slice(&ishape);
+    out.extend_from_slice(&dshape[axis + 1..]);
+    let strides: Vec<usize> = (0..ishape.len())
+        .map(|k| ishape[k + 1..].iter().product())
+        .collect();
+    let pick = |ix: &IxDyn| -> Vec<usize> {
+        let mut src: Vec<usize> = (0..axis).map(|k| ix[k]).collect();
+        let pos: usize = (0..ishape.len()).map(|k| ix[axis + k] * strides[k]).sum();
+        src.push(flat[pos]);
+        src.extend((axis + 1..dshape.len()).map(|k| ix[k - 1 + ishape.len()]));
+        src
+    };
+    let arr = each!(&data.arr, a => ArrayD::from_shape_fn(IxDyn(&out), |ix| a[IxDyn(&pick(&ix))]));
+    Value::new(x.dtype, arr)
+}

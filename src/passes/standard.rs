@@ -1,0 +1,94 @@
+//! The registry's constructors for the standard passes: each wraps a pure function of
+//! `passes/` as a module or function pass with TVM's name, kind, opt_level and options. Function
+//! passes go through the pass manager's per-function loop (which applies the skip rules of
+//! SEMANTICS.md §7), so the pure functions are called one function at a time.
+
+use super::{
+    canonicalize_ops, dead_code, eliminate_common_subexpr, fold_constant, simplify_inference,
+    to_a_normal_form, to_graph_normal_form,
+};
+use crate::ir::{Expr, GlobalVar, Module};
+use crate::pass::{function_pass, module_pass, Pass, PassError, PassInfo, PassKind, PassOptions};
+
+fn info(name: &str, opt_level: i32, required: &[&str], kind: PassKind) -> PassInfo {
+    PassInfo::with_kind(name, opt_level, required, kind)
+}
+
+/// Runs a module-level function on a module holding just `f` (bound to `g`).
+fn one_function(g: &GlobalVar, f: &Expr, run: fn(&Module) -> Module) -> Result<Expr, PassError> {
+    let mut single = Module::new();
+    single
+        .update(g.name(), f.clone())
+        .map_err(|e| PassError::failed(e.to_string()))?;
+    let out = run(&single);
+    out.get(g.name())
+        .cloned()
+        .ok_or_else(|| PassError::failed(format!("the pass removed @{}", g.name())))
+}
+
+pub fn fold_constant(options: &PassOptions) -> Result<Pass, PassError> {
+    if options.get_bool("fold_qnn") == Some(true) {
+        return Err(PassError::failed(
+            "FoldConstant(fold_qnn=True): passlab has no QNN ops to fold",
+        ));
+    }
+    Ok(function_pass(
+        info("FoldConstant", 2, &[], PassKind::Function),
+        |_, f, _, _| Ok(fold_constant::fold_expr(f)),
+    ))
+}
+
+pub fn dead_code_elimination(options: &PassOptions) -> Result<Pass, PassError> {
+    let inline_once = options.get_bool("inline_once").unwrap_or(false);
+    let ignore_impurity = options.get_bool("ignore_impurity").unwrap_or(false);
+    Ok(module_pass(
+        info("DeadCodeElimination", 1, &["InferType"], PassKind::Module),
+        move |m, _| {
+            Ok(dead_code::dead_code_elimination(
+                m,
+                inline_once,
+                ignore_impurity,
+            ))
+        },
+    ))
+}
+
+pub fn eliminate_common_subexpr(_: &PassOptions) -> Result<Pass, PassError> {
+    Ok(function_pass(
+        info(
+            "EliminateCommonSubexpr",
+            3,
+            &["InferType"],
+            PassKind::Function,
+        ),
+        |_, f, _, _| Ok(eliminate_common_subexpr::eliminate_expr(f)),
+    ))
+}
+
+pub fn to_a_normal_form(_: &PassOptions) -> Result<Pass, PassError> {
+    Ok(module_pass(
+        info("ToANormalForm", 1, &[], PassKind::Module),
+        |m, _| Ok(to_a_normal_form::to_a_normal_form(m)),
+    ))
+}
+
+pub fn to_graph_normal_form(_: &PassOptions) -> Result<Pass, PassError> {
+    Ok(function_pass(
+        info("ToGraphNormalForm", 1, &[], PassKind::Function),
+        |_, f, _, _| Ok(to_graph_normal_form::to_graph_expr(f)),
+    ))
+}
+
+pub fn simplify_inference(_: &PassOptions) -> Result<Pass, PassError> {
+    Ok(function_pass(
+        info("SimplifyInference", 0, &["InferType"], PassKind::Function),
+        |g, f, _, _| one_function(g, f, simplify_inference::simplify_inference),
+    ))
+}
+
+pub fn canonicalize_ops(_: &PassOptions) -> Result<Pass, PassError> {
+    Ok(function_pass(
+        info("CanonicalizeOps", 3, &["InferType"], PassKind::Function),
+        |g, f, _, _| one_function(g, f, canonicalize_ops::canonicalize_ops),
+    ))
+}

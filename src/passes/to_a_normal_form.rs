@@ -1,0 +1,306 @@
+//! ToANormalForm (TVM `src/relay/transforms/to_a_normal_form.cc`, RELAY_PASSES.md B.5):
+//! binds every compound subexpression to a variable with `let`, in evaluation order, in the
+//! innermost scope that dominates all its uses.
+//!
+//! Two phases over each global function body (functions with a `Compiler` attribute are left
+//! alone, the global function itself is not bound):
+//! 1. **scopes** (TVM's `DependencyGraph` + `CalcScope`): the body is the global scope; a
+//!    `let` opens a sub-scope for its value and body, a function literal for its body, an
+//!    `if` one for each branch. Walking the DAG parents-first, each node's scope is the
+//!    lowest common ancestor of the scopes of its uses, so shared code is bound once where
+//!    every use can see it.
+//! 2. **fill** (TVM's `Fill`), a post-order mutation: calls, tuples, projections, constants,
+//!    `if`s, lets and non-primitive function literals are pushed onto their scope's let list
+//!    under a fresh `%x_N` (or under the let's own variable when they are a let's value);
+//!    variables, globals and ops stay inline; a scope's bindings wrap the expression that
+//!    closes it (branch, function body, let body). A let whose result is bound is flattened:
+//!    its bindings move to the outer list and its body is bound to the variable (TVM binds
+//!    even an atomic body, `let %x_1 = %x`). `Primitive` functions are bound as opaque values.
+//!
+//! Invariants: every non-atomic subexpression is let-bound before use; sharing becomes one
+//! binding; linear time apart from the scope LCA walks (as TVM); stack-safe. Not idempotent,
+//! exactly like TVM: converting ANF again re-binds the final let body.
+//!
+//! One deliberate difference: a let's bindings share the enclosing scope's list instead of
+//! being collected apart and flattened afterwards (which is quadratic on let chains). The
+//! order differs from TVM's only when a node bound in the enclosing scope is first reached
+//! inside the let, where TVM would place it before all of the let's bindings.
+
+use crate::ir::mutate::{
+    mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_tuple,
+    MutateState, Mutator,
+};
+use crate::ir::visit::post_order;
+use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Var};
+use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Converts every global function of `m` (except those with a `Compiler` attribute) to ANF.
+pub fn to_a_normal_form(m: &Module) -> Module {
+    let out: Result<Module, std::convert::Infallible> =
+        m.map_functions(|_, f| Ok(to_a_normal_form_expr(f)));
+    match out {
+        Ok(m) => m,
+        Err(never) => match never {},
+    }
+}
+
+/// Converts one expression: a function's body (the function stays unbound), or any expression.
+pub fn to_a_normal_form_expr(e: &Expr) -> Expr {
+    match e.kind() {
+        ExprKind::Function(f) if f.attr("Compiler").is_some() => e.clone(),
+        ExprKind::Function(f) => rebuild_function(e, f, convert(&f.body)),
+        _ => convert(e),
+    }
+}
+
+static GENSYM: AtomicU64 = AtomicU64::new(0);
+
+/// A fresh `%x_N` (TVM's `Var::GenSym`, a process-wide counter).
+fn gensym() -> Var {
+    Var::new(
+        &format!("x_{}", GENSYM.fetch_add(1, Ordering::Relaxed)),
+        None,
+    )
+}
+
+fn is_primitive(f: &Function) -> bool {
+    f.attr("Primitive")
+        .is_some_and(|v| v.as_int().unwrap_or(0) != 0)
+}
+
+/// The scope tree with one let list per scope. A let's sub-scope shares its parent's list:
+/// TVM flattens a bound let into the enclosing list anyway, and sharing the storage keeps a
+/// chain of n lets linear instead of re-flattening the tail n times.
+struct Scopes {
+    parent: Vec<u32>,
+    level: Vec<u32>,
+    list_of: Vec<u32>,
+    lists: Vec<Vec<(Var, Expr)>>,
+}
+
+impl Scopes {
+    fn child(&mut self, of: Option<u32>) -> u32 {
+        let id = self.parent.len() as u32;
+        self.parent.push(of.unwrap_or(id));
+        self.level
+            .push(of.map_or(0, |p| self.level[p as usize] + 1));
+        self.list_of.push(self.lists.len() as u32);
+        self.lists.push(Vec::new());
+        id
+    }
+
+    /// A child scope that shares its parent's let list (for let bodies).
+    fn let_child(&mut self, of: u32) -> u32 {
+        let id = self.parent.len() as u32;
+        self.parent.push(of);
+        self.level.push(self.level[of as usize] + 1);
+        self.list_of.push(self.list_of[of as usize]);
+        id
+    }
+
+    fn list(&mut self, scope: u32) -> &mut Vec<(Var, Expr)> {
+        &mut self.lists[self.list_of[scope as usize] as usize]
+    }
+
+    fn lca(&self, mut a: u32, mut b: u32) -> u32 {
+        while a != b {
+            let (la, lb) = (self.level[a as usize], self.level[b as usize]);
+            if la >= lb {
+                a = self.parent[a as usize];
+            }
+            if lb >= la {
+                b = self.parent[b as usize];
+            }
+        }
+        a
+    }
+
+    /// Wraps `body` in the bindings of `scope` (which are taken).
+    fn get(&mut self, scope: u32, body: Expr) -> Expr {
+        let list = std::mem::take(self.list(scope));
+        list.into_iter()
+            .rev()
+            .fold(body, |body, (v, e)| Expr::let_(v, e, body))
+    }
+}
+
+struct Fill {
+    scopes: Scopes,
+    global: u32,
+    scope_of: FxHashMap<usize, u32>,
+    /// Sub-scopes of lets and functions (one) and ifs (two).
+    subs: FxHashMap<usize, [u32; 2]>,
+    /// Let value -> the let's variable, which must bind its result.
+    binder: FxHashMap<usize, Var>,
+    /// Per let: its variable, its value's scope and the length of that list before the value.
+    pending: FxHashMap<usize, (Var, u32, usize)>,
+    bound: rustc_hash::FxHashSet<u64>,
+}
+
+fn convert(body: &Expr) -> Expr {
+    let mut fill = Fill::new(body);
+    let out = mutate_with(&mut fill, body, &mut MutateState::default());
+    let global = fill.global;
+    fill.scopes.get(global, out)
+}
+
+impl Fill {
+    fn new(root: &Expr) -> Fill {
+        let mut scopes = Scopes {
+            parent: Vec::new(),
+            level: Vec::new(),
+            list_of: Vec::new(),
+            lists: Vec::new(),
+        };
+        let global = scopes.child(None);
+        let mut order = Vec::new();
+        post_order(root, |e| order.push(e.clone()));
+        let mut scope_of: FxHashMap<usize, u32> = FxHashMap::default();
+        let mut subs = FxHashMap::default();
+        scope_of.insert(root.id(), global);
+        for n in order.iter().rev() {
+            let Some(&s) = scope_of.get(&n.id()) else {
+                continue;
+            };
+            let mut edges: Vec<(&Expr, u32)> = Vec::new();
+            match n.kind() {
+                ExprKind::Let(l) => {
+                    let sub = scopes.let_child(s);
+                    subs.insert(n.id(), [sub, sub]);
+                    edges.extend([(&l.value, sub), (&l.body, sub)]);
+                }
+                ExprKind::Function(f) if is_primitive(f) => {}
+                ExprKind::Function(f) => {
+                    let sub = scopes.child(Some(s));
+                    subs.insert(n.id(), [sub, sub]);
+                    edges.push((&f.body, sub));
+                }
+                ExprKind::If(i) => {
+                    let (t, f) = (scopes.child(Some(s)), scopes.child(Some(s)));
+                    subs.insert(n.id(), [t, f]);
+                    edges.extend([(&i.cond, s), (&i.then_branch, t), (&i.else_branch, f)]);
+                }
+                kind => kind.for_each_child(|c| edges.push((c, s))),
+            }
+            for (c, es) in edges {
+                let merged = match scope_of.get(&c.id()) {
+                    Some(&old) => scopes.lca(old, es),
+                    None => es,
+                };
+                scope_of.insert(c.id(), merged);
+            }
+        }
+        Fill {
+            scopes,
+            global,
+            scope_of,
+            subs,
+            binder: FxHashMap::default(),
+            pending: FxHashMap::default(),
+            bound: Default::default(),
+        }
+    }
+
+    fn scope(&self, e: &Expr) -> u32 {
+        self.scope_of.get(&e.id()).copied().unwrap_or(self.global)
+    }
+
+    fn take_binder(&mut self, e: &Expr) -> Option<Var> {
+        let v = self.binder.remove(&e.id())?;
+        self.bound.insert(v.id());
+        Some(v)
+    }
+
+    /// Variables, globals and ops stay inline unless they are a let's value.
+    fn atomic(&mut self, e: &Expr) -> Expr {
+        match self.take_binder(e) {
+            Some(v) => {
+                let s = self.scope(e);
+                self.scopes.list(s).push((v.clone(), e.clone()));
+                Expr::var(&v)
+            }
+            None => e.clone(),
+        }
+    }
+
+    /// Binds `now` (the rewritten `orig`) in `orig`'s scope; a let is flattened into it.
+    fn compound(&mut self, orig: &Expr, now: Expr) -> Expr {
+        let var = self.take_binder(orig).unwrap_or_else(gensym);
+        let s = self.scope(orig);
+        let list = self.scopes.list(s);
+        let mut cur = now;
+        while let ExprKind::Let(l) = cur.kind() {
+            list.push((l.var.clone(), l.value.clone()));
+            let body = l.body.clone();
+            cur = body;
+        }
+        list.push((var.clone(), cur));
+        Expr::var(&var)
+    }
+
+    fn sub(&self, e: &Expr, i: usize) -> u32 {
+        self.subs[&e.id()][i]
+    }
+}
+
+impl Mutator for Fill {
+    fn pre(&mut self, e: &Expr) -> Option<Expr> {
+        match e.kind() {
+            ExprKind::Function(f) if is_primitive(f) => Some(self.compound(e, e.clone())),
+            ExprKind::Let(l) => {
+                let s = self.scope(&l.value);
+                let mark = self.scopes.list(s).len();
+                self.pending.insert(e.id(), (l.var.clone(), s, mark));
+                self.binder.insert(l.value.id(), l.var.clone());
+                None
+            }
+            _ => None,
+        }
+    }
+    fn var(&mut self, e: &Expr, _v: &Var) -> Expr {
+        self.atomic(e)
+    }
+    fn leaf(&mut self, e: &Expr) -> Expr {
+        self.atomic(e)
+    }
+    fn constant(&mut self, e: &Expr, _c: &Constant) -> Expr {
+        self.compound(e, e.clone())
+    }
+    fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, _attrs: &Attrs) -> Expr {
+        let now = rebuild_call(e, callee, args);
+        self.compound(e, now)
+    }
+    fn tuple(&mut self, e: &Expr, fields: Vec<Expr>) -> Expr {
+        let now = rebuild_tuple(e, fields);
+        self.compound(e, now)
+    }
+    fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
+        let now = rebuild_get_item(e, tuple, index);
+        self.compound(e, now)
+    }
+    fn if_(&mut self, e: &Expr, cond: Expr, then_branch: Expr, else_branch: Expr) -> Expr {
+        let t = self.scopes.get(self.sub(e, 0), then_branch);
+        let f = self.scopes.get(self.sub(e, 1), else_branch);
+        let now = rebuild_if(e, cond, t, f);
+        self.compound(e, now)
+    }
+    fn function(&mut self, e: &Expr, f: &Function, body: Expr) -> Expr {
+        let body = self.scopes.get(self.sub(e, 0), body);
+        let now = rebuild_function(e, f, body);
+        self.compound(e, now)
+    }
+    fn let_(&mut self, e: &Expr, _var: &Var, value: Expr, body: Expr) -> Expr {
+        if let Some((var, s, mark)) = self.pending.remove(&e.id()) {
+            if !self.bound.contains(&var.id()) {
+                // The value was converted before (shared): bind its result here, before the body.
+                self.bound.insert(var.id());
+                let list = self.scopes.list(s);
+                list.insert(mark.min(list.len()), (var, value));
+            }
+        }
+        // The let's sub-scope shares the enclosing list: its bindings are already in place,
+        // which is exactly what flattening `let %v = (let ...; body)` would produce.
+        self.compound(e, body)
+    }
+}

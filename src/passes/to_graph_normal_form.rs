@@ -1,0 +1,181 @@
+//! ToGraphNormalForm (TVM `src/relay/transforms/to_graph_normal_form.cc`, RELAY_PASSES.md
+//! B.6): removes every `let`, substituting the (rewritten) value node for each use of the
+//! variable, so several uses become DAG sharing of one node.
+//!
+//! One post-order mutation per optimizable function: a let's value is rewritten before its
+//! body, its result is remembered, and every use of the variable in the body becomes that very
+//! node. A value that refers to its own variable (a recursive local function, found by a first
+//! scope-aware walk) cannot be substituted into itself: it is kept as `let %f = value; %f` and
+//! that expression replaces the uses in the body, as TVM does (a second, small mutation of the
+//! body, since a variable node may be shared between the value and the body).
+//!
+//! Invariants: linear time (plus one walk of the body per recursive let) and stack-safe (a
+//! million-deep let chain becomes a million-deep DAG of calls without recursion); the exact
+//! inverse of ToANormalForm on pure dataflow.
+//! Deliberately not done: any purity check — side-effecting lets become shared dataflow
+//! nodes, exactly as in TVM.
+
+use crate::ir::mutate::{
+    mutate, mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if,
+    rebuild_tuple, MutateState, Mutator,
+};
+use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Var};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Converts every optimizable function of `m` to graph normal form.
+pub fn to_graph_normal_form(m: &Module) -> Module {
+    let out: Result<Module, std::convert::Infallible> =
+        m.map_functions(|_, f| Ok(to_graph_expr(f)));
+    match out {
+        Ok(m) => m,
+        Err(never) => match never {},
+    }
+}
+
+/// Removes the lets of one expression (functions that skip optimization are unchanged).
+pub fn to_graph_expr(e: &Expr) -> Expr {
+    if e.as_function().is_some_and(|f| f.skips_optimization()) {
+        return e.clone();
+    }
+    let mut g = Gnf {
+        recursive: recursive_lets(e),
+        ..Gnf::default()
+    };
+    crate::ir::visit::post_order(e, |n| {
+        if let ExprKind::Let(l) = n.kind() {
+            g.values.insert(l.var.id(), l.value.id());
+            g.wanted.insert(l.value.id());
+        }
+    });
+    mutate_with(&mut g, e, &mut MutateState::default())
+}
+
+#[derive(Default)]
+struct Gnf {
+    /// Let-bound variable -> the identity of its original value.
+    values: FxHashMap<u64, usize>,
+    wanted: FxHashSet<usize>,
+    /// Original let value -> its rewritten form.
+    rewritten: FxHashMap<usize, Expr>,
+    /// Variables used inside their own value.
+    recursive: FxHashSet<u64>,
+}
+
+/// The let-bound variables that occur inside their own value.
+fn recursive_lets(root: &Expr) -> FxHashSet<u64> {
+    enum Step {
+        Visit(Expr),
+        Leave(u64),
+    }
+    let mut out = FxHashSet::default();
+    let mut active = FxHashSet::default();
+    let mut seen = FxHashSet::default();
+    let mut stack = vec![Step::Visit(root.clone())];
+    while let Some(step) = stack.pop() {
+        let e = match step {
+            Step::Leave(v) => {
+                active.remove(&v);
+                continue;
+            }
+            Step::Visit(e) => e,
+        };
+        if !seen.insert(e.id()) {
+            continue;
+        }
+        match e.kind() {
+            ExprKind::Var(v) if active.contains(&v.id()) => {
+                out.insert(v.id());
+            }
+            ExprKind::Let(l) => {
+                stack.push(Step::Visit(l.body.clone()));
+                stack.push(Step::Leave(l.var.id()));
+                stack.push(Step::Visit(l.value.clone()));
+                active.insert(l.var.id());
+            }
+            kind => {
+                let mut kids = Vec::new();
+                kind.for_each_child(|c| kids.push(c.clone()));
+                stack.extend(kids.into_iter().rev().map(Step::Visit));
+            }
+        }
+    }
+    out
+}
+
+/// Replaces one variable by an expression.
+struct Substitute {
+    var: u64,
+    by: Expr,
+}
+
+impl Mutator for Substitute {
+    fn var(&mut self, e: &Expr, v: &Var) -> Expr {
+        if v.id() == self.var {
+            self.by.clone()
+        } else {
+            e.clone()
+        }
+    }
+}
+
+impl Gnf {
+    fn note(&mut self, e: &Expr, out: Expr) -> Expr {
+        if self.wanted.contains(&e.id()) {
+            self.rewritten.insert(e.id(), out.clone());
+        }
+        out
+    }
+}
+
+impl Mutator for Gnf {
+    fn var(&mut self, e: &Expr, v: &Var) -> Expr {
+        let out = match self.values.get(&v.id()) {
+            Some(value) if !self.recursive.contains(&v.id()) => self
+                .rewritten
+                .get(value)
+                .cloned()
+                .unwrap_or_else(|| e.clone()),
+            _ => e.clone(),
+        };
+        self.note(e, out)
+    }
+    fn constant(&mut self, e: &Expr, _c: &Constant) -> Expr {
+        self.note(e, e.clone())
+    }
+    fn leaf(&mut self, e: &Expr) -> Expr {
+        self.note(e, e.clone())
+    }
+    fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, _attrs: &Attrs) -> Expr {
+        let out = rebuild_call(e, callee, args);
+        self.note(e, out)
+    }
+    fn tuple(&mut self, e: &Expr, fields: Vec<Expr>) -> Expr {
+        let out = rebuild_tuple(e, fields);
+        self.note(e, out)
+    }
+    fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
+        let out = rebuild_get_item(e, tuple, index);
+        self.note(e, out)
+    }
+    fn let_(&mut self, e: &Expr, var: &Var, value: Expr, body: Expr) -> Expr {
+        let out = if self.recursive.contains(&var.id()) {
+            let wrapped = Expr::let_(var.clone(), value, Expr::var(var));
+            let mut subst = Substitute {
+                var: var.id(),
+                by: wrapped,
+            };
+            mutate(&mut subst, &body)
+        } else {
+            body
+        };
+        self.note(e, out)
+    }
+    fn if_(&mut self, e: &Expr, cond: Expr, then_branch: Expr, else_branch: Expr) -> Expr {
+        let out = rebuild_if(e, cond, then_branch, else_branch);
+        self.note(e, out)
+    }
+    fn function(&mut self, e: &Expr, f: &Function, body: Expr) -> Expr {
+        let out = rebuild_function(e, f, body);
+        self.note(e, out)
+    }
+}

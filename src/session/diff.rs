@@ -1,0 +1,358 @@
+//! Renderings of a unified diff (the `diff` command's and `PrintChanged`'s text): ANSI colours
+//! for a terminal, and a side-by-side HTML table for Jupyter, with the changed characters of each
+//! replaced line marked. Both start from the plain unified text, so the plain rendering stays
+//! the single source of truth (what transcripts compare) and the others only decorate it.
+//! Lines before the `---` header (such as `FoldConstant changed @main`) are a heading.
+
+use super::outputs::html_escape;
+use similar::{ChangeTag, TextDiff};
+
+const RESET: &str = "\x1b[0m";
+const BOLD: &str = "\x1b[1m";
+const RED: &str = "\x1b[31m";
+const GREEN: &str = "\x1b[32m";
+const CYAN: &str = "\x1b[36m";
+
+/// The diff with ANSI colours: headings and file headers bold, removed lines red, added lines
+/// green, hunk headers cyan.
+pub fn ansi(diff: &str) -> String {
+    let mut out = String::with_capacity(diff.len() + diff.len() / 4);
+    let mut in_body = false;
+    for line in diff.split_inclusive('\n') {
+        let (body, nl) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        let color = if body.starts_with("--- ") || body.starts_with("+++ ") {
+            in_body = true;
+            BOLD
+        } else if !in_body {
+            BOLD
+        } else if body.starts_with("@@") {
+            CYAN
+        } else if body.starts_with('+') {
+            GREEN
+        } else if body.starts_with('-') {
+            RED
+        } else {
+            ""
+        };
+        if color.is_empty() || body.is_empty() {
+            out.push_str(body);
+        } else {
+            out.push_str(color);
+            out.push_str(body);
+            out.push_str(RESET);
+        }
+        out.push_str(nl);
+    }
+    out
+}
+
+/// One row of the side-by-side table.
+enum Row {
+    Gap,
+    Lines {
+        old: Option<(usize, String)>,
+        new: Option<(usize, String)>,
+    },
+}
+
+/// A unified diff read back: heading, labels, rows.
+struct Parsed {
+    heading: Vec<String>,
+    old_label: String,
+    new_label: String,
+    rows: Vec<Row>,
+}
+
+fn parse(diff: &str) -> Parsed {
+    let mut p = Parsed {
+        heading: Vec::new(),
+        old_label: String::new(),
+        new_label: String::new(),
+        rows: Vec::new(),
+    };
+    let (mut old_no, mut new_no) = (0, 0);
+    let mut dels: Vec<(usize, String)> = Vec::new();
+    let mut adds: Vec<(usize, String)> = Vec::new();
+    let mut in_body = false;
+    let flush = |rows: &mut Vec<Row>, dels: &mut Vec<_>, adds: &mut Vec<_>| {
+        align(std::mem::take(dels), std::mem::take(adds), rows);
+    };
+    for line in diff.lines() {
+        if let Some(l) = line.strip_prefix("--- ") {
+            p.old_label = l.trim().to_string();
+            in_body = true;
+        } else if let Some(l) = line.strip_prefix("+++ ") {
+            p.new_label = l.trim().to_string();
+        } else if !in_body {
+            p.heading.push(line.to_string());
+        } else if line.starts_with("@@") {
+            flush(&mut p.rows, &mut dels, &mut adds);
+            if !p.rows.is_empty() {
+                p.rows.push(Row::Gap);
+            }
+            (old_no, new_no) = hunk_starts(line);
+        } else if let Some(t) = line.strip_prefix('-') {
+            dels.push((old_no, t.to_string()));
+            old_no += 1;
+        } else if let Some(t) = line.strip_prefix('+') {
+            adds.push((new_no, t.to_string()));
+            new_no += 1;
+        } else if line.starts_with('\\') {
+            // "\ No newline at end of file"
+        } else {
+            flush(&mut p.rows, &mut dels, &mut adds);
+            let t = line.strip_prefix(' ').unwrap_or(line).to_string();
+            p.rows.push(Row::Lines {
+                old: Some((old_no, t.clone())),
+                new: Some((new_no, t)),
+            });
+            old_no += 1;
+            new_no += 1;
+        }
+    }
+    flush(&mut p.rows, &mut dels, &mut adds);
+    p
+}
+
+/// Lines this similar or more are shown side by side as one changed line.
+const SIMILAR: f32 = 0.5;
+
+/// Rows for a block of removed lines followed by added lines: each added line sits next to
+/// the most similar removed line (in order, as a sequence alignment maximising similarity),
+/// the others get an empty side. Big blocks are paired in order.
+fn align(dels: Vec<(usize, String)>, adds: Vec<(usize, String)>, rows: &mut Vec<Row>) {
+    let (n, m) = (dels.len(), adds.len());
+    if n == 0 || m == 0 || n * m > 10_000 {
+        let mut d = dels.into_iter();
+        let mut a = adds.into_iter();
+        for _ in 0..n.max(m) {
+            rows.push(Row::Lines {
+                old: d.next(),
+                new: a.next(),
+            });
+        }
+        return;
+    }
+    let sim = |i: usize, j: usize| TextDiff::from_chars(&dels[i].1, &adds[j].1).ratio();
+    // best[i][j]: the best total similarity aligning dels[..i] with adds[..j].
+    let mut best = vec![vec![0f32; m + 1]; n + 1];
+    for i in 1..=n {
+        for j in 1..=m {
+            let s = sim(i - 1, j - 1);
+            let pair = if s >= SIMILAR {
+                best[i - 1][j - 1] + s
+            } else {
+                f32::MIN
+            };
+            best[i][j] = pair.max(best[i - 1][j]).max(best[i][j - 1]);
+        }
+    }
+    let mut path = Vec::new();
+    let (mut i, mut j) = (n, m);
+    while i > 0 || j > 0 {
+        if i > 0 && j > 0 && {
+            let s = sim(i - 1, j - 1);
+            s >= SIMILAR && (best[i][j] - (best[i - 1][j - 1] + s)).abs() < 1e-6
+        } {
+            path.push((Some(i - 1), Some(j - 1)));
+            i -= 1;
+            j -= 1;
+        } else if j > 0 && (i == 0 || best[i][j] == best[i][j - 1]) {
+            // Unpaired lines: removed ones first, as in the unified diff.
+            path.push((None, Some(j - 1)));
+            j -= 1;
+        } else {
+            path.push((Some(i - 1), None));
+            i -= 1;
+        }
+    }
+    for (d, a) in path.into_iter().rev() {
+        rows.push(Row::Lines {
+            old: d.map(|i| dels[i].clone()),
+            new: a.map(|j| adds[j].clone()),
+        });
+    }
+}
+
+/// The first line numbers of a hunk header `@@ -a,b +c,d @@`.
+fn hunk_starts(header: &str) -> (usize, usize) {
+    let num = |tag: char| {
+        header
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix(tag))
+            .and_then(|w| w.split(',').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1)
+    };
+    (num('-'), num('+'))
+}
+
+const TABLE: &str = "border-collapse:collapse;font-family:monospace;font-size:12px";
+const LINE_NO: &str = "color:#999;text-align:right;padding:0 6px;user-select:none";
+const CELL: &str = "white-space:pre;padding:0 8px;text-align:left;vertical-align:top";
+const DEL_BG: &str = "background:#ffeef0";
+const ADD_BG: &str = "background:#e6ffed";
+const DEL_WORD: &str = "background:#fdb8c0";
+const ADD_WORD: &str = "background:#acf2bd";
+
+/// The diff as a side-by-side HTML table (before on the left, after on the right); in a
+/// replaced line the changed characters are marked.
+pub fn html(diff: &str) -> String {
+    let p = parse(diff);
+    let mut s = String::from("<div class=\"passlab-diff\">");
+    for h in &p.heading {
+        s.push_str(&format!(
+            "<div style=\"font-weight:bold;font-family:monospace\">{}</div>",
+            html_escape(h)
+        ));
+    }
+    s.push_str(&format!(
+        "<table class=\"passlab-diff\" style=\"{TABLE}\"><thead><tr>\
+         <th colspan=\"2\" style=\"text-align:left\">{}</th>\
+         <th colspan=\"2\" style=\"text-align:left\">{}</th></tr></thead><tbody>",
+        html_escape(&p.old_label),
+        html_escape(&p.new_label)
+    ));
+    for row in &p.rows {
+        match row {
+            Row::Gap => s.push_str(&format!(
+                "<tr><td style=\"{LINE_NO}\">⋯</td><td></td><td style=\"{LINE_NO}\">⋯</td><td></td></tr>"
+            )),
+            Row::Lines { old, new } => {
+                let changed = match (old, new) {
+                    (Some((_, a)), Some((_, b))) => a != b,
+                    _ => true,
+                };
+                let (old_html, new_html) = match (old, new) {
+                    (Some((_, a)), Some((_, b))) if changed => inline_diff(a, b),
+                    _ => (
+                        old.as_ref().map(|(_, t)| html_escape(t)).unwrap_or_default(),
+                        new.as_ref().map(|(_, t)| html_escape(t)).unwrap_or_default(),
+                    ),
+                };
+                s.push_str("<tr>");
+                side(&mut s, old.as_ref().map(|(n, _)| *n), &old_html, changed, DEL_BG);
+                side(&mut s, new.as_ref().map(|(n, _)| *n), &new_html, changed, ADD_BG);
+                s.push_str("</tr>");
+            }
+        }
+    }
+    s.push_str("</tbody></table></div>");
+    s
+}
+
+fn side(s: &mut String, line: Option<usize>, text: &str, changed: bool, bg: &str) {
+    let no = line.map(|n| n.to_string()).unwrap_or_default();
+    let bg = if changed && line.is_some() { bg } else { "" };
+    s.push_str(&format!(
+        "<td style=\"{LINE_NO}\">{no}</td><td style=\"{CELL};{bg}\">{text}</td>"
+    ));
+}
+
+/// Both sides of a replaced line, with the removed (left) and added (right) characters
+/// marked (runs of them, so `%0` -> `%x` marks just `0` and `x`).
+fn inline_diff(old: &str, new: &str) -> (String, String) {
+    let d = TextDiff::from_chars(old, new);
+    let (mut l, mut r) = (String::new(), String::new());
+    let mut run: Option<(ChangeTag, String)> = None;
+    let flush = |run: &mut Option<(ChangeTag, String)>, l: &mut String, r: &mut String| {
+        if let Some((tag, text)) = run.take() {
+            let t = html_escape(&text);
+            match tag {
+                ChangeTag::Equal => {
+                    l.push_str(&t);
+                    r.push_str(&t);
+                }
+                ChangeTag::Delete => l.push_str(&format!("<span style=\"{DEL_WORD}\">{t}</span>")),
+                ChangeTag::Insert => r.push_str(&format!("<span style=\"{ADD_WORD}\">{t}</span>")),
+            }
+        }
+    };
+    for c in d.iter_all_changes() {
+        match &mut run {
+            Some((tag, text)) if *tag == c.tag() => text.push_str(c.value()),
+            _ => {
+                flush(&mut run, &mut l, &mut r);
+                run = Some((c.tag(), c.value().to_string()));
+            }
+        }
+    }
+    flush(&mut run, &mut l, &mut r);
+    (l, r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DIFF: &str = "Simplify changed @main\n--- before Simplify\n+++ after Simplify\n@@ -1,4 +1,3 @@\n def @main(%x: float32) {\n-  %0 = add(%x, 0f);\n-  multiply(%0, 1f)\n+  %x\n }\n";
+
+    #[test]
+    fn ansi_colours_each_kind_of_line() {
+        let a = ansi(DIFF);
+        assert!(a.starts_with("\x1b[1mSimplify changed @main\x1b[0m\n"));
+        assert!(a.contains("\x1b[1m--- before Simplify\x1b[0m\n"));
+        assert!(a.contains("\x1b[36m@@ -1,4 +1,3 @@\x1b[0m\n"));
+        assert!(a.contains("\x1b[31m-  %0 = add(%x, 0f);\x1b[0m\n"));
+        assert!(a.contains("\x1b[32m+  %x\x1b[0m\n"));
+        assert!(a.contains("\n def @main(%x: float32) {\n"));
+        // Stripping the escapes gives the plain diff back.
+        let stripped = regex::Regex::new("\x1b\\[[0-9;]*m")
+            .unwrap()
+            .replace_all(&a, "");
+        assert_eq!(stripped, DIFF);
+    }
+
+    #[test]
+    fn html_is_side_by_side_with_line_numbers() {
+        let h = html(DIFF);
+        assert!(h.contains(">Simplify changed @main</div>"), "{h}");
+        assert!(h.contains(">before Simplify</th>") && h.contains(">after Simplify</th>"));
+        // The context line sits on both sides with its numbers.
+        let no = "<td style=\"color:#999;text-align:right;padding:0 6px;user-select:none\">";
+        let cell = "<td style=\"white-space:pre;padding:0 8px;text-align:left;vertical-align:top;";
+        assert!(
+            h.contains(&format!(
+                "{no}1</td>{cell}\">def @main(%x: float32) {{</td>{no}1</td>"
+            )),
+            "{h}"
+        );
+        // No added line resembles a removed one: removed lines first, each on its own row.
+        let rows: Vec<&str> = h.split("<tr>").skip(2).collect();
+        assert_eq!(rows.len(), 5, "{h}");
+        assert!(rows[1].contains(
+            "%0 = add(%x, 0f);</td>{no}</td>"
+                .replace("{no}", no)
+                .as_str()
+        ));
+        assert!(rows[3].starts_with(&format!("{no}</td>")) && rows[3].contains("  %x</td>"));
+    }
+
+    #[test]
+    fn a_changed_line_sits_next_to_the_line_it_resembles() {
+        let d = "--- a\n+++ b\n@@ -1,4 +1,3 @@\n def @main(%x: float32) {\n-  %0 = add(%x, 0f);\n-  multiply(%0, 1f)\n+  multiply(%x, 1f)\n }\n";
+        let h = html(d);
+        let rows: Vec<&str> = h.split("<tr>").skip(2).collect();
+        assert_eq!(rows.len(), 4, "{h}");
+        assert!(rows[1].contains("%0 = add(%x, 0f);</td>") && !rows[1].contains("multiply"));
+        assert!(
+            rows[2].contains("multiply(%<span style=\"background:#fdb8c0\">0</span>, 1f)"),
+            "{h}"
+        );
+        assert!(
+            rows[2].contains("multiply(%<span style=\"background:#acf2bd\">x</span>, 1f)"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn hunks_are_separated_and_numbered() {
+        assert_eq!(hunk_starts("@@ -12,7 +14,8 @@"), (12, 14));
+        assert_eq!(hunk_starts("@@ -3 +3 @@"), (3, 3));
+        let two = "--- a\n+++ b\n@@ -1,1 +1,1 @@\n-x\n+y\n@@ -9,1 +9,1 @@\n-p\n+q\n";
+        assert!(html(two).contains("⋯"));
+    }
+}

@@ -1,0 +1,99 @@
+//! The session's output sink: what passes and instruments write while a statement runs, kept
+//! with each chunk's kind so the session can render it per front end (a `PrintChanged` diff
+//! coloured in the terminal and side by side in Jupyter, printed IR highlighted). A run on a
+//! worker thread writes here too; the session drains it after the statement, a pause or the
+//! end of a run.
+
+use super::diff;
+use super::outputs::Outputs;
+use crate::pass::sink::{lock, Chunk, ChunkKind, OutputSink};
+use crate::text::{highlight, highlight_html};
+use std::sync::{Arc, Mutex};
+
+/// Collects chunks; clones share the same buffer.
+#[derive(Clone, Debug, Default)]
+pub struct SessionSink {
+    chunks: Arc<Mutex<Vec<(ChunkKind, String)>>>,
+}
+
+impl SessionSink {
+    pub fn new() -> SessionSink {
+        SessionSink::default()
+    }
+
+    /// The chunks so far, emptying the buffer. Adjacent log and warning chunks are merged.
+    pub fn take(&self) -> Vec<(ChunkKind, String)> {
+        std::mem::take(&mut *lock(&self.chunks))
+    }
+
+    /// Moves the chunks into `out`: text as stream parts; diffs and printed IR as parts of
+    /// their own with an ANSI rendering (when `color`) and an HTML one, so a notebook shows
+    /// them rendered (a kernel sends stream parts as plain text).
+    pub fn drain_into(&self, out: &mut Outputs, color: bool) {
+        for (kind, text) in self.take() {
+            match kind {
+                ChunkKind::Diff => {
+                    let ansi = color.then(|| diff::ansi(&text));
+                    out.display(text.clone(), ansi, Some(diff::html(&text)));
+                }
+                ChunkKind::Ir => {
+                    let ansi = color.then(|| highlight(&text));
+                    out.display(text.clone(), ansi, Some(highlight_html(&text)));
+                }
+                ChunkKind::Log => out.stream(text),
+                // Warnings are their own part: Jupyter shows them on standard error.
+                ChunkKind::Warning => out.warning(text),
+            }
+        }
+    }
+}
+
+impl OutputSink for SessionSink {
+    fn write(&self, chunk: Chunk<'_>) {
+        let mut chunks = lock(&self.chunks);
+        match chunks.last_mut() {
+            Some((kind, text))
+                if *kind == chunk.kind && matches!(kind, ChunkKind::Log | ChunkKind::Warning) =>
+            {
+                text.push_str(chunk.text)
+            }
+            _ => chunks.push((chunk.kind, chunk.text.to_string())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pass::sink::emit;
+    use crate::session::PartKind;
+
+    #[test]
+    fn diffs_are_parts_with_colour_and_html_logs_stay_plain() {
+        let sink = SessionSink::new();
+        emit(&sink, ChunkKind::Log, "t", "[t] one");
+        emit(&sink, ChunkKind::Log, "t", "[t] two");
+        emit(
+            &sink,
+            ChunkKind::Diff,
+            "PrintChanged",
+            "P changed @main\n--- before P\n+++ after P\n@@ -1 +1 @@\n-a\n+b\n",
+        );
+        let mut out = Outputs::new();
+        sink.drain_into(&mut out, true);
+        assert_eq!(out.parts.len(), 2, "log lines merge into one stream part");
+        assert_eq!(out.parts[0].kind, PartKind::Stream);
+        assert_eq!(out.parts[0].plain, "[t] one\n[t] two\n");
+        let p = &out.parts[1];
+        assert_eq!(p.kind, PartKind::Display);
+        assert!(p.plain.starts_with("P changed @main\n"));
+        let ansi = p.ansi.as_deref().unwrap();
+        assert!(ansi.contains("\x1b[32m+b"), "{ansi:?}");
+        let html = p.html.as_deref().unwrap();
+        assert!(html.contains("passlab-diff"), "{html}");
+        // The plain text of the whole output is what the instruments wrote, in order.
+        assert!(out
+            .plain()
+            .starts_with("[t] one\n[t] two\nP changed @main\n--- before P\n"));
+    }
+}

@@ -1,0 +1,321 @@
+//! Statements that pause halfway, and how they are finished.
+//!
+//! When a run pauses, the pass application returns the pause marker
+//! ([`SessionError::paused`]) and the statement unwinds. On the way up each level records
+//! what it still has to do in the [`Pending`] pause: the innermost statement records itself,
+//! each enclosing `with` block records a [`Frame`] (its remaining statements and the context
+//! to exit). At the top the pending pause becomes the session's [`Suspended`] state and
+//! the next statements run as usual (the `with` contexts stay entered: the session is "inside"
+//! the block while paused, so `current()` and `override_instruments` see the run's context).
+//!
+//! When the run ends (`continue`, or `step` past the last pass) the paused statement is
+//! executed again from the start, with the results of the runs it already made handed back in
+//! order instead of running them again (so `x = B(A(m))` paused in `B` does not run `A`
+//! twice), then the frames run: the rest of each block, then its exit. That part may pause
+//! again, building a new suspension the same way. `abort` (or a failure) exits the frames'
+//! contexts and restores the names the statement had bound, so it binds nothing.
+
+use super::debug::worker::{Msg, Pause, Resume, Run};
+use super::{Outputs, Session, SessionError, Value};
+use crate::ir::{Module, Span};
+use crate::lang::ast::Stmt;
+use crate::pass::{PassContext, PassError};
+use std::sync::Arc;
+
+/// What an enclosing `with` block still has to do.
+pub(crate) struct Frame {
+    pub ctx: PassContext,
+    pub span: Span,
+    pub rest: Vec<Stmt>,
+}
+
+/// A pause on its way up through the statement.
+pub(crate) struct Pending {
+    pub run: Run,
+    pub pause: Pause,
+    /// The statement's runs that completed before this one.
+    pub memo: Vec<Module>,
+    /// The pass application (for errors) and its input module.
+    pub call: Span,
+    pub input: Module,
+    /// The innermost statement being executed.
+    pub stmt: Option<Stmt>,
+    /// Enclosing blocks, innermost first.
+    pub frames: Vec<Frame>,
+}
+
+/// The session's paused state.
+pub(crate) struct Suspended {
+    pub run: Run,
+    pub pause: Pause,
+    memo: Vec<Module>,
+    call: Span,
+    input: Module,
+    stmt: Stmt,
+    /// Enclosing blocks, innermost first.
+    frames: Vec<Frame>,
+    /// The names the statement bound before pausing, with their values before it.
+    restore: Vec<(String, Option<Value>)>,
+    /// The input the statement came from: (source name, text), for error locations.
+    source: Arc<(String, String)>,
+}
+
+impl Suspended {
+    /// True when `ctx` was entered by a `with` block the paused statement is inside.
+    pub fn holds(&self, ctx: &PassContext) -> bool {
+        self.frames.iter().any(|f| f.ctx.same_as(ctx))
+    }
+
+    /// The first line of the paused statement, for `where`.
+    pub fn statement_line(&self) -> String {
+        let (lo, hi) = (self.stmt.span.lo as usize, self.stmt.span.hi as usize);
+        let text = self.source.1.get(lo..hi).unwrap_or("");
+        let first = text.lines().next().unwrap_or("").trim();
+        if text.trim().lines().count() > 1 {
+            format!("{first} ...")
+        } else {
+            first.to_string()
+        }
+    }
+}
+
+impl Session {
+    /// Runs `frames` (innermost last) after a statement ended with `result`: the rest of each
+    /// block (unless something failed), then its exit. A pause inside records the frames
+    /// still to run and returns the marker.
+    pub(crate) fn run_frames(
+        &mut self,
+        mut frames: Vec<Frame>,
+        mut result: Result<(), SessionError>,
+        out: &mut Outputs,
+    ) -> Result<(), SessionError> {
+        while let Some(Frame { ctx, span, rest }) = frames.pop() {
+            if result.is_ok() {
+                for (i, s) in rest.iter().enumerate() {
+                    match self.run_stmt(s, out) {
+                        Ok(()) => {}
+                        Err(e) if e.is_pause() => {
+                            let p = self
+                                .debug
+                                .pending
+                                .as_mut()
+                                .expect("a pause leaves a pending suspension");
+                            p.frames.push(Frame {
+                                ctx,
+                                span,
+                                rest: rest[i + 1..].to_vec(),
+                            });
+                            p.frames.extend(frames.into_iter().rev());
+                            return Err(e);
+                        }
+                        Err(e) => {
+                            result = Err(e);
+                            break;
+                        }
+                    }
+                }
+            }
+            result = self.exit_block(&ctx, span, result, out);
+        }
+        result
+    }
+
+    /// The end of a `with` block: exits the contexts the block left entered, then `ctx`,
+    /// also when the block failed.
+    fn exit_block(
+        &mut self,
+        ctx: &PassContext,
+        span: Span,
+        mut result: Result<(), SessionError>,
+        out: &mut Outputs,
+    ) -> Result<(), SessionError> {
+        while self.pm.stack().last().is_some_and(|top| !top.same_as(ctx)) {
+            if let Err(e) = self.pm.exit_innermost() {
+                result = result.and(Err(SessionError::at(e.to_string(), span)));
+            }
+        }
+        let exited = self.pm.exit(ctx);
+        self.drain_sink(out);
+        match (result, exited) {
+            (Ok(()), Ok(())) => Ok(()),
+            (Ok(()), Err(x)) => Err(SessionError::at(x.to_string(), span)),
+            (Err(e), Ok(())) => Err(e),
+            (Err(e), Err(x)) => Err(SessionError::at(
+                format!("{x}\n(while exiting after the block failed: {})", e.message),
+                span,
+            )),
+        }
+    }
+
+    /// Makes the pending pause the session's paused state and shows where it is.
+    /// `restore` holds the names bound by an earlier part of the same statement.
+    pub(crate) fn suspend(
+        &mut self,
+        mut restore: Vec<(String, Option<Value>)>,
+        source: Arc<(String, String)>,
+        out: &mut Outputs,
+    ) {
+        let p = self
+            .debug
+            .pending
+            .take()
+            .expect("a pause leaves a pending suspension");
+        for (name, before) in self.debug.assigned.drain(..) {
+            if !restore.iter().any(|(n, _)| *n == name) {
+                restore.push((name, before));
+            }
+        }
+        self.show_pause(&p.pause, out);
+        self.debug.suspended = Some(Suspended {
+            run: p.run,
+            pause: p.pause,
+            memo: p.memo,
+            call: p.call,
+            input: p.input,
+            stmt: p.stmt.expect("the innermost statement records itself"),
+            frames: p.frames,
+            restore,
+            source,
+        });
+    }
+
+    /// `breakpoint 3: ...` lines, then `paused before FoldConstant (2 of 4) in sequential`.
+    pub(crate) fn show_pause(&self, pause: &Pause, out: &mut Outputs) {
+        let mut text = pause.reasons.join("\n");
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&pause.describe());
+        let ansi = self.color.then(|| {
+            text.lines()
+                .map(|l| format!("\x1b[1;33m{l}\x1b[0m"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        });
+        let html = format!(
+            "<pre class=\"passlab-pause\" style=\"color:#b58900;font-weight:bold\">{}</pre>",
+            super::outputs::html_escape(&text)
+        );
+        out.display(text, ansi, Some(html));
+    }
+
+    /// `step` / `continue`: lets the paused run go on, then shows the next pause or finishes
+    /// the statement.
+    pub(crate) fn resume(&mut self, how: Resume, out: &mut Outputs) -> Result<(), SessionError> {
+        let Some(mut s) = self.debug.suspended.take() else {
+            return Ok(());
+        };
+        let msg = s.run.resume(how);
+        self.drain_sink(out);
+        match msg {
+            Msg::Paused(p) => {
+                self.show_pause(&p, out);
+                s.pause = p;
+                self.debug.suspended = Some(s);
+                Ok(())
+            }
+            Msg::Done(r) => self.finish(s, r, out),
+        }
+    }
+
+    /// The run ended: execute the statement again with its runs' results, then its frames.
+    fn finish(
+        &mut self,
+        s: Suspended,
+        result: Result<Module, PassError>,
+        out: &mut Outputs,
+    ) -> Result<(), SessionError> {
+        let origin = s.source.clone();
+        let saved = (
+            std::mem::replace(&mut self.source_name, origin.0.clone()),
+            std::mem::replace(&mut self.source, origin.1.clone()),
+        );
+        self.debug.assigned.clear();
+        let r = match result {
+            Err(err) => Err(self.pass_error(err, &s.input, s.call)),
+            Ok(m) => {
+                self.debug.replay = s.memo.into_iter().chain([m]).collect();
+                let r = self.run_stmt(&s.stmt, out);
+                self.debug.replay.clear();
+                r
+            }
+        };
+        let frames: Vec<Frame> = s.frames.into_iter().rev().collect();
+        let r = match r {
+            Err(e) if e.is_pause() => {
+                if let Some(p) = self.debug.pending.as_mut() {
+                    p.frames.extend(frames.into_iter().rev());
+                }
+                Err(e)
+            }
+            r => self.run_frames(frames, r, out),
+        };
+        let outcome = match r {
+            Ok(()) => Ok(()),
+            Err(e) if e.is_pause() => {
+                self.suspend(s.restore, origin.clone(), out);
+                Ok(())
+            }
+            Err(e) => {
+                self.restore_bindings(s.restore);
+                Err(e.in_source(&origin.0, &origin.1))
+            }
+        };
+        (self.source_name, self.source) = saved;
+        outcome
+    }
+
+    /// `abort`: the worker unwinds; the blocks' contexts are exited and nothing is bound.
+    pub(crate) fn abort_suspended(&mut self, out: &mut Outputs) -> Result<(), SessionError> {
+        let Some(s) = self.debug.suspended.take() else {
+            return Ok(());
+        };
+        let Suspended {
+            mut run,
+            pause,
+            call,
+            frames,
+            restore,
+            source,
+            ..
+        } = s;
+        // The worker answers with its `Aborted` error; nothing else can come back.
+        let _ = run.resume(Resume::Abort);
+        self.drain_sink(out);
+        let mut result = Ok(());
+        for f in frames {
+            result = self.exit_block(&f.ctx, f.span, result, out);
+        }
+        self.debug.assigned.clear();
+        self.restore_bindings(restore);
+        let call = source
+            .1
+            .get(call.lo as usize..call.hi as usize)
+            .unwrap_or("the run");
+        out.display(
+            format!(
+                "aborted {call} {}; nothing was bound",
+                pause.describe().trim_start_matches("paused ")
+            ),
+            None,
+            None,
+        );
+        result.map_err(|e| e.in_source(&source.0, &source.1))
+    }
+
+    /// Puts back the values names had before the statement (removing names it introduced),
+    /// including the names bound since it was resumed.
+    fn restore_bindings(&mut self, mut restore: Vec<(String, Option<Value>)>) {
+        for (name, before) in self.debug.assigned.drain(..) {
+            if !restore.iter().any(|(n, _)| *n == name) {
+                restore.push((name, before));
+            }
+        }
+        for (name, before) in restore {
+            match before {
+                Some(v) => self.vars.insert(name, v),
+                None => self.vars.remove(&name),
+            };
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! The step debugger through the Rust API: what transcripts cannot show (threads, Ctrl-C,
+//! dropping a session while a run is paused, the ANSI and HTML renderings).
+
+use passlab::ir::Module;
+use passlab::pass::{module_pass, PassInfo};
+use passlab::session::{PartKind, Session, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::channel;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const M: &str = "m = parse(\"\"\"def @main(%x: float32) { multiply(add(%x, 0f), 1f) }\"\"\")\n\
+    drop_add = function_pass(name=\"DropAdd\", rewrite=[\"add(?x, 0f) => ?x\"])\n\
+    drop_mul = function_pass(name=\"DropMul\", rewrite=[\"multiply(?x, 1f) => ?x\"])";
+
+fn session() -> Session {
+    let mut s = Session::new();
+    let out = s.execute(M);
+    assert!(!out.is_error(), "{}", out.plain());
+    s
+}
+
+fn ok(s: &mut Session, src: &str) -> String {
+    let out = s.execute(src);
+    assert!(!out.is_error(), "{src}:\n{}", out.plain());
+    out.plain()
+}
+
+/// Sets a flag when dropped: tells when the last holder of a pass (the worker) let go.
+struct DropFlag(Arc<AtomicBool>);
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+fn wait_for(flag: &AtomicBool, what: &str) {
+    let start = Instant::now();
+    while !flag.load(Ordering::SeqCst) {
+        assert!(start.elapsed() < Duration::from_secs(10), "{what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn paused_state_lasts_across_execute_calls() {
+    let mut s = session();
+    assert_eq!(s.paused(), None);
+    ok(&mut s, "break DropMul");
+    let out = ok(
+        &mut s,
+        "x = Sequential([drop_add, drop_mul])(m)\ny = 1\nshow ir",
+    );
+    assert!(
+        out.starts_with("paused before DropMul (2 of 2) in sequential\n"),
+        "{out}"
+    );
+    // The next statements of the same input ran while paused.
+    assert!(out.contains("multiply(%x, 1f)"), "{out}");
+    assert!(matches!(s.var("y"), Some(Value::Int(1))));
+    assert_eq!(
+        s.paused().as_deref(),
+        Some("paused before DropMul (2 of 2) in sequential")
+    );
+    assert!(s.var("x").is_none());
+    ok(&mut s, "continue");
+    assert_eq!(s.paused(), None);
+    assert!(matches!(s.var("x"), Some(Value::Module(_))));
+}
+
+#[test]
+fn dropping_a_session_with_a_paused_run_ends_the_run() {
+    let released = Arc::new(AtomicBool::new(false));
+    let guard = DropFlag(released.clone());
+    let held = module_pass(PassInfo::new("Held", 0), move |m: &Module, _cx| {
+        let _keep = &guard;
+        Ok(m.clone())
+    });
+    let mut s = session();
+    s.set_var("held", Value::Pass(held));
+    ok(&mut s, "break DropMul");
+    let out = ok(&mut s, "x = Sequential([held, drop_add, drop_mul])(m)");
+    assert!(out.contains("paused before DropMul (3 of 3)"), "{out}");
+    let start = Instant::now();
+    drop(s);
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "drop waited for the run"
+    );
+    // The worker wakes up, aborts and lets go of the pipeline (and so of `held`).
+    wait_for(&released, "the paused worker never ended");
+}
+
+/// A pass that says when it starts and then takes its time.
+fn slow_pass(name: &str, started: std::sync::mpsc::Sender<()>) -> Value {
+    let started = std::sync::Mutex::new(started);
+    Value::Pass(module_pass(
+        PassInfo::new(name, 0),
+        move |m: &Module, _cx| {
+            let _ = started.lock().unwrap().send(());
+            std::thread::sleep(Duration::from_millis(300));
+            Ok(m.clone())
+        },
+    ))
+}
+
+#[test]
+fn ctrl_c_interrupts_a_run_on_the_worker_and_a_resumed_one() {
+    let mut s = session();
+    let (tx, rx) = channel();
+    s.set_var("slow", slow_pass("Slow", tx));
+    let flag = s.interrupt_flag();
+    let t = std::thread::spawn(move || {
+        let out = s.execute("x = Sequential([slow, drop_add])(m)");
+        (s, out)
+    });
+    rx.recv().unwrap();
+    flag.store(true, Ordering::SeqCst);
+    let (mut s, out) = t.join().unwrap();
+    assert!(
+        out.plain()
+            .contains("error: interrupted before pass DropAdd"),
+        "{}",
+        out.plain()
+    );
+    assert!(s.var("x").is_none());
+    // The same after a pause: `continue` runs the rest on the worker, Ctrl-C still stops it.
+    ok(&mut s, "break Slow");
+    let out = ok(&mut s, "x = Sequential([drop_add, slow, drop_mul])(m)");
+    assert!(out.contains("paused before Slow (2 of 3)"), "{out}");
+    let t = std::thread::spawn(move || {
+        let out = s.execute("continue");
+        (s, out)
+    });
+    rx.recv().unwrap();
+    flag.store(true, Ordering::SeqCst);
+    let (s, out) = t.join().unwrap();
+    assert!(
+        out.plain()
+            .contains("error: interrupted before pass DropMul"),
+        "{}",
+        out.plain()
+    );
+    assert_eq!(s.paused(), None);
+    assert!(s.var("x").is_none());
+}
+
+#[test]
+fn print_changed_and_diff_render_coloured_and_side_by_side() {
+    let mut s = session();
+    s.set_color(true);
+    let out = s.execute(
+        "with PassContext(instruments=[PrintChanged()]) {\n  x = drop_add(m)\n}\ndiff m x @main",
+    );
+    assert!(!out.is_error(), "{}", out.plain());
+    let stream = &out.parts[0];
+    assert_eq!(stream.kind, PartKind::Display);
+    assert!(stream
+        .plain
+        .starts_with("DropAdd changed @main\n--- before DropAdd\n"));
+    let ansi = stream.ansi.as_deref().expect("an ANSI rendering");
+    assert!(
+        ansi.contains("\x1b[31m-  %0 = add(%x, 0f);\x1b[0m"),
+        "{ansi}"
+    );
+    let html = stream.html.as_deref().expect("an HTML rendering");
+    assert!(html.contains("<table class=\"passlab-diff\""), "{html}");
+    let diff = &out.parts[1];
+    assert_eq!(diff.kind, PartKind::Display);
+    assert!(diff.plain.starts_with("--- m\n+++ x\n"), "{}", diff.plain);
+    assert!(diff
+        .ansi
+        .as_deref()
+        .unwrap()
+        .contains("\x1b[32m+  multiply(%x, 1f)"));
+    let html = diff.html.as_deref().unwrap();
+    assert!(
+        html.contains(">m</th>") && html.contains(">x</th>"),
+        "{html}"
+    );
+    // Without colour, no ANSI rendering; HTML is always there.
+    s.set_color(false);
+    let out = s.execute("diff m x");
+    assert!(out.parts[0].ansi.is_none());
+    assert!(out.parts[0].html.is_some());
+}
+
+#[test]
+fn history_and_breakpoints_have_html_tables() {
+    let mut s = session();
+    ok(
+        &mut s,
+        "x = Sequential([drop_add, drop_mul])(m)\nbreak DropAdd",
+    );
+    let out = s.execute("history\nbreakpoints");
+    let history = out.parts[0].html.as_deref().unwrap();
+    assert!(history.contains("<th>changed</th>"), "{history}");
+    assert!(history.contains("<td style=\"text-align:left;font-family:monospace\">DropMul</td>"));
+    let bps = out.parts[1].html.as_deref().unwrap();
+    assert!(bps.contains("before DropAdd"), "{bps}");
+    // The pause line has its own renderings.
+    s.set_color(true);
+    let out = s.execute("y = drop_add(m)");
+    let p = &out.parts[0];
+    assert_eq!(p.plain, "paused before DropAdd\n");
+    assert_eq!(
+        p.ansi.as_deref(),
+        Some("\x1b[1;33mpaused before DropAdd\x1b[0m\n")
+    );
+    assert!(p.html.as_deref().unwrap().contains("passlab-pause"));
+}
+
+#[test]
+fn exit_all_contexts_aborts_a_paused_run_first() {
+    let mut s = session();
+    ok(
+        &mut s,
+        "break DropMul\nenter PassContext(instruments=[Trace(name=\"t\")])",
+    );
+    let out = ok(
+        &mut s,
+        "with PassContext(instruments=[Trace(name=\"u\")]) {\n  x = Sequential([drop_add, drop_mul])(m)\n}",
+    );
+    assert!(out.contains("paused before DropMul"), "{out}");
+    let out = s.exit_all_contexts().plain();
+    assert_eq!(
+        out,
+        "[u] exit_pass_ctx\naborted Sequential([drop_add, drop_mul])(m) before DropMul (2 of 2) in sequential; nothing was bound\n[t] exit_pass_ctx\n"
+    );
+    assert_eq!(s.paused(), None);
+    assert!(s.pass_manager().stack().is_empty());
+}
+
+/// The unique expression nodes of all the modules (shared nodes count once).
+fn unique_nodes(modules: &[Module]) -> usize {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut n = 0;
+    for m in modules {
+        for (_, f) in m.functions() {
+            passlab::ir::visit::post_order_with(f, &mut seen, &mut |_| n += 1);
+        }
+    }
+    n
+}
+
+#[test]
+fn a_runs_history_shares_structure_between_steps() {
+    // `examples/history_memory.rs` measures the same on conv_model(17000).
+    let mut s = Session::new();
+    let input = passlab::text::parse_module(&passlab::testgen::conv_model(500), "conv").unwrap();
+    s.set_var("m", Value::Module(input));
+    ok(
+        &mut s,
+        "add_helper = module_pass(name=\"AddHelper\", add=\"\"\"def @helper(%a: float32) { abs(%a) }\"\"\")\n\
+         no_match = function_pass(name=\"NoMatch\", rewrite=[\"nn.relu(nn.relu(?x)) => nn.relu(?x)\"])\n\
+         leaky = function_pass(name=\"LeakyRelu\", rewrite=[\"nn.relu(?x) => nn.leaky_relu(?x)\"])\n\
+         out = Sequential([InferType(), add_helper, no_match, InferType(), no_match, no_match,\n\
+           leaky, InferType(), no_match, no_match, InferType(), no_match, no_match, no_match,\n\
+           InferType(), no_match, no_match, no_match, no_match, InferType()])(m)",
+    );
+    let mut kept = Vec::new();
+    for k in 0..=20 {
+        ok(&mut s, &format!("h = history[{k}]"));
+        match s.var("h") {
+            Some(Value::Module(m)) => kept.push(m.clone()),
+            _ => unreachable!(),
+        }
+    }
+    let one = kept
+        .iter()
+        .map(|m| unique_nodes(std::slice::from_ref(m)))
+        .max()
+        .unwrap();
+    let all = unique_nodes(&kept);
+    assert!(
+        all <= 3 * one,
+        "21 modules hold {all} unique nodes, one holds {one}"
+    );
+    // Unchanged steps are the very same module value.
+    assert!(kept[3].same_as(&kept[2]), "NoMatch returns its input");
+}
