@@ -44,7 +44,7 @@ pub use module_pass::{module_pass, ModulePass};
 pub use observer::{Flow, PassEvent, PassObserver};
 pub use registry::{OptionSpec, PassEntry, PassOptions, Registry};
 pub use sequential::Sequential;
-pub use sink::{emit, BufferSink, Chunk, ChunkKind, NullSink, OutputSink, StdoutSink};
+pub use sink::{emit, BufferSink, Chunk, ChunkKind, NullSink, OutputSink, Segment, StdoutSink};
 
 use crate::ir::Module;
 use std::fmt;

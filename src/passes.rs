@@ -4,16 +4,26 @@
 //! this table. To add a pass: write `passes/<name>.rs` with a `create(&PassOptions)` function
 //! and add its row.
 
+pub mod alter_op_layout;
 pub mod canonicalize_ops;
+pub mod convert_layout;
 pub mod dead_code;
 pub mod eliminate_common_subexpr;
 pub mod fold_constant;
+pub mod fold_scale_axis;
+pub mod fuse_ops;
 pub mod infer_type;
+pub mod inline_globals;
+pub mod lambda_lift;
+pub mod layout_rewrite;
 pub mod print_ir;
+pub mod remove_unused_functions;
 pub mod simplify_inference;
 pub mod standard;
+pub mod subst;
 pub mod to_a_normal_form;
 pub mod to_graph_normal_form;
+pub mod typed;
 
 use crate::pass::config::ConfigType;
 use crate::pass::registry::{OptionSpec, PassEntry};
@@ -120,5 +130,98 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
         summary: "rewrite nn.bias_add into add with expand_dims",
         options: &[],
         constructor: standard::canonicalize_ops,
+    },
+    PassEntry {
+        name: "FuseOps",
+        kind: PassKind::Function,
+        opt_level: 0,
+        required: &["InferType"],
+        summary: "fuse ops into Primitive functions by op pattern and post-dominance",
+        options: &[OptionSpec {
+            name: "fuse_opt_level",
+            ty: ConfigType::Int,
+            doc: "fusion level (-1: the context's opt_level; 0: one op per function)",
+        }],
+        constructor: fuse_ops::create,
+    },
+    PassEntry {
+        name: "BackwardFoldScaleAxis",
+        kind: PassKind::Function,
+        opt_level: 3,
+        required: &["InferType"],
+        summary: "fold a per-channel multiply after a conv/dense into its weights",
+        options: &[],
+        constructor: fold_scale_axis::create_backward,
+    },
+    PassEntry {
+        name: "ForwardFoldScaleAxis",
+        kind: PassKind::Function,
+        opt_level: 3,
+        required: &["InferType"],
+        summary: "fold a per-channel multiply before a conv/dense into its weights",
+        options: &[],
+        constructor: fold_scale_axis::create_forward,
+    },
+    PassEntry {
+        name: "FoldScaleAxis",
+        kind: PassKind::Sequential,
+        opt_level: 0,
+        required: &[],
+        summary: "Sequential of BackwardFoldScaleAxis, ForwardFoldScaleAxis and FoldConstant",
+        options: &[],
+        constructor: fold_scale_axis::create,
+    },
+    PassEntry {
+        name: "ConvertLayout",
+        kind: PassKind::Function,
+        opt_level: 3,
+        required: &["InferType", "CanonicalizeOps"],
+        summary: "convert ops to desired data/kernel layouts, inserting layout_transform",
+        options: &[OptionSpec {
+            name: "desired_layouts",
+            ty: ConfigType::StrListMap,
+            doc: "op name -> [data_layout, kernel_layout], e.g. {\"nn.conv2d\": [\"NCHW\", \"default\"]}",
+        }],
+        constructor: convert_layout::create,
+    },
+    PassEntry {
+        name: "AlterOpLayout",
+        kind: PassKind::Function,
+        opt_level: 3,
+        required: &["InferType"],
+        summary: "apply each op's alter-layout hook (none without a target: unchanged)",
+        options: &[],
+        constructor: alter_op_layout::create,
+    },
+    PassEntry {
+        name: "LambdaLift",
+        kind: PassKind::Module,
+        opt_level: 1,
+        required: &[],
+        summary: "lift nested functions to global functions (closures capture free variables)",
+        options: &[],
+        constructor: lambda_lift::create,
+    },
+    PassEntry {
+        name: "InlineGlobals",
+        kind: PassKind::Module,
+        opt_level: 1,
+        required: &[],
+        summary: "inline global functions marked Inline=1 into their callers (TVM's Inline())",
+        options: &[],
+        constructor: inline_globals::create,
+    },
+    PassEntry {
+        name: "RemoveUnusedFunctions",
+        kind: PassKind::Module,
+        opt_level: 1,
+        required: &[],
+        summary: "remove global functions not reachable from the entry functions",
+        options: &[OptionSpec {
+            name: "entry_functions",
+            ty: ConfigType::StrList,
+            doc: "the functions to keep with everything they reach (default [\"main\"])",
+        }],
+        constructor: remove_unused_functions::create,
     },
 ];

@@ -48,6 +48,8 @@ pub struct Session {
     pub(crate) source_name: String,
     /// The text being executed (for error carets).
     pub(crate) source: String,
+    /// Set by `clear_output()`; the statement's outputs then end with a clear part.
+    pub(crate) clear_requested: bool,
     /// Breakpoints, the paused run, the last run's history.
     pub(crate) debug: Debugger,
 }
@@ -75,6 +77,7 @@ impl Session {
             interrupt,
             source_name: "<input>".into(),
             source: String::new(),
+            clear_requested: false,
             debug: Debugger::default(),
         }
     }
@@ -196,6 +199,9 @@ impl Session {
         let r = self.run_stmt_inner(stmt, out);
         self.debug.stmt_runs = outer_runs;
         self.drain_sink(out);
+        if std::mem::take(&mut self.clear_requested) {
+            out.clear();
+        }
         match &r {
             Err(e) if e.is_pause() => {
                 if let Some(p) = self.debug.pending.as_mut() {
@@ -353,5 +359,38 @@ mod tests {
             out.plain()
         );
         assert!(matches!(s.var("x"), Some(Value::Int(1))));
+    }
+
+    #[test]
+    fn warnings_are_parts_of_their_own() {
+        let dir = std::env::temp_dir().join(format!("passlab-warn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("notes.txt"), "not a dump").unwrap();
+        let mut s = Session::new();
+        let src = format!(
+            "m = parse(\"\"\"def @main(%x: float32) {{ %x }}\"\"\")\n\
+             with PassContext(instruments=[DumpIR(\"{}\", refresh=true)]) {{\n\
+               m2 = PrintIR()(m)\n\
+             }}",
+            dir.display()
+        );
+        let out = s.execute(&src);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let kinds: Vec<PartKind> = out.parts.iter().map(|p| p.kind).collect();
+        assert_eq!(kinds, vec![PartKind::Warning, PartKind::Display], "{out:?}");
+        assert!(out.parts[0].plain.starts_with("warning: DumpIR keeps"));
+        assert!(out.plain().contains("def @main"));
+    }
+
+    #[test]
+    fn clear_output_is_a_part_in_order() {
+        let mut s = Session::new();
+        let out = s.execute("print(\"a\")\nclear_output()\nprint(\"b\")");
+        let kinds: Vec<PartKind> = out.parts.iter().map(|p| p.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![PartKind::Stream, PartKind::Clear, PartKind::Stream]
+        );
+        assert_eq!(out.plain(), "a\nb\n");
     }
 }

@@ -277,8 +277,8 @@ fn config_is_validated_and_coerced_at_construction() {
         error: config "testing.immutable_module" expects bool, got str
         error: config "testing.immutable_module" expects bool, got None
         error: config "test.max_depth" expects int, got float
-        error: unknown config key "testing.immutable_modul" (did you mean "testing.immutable_module"?); known keys: passlab.required, test.max_depth, testing.immutable_module
-        error: unknown config key "nothing.like.it"; known keys: passlab.required, test.max_depth, testing.immutable_module
+        error: unknown config key "testing.immutable_modul" (did you mean "testing.immutable_module"?); known keys: passlab.required, relay.FuseOps.link_params, relay.FuseOps.max_depth, test.max_depth, testing.immutable_module
+        error: unknown config key "nothing.like.it"; known keys: passlab.required, relay.FuseOps.link_params, relay.FuseOps.max_depth, test.max_depth, testing.immutable_module
     "#]]
     .assert_eq(&(out.join("\n") + "\n"));
     let names: Vec<&str> = config_keys().iter().map(|k| k.name).collect();

@@ -4,6 +4,7 @@
 mod support;
 
 use expect_test::expect;
+use passlab::pass::ConfigValue;
 use passlab::pass::{PassKind, PassOptions, Registry};
 use support::*;
 
@@ -74,12 +75,21 @@ fn the_table_lists_every_builtin_pass() {
         })
         .collect();
     expect![[r#"
+        AlterOpLayout function opt_level=3 required=["InferType"] options=[] - apply each op's alter-layout hook (none without a target: unchanged)
+        BackwardFoldScaleAxis function opt_level=3 required=["InferType"] options=[] - fold a per-channel multiply after a conv/dense into its weights
         CanonicalizeOps function opt_level=3 required=["InferType"] options=[] - rewrite nn.bias_add into add with expand_dims
+        ConvertLayout function opt_level=3 required=["InferType", "CanonicalizeOps"] options=[desired_layouts: dict of str to list of str] - convert ops to desired data/kernel layouts, inserting layout_transform
         DeadCodeElimination module opt_level=1 required=["InferType"] options=[inline_once: bool, ignore_impurity: bool] - remove unused pure let bindings (and inline single-use ones with inline_once)
         EliminateCommonSubexpr function opt_level=3 required=["InferType"] options=[] - merge identical calls (same op, attributes and arguments)
         FoldConstant function opt_level=2 required=[] options=[fold_qnn: bool] - evaluate calls whose arguments are all constants
+        FoldScaleAxis sequential opt_level=0 required=[] options=[] - Sequential of BackwardFoldScaleAxis, ForwardFoldScaleAxis and FoldConstant
+        ForwardFoldScaleAxis function opt_level=3 required=["InferType"] options=[] - fold a per-channel multiply before a conv/dense into its weights
+        FuseOps function opt_level=0 required=["InferType"] options=[fuse_opt_level: int] - fuse ops into Primitive functions by op pattern and post-dominance
         InferType module opt_level=0 required=[] options=[] - infer the type of every expression (fills parameter and return annotations)
+        InlineGlobals module opt_level=1 required=[] options=[] - inline global functions marked Inline=1 into their callers (TVM's Inline())
+        LambdaLift module opt_level=1 required=[] options=[] - lift nested functions to global functions (closures capture free variables)
         PrintIR module opt_level=0 required=[] options=[header: str] - print the module to the output (with a header) and return it unchanged
+        RemoveUnusedFunctions module opt_level=1 required=[] options=[entry_functions: list of str] - remove global functions not reachable from the entry functions
         SimplifyInference function opt_level=0 required=["InferType"] options=[] - decompose batch_norm, layer_norm and friends; drop dropout
         ToANormalForm module opt_level=1 required=[] options=[] - let-bind every non-atomic subexpression
         ToGraphNormalForm function opt_level=1 required=[] options=[] - turn let bindings back into dataflow
@@ -87,7 +97,19 @@ fn the_table_lists_every_builtin_pass() {
     .assert_eq(&(rows.join("\n") + "\n"));
     // The table's metadata agrees with the passes it builds.
     for e in reg.entries() {
-        let p = reg.create(&e.name, &PassOptions::new()).unwrap();
+        // ConvertLayout, like TVM's, cannot be built without its desired layouts.
+        let opts = if &*e.name == "ConvertLayout" {
+            PassOptions::new().with(
+                "desired_layouts",
+                ConfigValue::Map(vec![(
+                    "nn.conv2d".into(),
+                    ConfigValue::List(vec![ConfigValue::Str("NCHW".into())]),
+                )]),
+            )
+        } else {
+            PassOptions::new()
+        };
+        let p = reg.create(&e.name, &opts).unwrap();
         assert_eq!(p.name(), &*e.name);
         assert_eq!(p.info().opt_level(), e.opt_level);
         assert_eq!(p.kind(), e.kind);

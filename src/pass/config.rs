@@ -20,6 +20,8 @@ pub enum ConfigValue {
     Float(f64),
     Str(Arc<str>),
     List(Vec<ConfigValue>),
+    /// A dictionary with string keys, in the order written (`{"nn.conv2d": ["NCHW", "default"]}`).
+    Map(Vec<(Arc<str>, ConfigValue)>),
 }
 
 impl ConfigValue {
@@ -32,6 +34,7 @@ impl ConfigValue {
             ConfigValue::Float(_) => "float",
             ConfigValue::Str(_) => "str",
             ConfigValue::List(_) => "list",
+            ConfigValue::Map(_) => "dict",
         }
     }
 
@@ -62,6 +65,13 @@ impl ConfigValue {
             _ => None,
         }
     }
+
+    pub fn as_map(&self) -> Option<&[(Arc<str>, ConfigValue)]> {
+        match self {
+            ConfigValue::Map(m) => Some(m),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for ConfigValue {
@@ -81,6 +91,16 @@ impl fmt::Display for ConfigValue {
                     write!(f, "{v}")?;
                 }
                 f.write_str("]")
+            }
+            ConfigValue::Map(m) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in m.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{k:?}: {v}")?;
+                }
+                f.write_str("}")
             }
         }
     }
@@ -133,6 +153,8 @@ pub enum ConfigType {
     Choice(&'static [&'static str]),
     /// A list of strings.
     StrList,
+    /// A dictionary from strings to lists of strings.
+    StrListMap,
 }
 
 impl fmt::Display for ConfigType {
@@ -147,6 +169,7 @@ impl fmt::Display for ConfigType {
                 f.write_str(&quoted.join(" | "))
             }
             ConfigType::StrList => f.write_str("list of str"),
+            ConfigType::StrListMap => f.write_str("dict of str to list of str"),
         }
     }
 }
@@ -183,6 +206,20 @@ impl ConfigType {
                 }
                 ConfigValue::List(l)
             }
+            (ConfigType::StrListMap, ConfigValue::Map(m)) => {
+                for (k, v) in &m {
+                    let ok = v
+                        .as_list()
+                        .is_some_and(|l| l.iter().all(|x| matches!(x, ConfigValue::Str(_))));
+                    if !ok {
+                        return Err(format!(
+                            "{what} expects a dict of str to list of str, got {} for {k:?}",
+                            v.type_name()
+                        ));
+                    }
+                }
+                ConfigValue::Map(m)
+            }
             (_, v) => return Err(mismatch(&v)),
         })
     }
@@ -211,6 +248,18 @@ pub static BUILTIN_CONFIG_KEYS: &[ConfigKey] = &[
         ty: ConfigType::Choice(&["always", "cached"]),
         default: || ConfigValue::Str("always".into()),
         doc: "\"always\" runs required passes every time (TVM); \"cached\" skips one that already ran on the same module value",
+    },
+    ConfigKey {
+        name: "relay.FuseOps.max_depth",
+        ty: ConfigType::Int,
+        default: || ConfigValue::Int(256),
+        doc: "FuseOps: the largest number of nodes in one fused function",
+    },
+    ConfigKey {
+        name: "relay.FuseOps.link_params",
+        ty: ConfigType::Bool,
+        default: || ConfigValue::Bool(false),
+        doc: "FuseOps: keep constants inside fused functions instead of passing them as parameters",
     },
 ];
 

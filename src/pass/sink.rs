@@ -54,10 +54,19 @@ impl OutputSink for NullSink {
     fn write(&self, _: Chunk<'_>) {}
 }
 
-/// Keeps the output as one string; clones share the same buffer.
+/// Keeps the output in order; clones share the same buffer. Warnings are told apart from the
+/// rest, so a front end can send them to standard error.
 #[derive(Clone, Debug, Default)]
 pub struct BufferSink {
-    buf: Arc<Mutex<String>>,
+    buf: Arc<Mutex<Vec<Segment>>>,
+}
+
+/// A run of output of one sort.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// True for [`ChunkKind::Warning`] output.
+    pub warning: bool,
+    pub text: String,
 }
 
 impl BufferSink {
@@ -67,18 +76,31 @@ impl BufferSink {
 
     /// The output so far.
     pub fn contents(&self) -> String {
-        lock(&self.buf).clone()
+        lock(&self.buf).iter().map(|s| s.text.as_str()).collect()
     }
 
     /// The output so far, emptying the buffer.
     pub fn take(&self) -> String {
+        self.take_segments().into_iter().map(|s| s.text).collect()
+    }
+
+    /// The output so far as runs of warnings and other output, emptying the buffer.
+    pub fn take_segments(&self) -> Vec<Segment> {
         std::mem::take(&mut *lock(&self.buf))
     }
 }
 
 impl OutputSink for BufferSink {
     fn write(&self, chunk: Chunk<'_>) {
-        lock(&self.buf).push_str(chunk.text);
+        let warning = chunk.kind == ChunkKind::Warning;
+        let mut buf = lock(&self.buf);
+        match buf.last_mut() {
+            Some(last) if last.warning == warning => last.text.push_str(chunk.text),
+            _ => buf.push(Segment {
+                warning,
+                text: chunk.text.to_string(),
+            }),
+        }
     }
 }
 

@@ -26,7 +26,7 @@
 mod generate;
 mod relations;
 mod resolve;
-mod shape_rules;
+pub(crate) mod shape_rules;
 mod solver;
 mod walk;
 

@@ -640,6 +640,11 @@ fn b_bisect(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
 fn b_verify(_: &mut Session, _: Bound) -> Result<Value, SessionError> {
     inst(Verify::new())
 }
+fn b_clear_output(s: &mut Session, _: Bound) -> Result<Value, SessionError> {
+    s.clear_requested = true;
+    Ok(Value::None)
+}
+
 fn b_stats(_: &mut Session, _: Bound) -> Result<Value, SessionError> {
     inst(Stats::new())
 }
@@ -691,6 +696,7 @@ pub static BUILTINS: &[Builtin] = &[
         },
     },
     builtin!("render", Function, ["instrument"], "render(timing_instrument)", "TVM's text render of a PassTimingInstrument", b_render),
+    builtin!("clear_output", Function, [], "clear_output()", "clear the cell's output so far (Jupyter; clears the screen in a terminal)", b_clear_output),
     builtin!("current", Function, [], "current()", "the current PassContext", b_current),
     builtin!("override_instruments", Function, ["instruments", "ctx"], "override_instruments([i, ...], ctx=None)", "replace a context's instruments (exit old, enter new)", b_override),
     builtin!("Sequential", Constructor, ["passes", "opt_level", "name", "required"], "Sequential([p, ...], opt_level=0, name=\"sequential\", required=[])", "a pipeline of passes", b_sequential),

@@ -40,7 +40,9 @@ impl SessionSink {
                     let ansi = color.then(|| highlight(&text));
                     out.display(text.clone(), ansi, Some(highlight_html(&text)));
                 }
-                ChunkKind::Log | ChunkKind::Warning => out.stream(text),
+                ChunkKind::Log => out.stream(text),
+                // Warnings are their own part: Jupyter shows them on standard error.
+                ChunkKind::Warning => out.warning(text),
             }
         }
     }

@@ -124,6 +124,15 @@ impl Value {
             Value::List(items) => {
                 ConfigValue::List(items.iter().map(Value::to_config).collect::<Option<_>>()?)
             }
+            Value::Map(items) => ConfigValue::Map(
+                items
+                    .iter()
+                    .map(|(k, v)| match k {
+                        Value::Str(k) => Some((k.as_str().into(), v.to_config()?)),
+                        _ => None,
+                    })
+                    .collect::<Option<_>>()?,
+            ),
             _ => return None,
         })
     }
@@ -137,6 +146,12 @@ impl Value {
             ConfigValue::Float(f) => Value::Float(*f),
             ConfigValue::Str(s) => Value::Str(s.to_string()),
             ConfigValue::List(items) => Value::List(items.iter().map(Value::from_config).collect()),
+            ConfigValue::Map(items) => Value::Map(
+                items
+                    .iter()
+                    .map(|(k, v)| (Value::Str(k.to_string()), Value::from_config(v)))
+                    .collect(),
+            ),
         }
     }
 }

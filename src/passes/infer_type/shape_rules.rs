@@ -19,7 +19,7 @@ mod conv;
 mod elemwise;
 #[cfg(test)]
 mod fuzz;
-mod layout;
+pub(crate) mod layout;
 mod nn;
 mod pool;
 mod reduce;

@@ -1,0 +1,333 @@
+//! FuseOps (TVM's `relay.transform.FuseOps`, `fuse_ops.cc`): groups the op calls of each
+//! function into fused kernels. Every group becomes a function literal marked `Primitive=1`,
+//! called in place: `%0 = fn (%p0: T0, %p1: T1, Primitive=1) -> R { ... }; %1 = %0(%x, %w);`.
+//!
+//! How: the function's dataflow graph and post-dominator tree (`graph.rs`), TVM's graph
+//! partitioner over op patterns (`partition.rs`), then one memoizing rewrite (this file) that
+//! builds the functions. A group's parameters are named `p0, p1, ...` in order of first use
+//! (the printer makes names unique), typed with the argument's checked type; one expression
+//! (or one variable) feeding a group twice becomes one parameter. Scalar constants fused into a
+//! group stay inline; other constants become parameters unless `relay.FuseOps.link_params` is
+//! set. The function is `Primitive=1` when its body calls something (else `Primitive=0`) and
+//! also `relay.reshape_only=1` when every call in it is reshape-like. Tuples are never wrapped
+//! (a tuple root stays a tuple of fused calls); a projection whose tuple is in another group is
+//! kept as a projection; `annotation.stop_fusion` disappears (its argument is used); non-
+//! computational ops (`on_device`, memory and VM ops) are left as plain calls.
+//!
+//! Options: `fuse_opt_level` (-1: the context's opt_level; 0 puts every op in its own group);
+//! config `relay.FuseOps.max_depth` (default 256 nodes per group) and
+//! `relay.FuseOps.link_params`.
+//!
+//! Invariants: existing `Primitive` functions and functions with a `Compiler` attribute are left
+//! untouched; fusion never crosses a `let`, an `if` or a function boundary (their values are
+//! fused separately inside); the output is typed (every new node carries its type), well-formed,
+//! and shares every node that did not change. Linear in the graph size for the usual shapes
+//! (each node's path check covers the nodes up to its post-dominator), with no recursion.
+//!
+//! Deliberately not done: the target's `max_function_args` limit (passlab has no targets), and
+//! the `TShapeDataDependent` attribute (only `dyn.*` ops with a dynamic result are opaque).
+
+mod graph;
+mod partition;
+
+use crate::ir::mutate::{mutate, rebuild_call, rebuild_get_item, rebuild_tuple, Mutator};
+use crate::ir::visit::post_order;
+use crate::ir::{AttrValue, Attrs, Call, Expr, ExprKind, Function, GlobalVar, Module, Type, Var};
+use crate::pass::{function_pass, Pass, PassCx, PassError, PassInfo, PassKind, PassOptions};
+use graph::{post_dominators, Graph};
+use partition::Partition;
+use rustc_hash::FxHashMap;
+
+/// TVM's `kMaxFusedOps`, the default of `relay.FuseOps.max_depth`.
+pub const DEFAULT_MAX_DEPTH: usize = 256;
+
+/// Settings of one FuseOps run.
+#[derive(Clone, Copy, Debug)]
+pub struct FuseConfig {
+    /// The fusion level: 0 puts every op in its own group.
+    pub opt_level: i64,
+    /// The largest number of nodes in a group.
+    pub max_depth: usize,
+    /// Keep constants inside the fused functions instead of passing them as parameters.
+    pub link_params: bool,
+}
+
+impl FuseConfig {
+    pub fn new(opt_level: i64) -> FuseConfig {
+        FuseConfig {
+            opt_level,
+            max_depth: DEFAULT_MAX_DEPTH,
+            link_params: false,
+        }
+    }
+}
+
+/// Fuses the ops of one typed function (a `Function` expression). Primitive and `Compiler`
+/// functions come back unchanged.
+pub fn fuse_function(f: &Expr, cfg: FuseConfig) -> Expr {
+    if f.as_function().is_some_and(graph::is_sealed) {
+        return f.clone();
+    }
+    let g = Graph::build(f);
+    let dom = post_dominators(&g);
+    let partition = Partition::run(&g, &dom, cfg.opt_level, cfg.max_depth);
+    let mut fuser = Fuser {
+        graph: &g,
+        partition,
+        groups: FxHashMap::default(),
+        link_params: cfg.link_params,
+    };
+    mutate(&mut fuser, f)
+}
+
+/// Fuses every function of a typed module that a function pass would visit.
+pub fn fuse_module(m: &Module, cfg: FuseConfig) -> Module {
+    m.map_functions(|_, f| {
+        let skip = f.as_function().is_some_and(Function::skips_optimization);
+        Ok::<_, ()>(if skip {
+            f.clone()
+        } else {
+            fuse_function(f, cfg)
+        })
+    })
+    .expect("infallible")
+}
+
+/// The parameters and arguments collected for one group.
+#[derive(Default)]
+struct GroupInfo {
+    params: Vec<(Var, Expr)>,
+    args: Vec<Expr>,
+    keys: Vec<ArgKey>,
+}
+
+/// What makes two arguments the same parameter: the same variable, or the same node.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ArgKey {
+    Var(u64),
+    Node(usize),
+}
+
+impl GroupInfo {
+    fn param_for(&mut self, arg: &Expr, ty: Option<&Type>) -> Expr {
+        let key = match arg.kind() {
+            ExprKind::Var(v) => ArgKey::Var(v.id()),
+            _ => ArgKey::Node(arg.id()),
+        };
+        if let Some(i) = self.keys.iter().position(|k| *k == key) {
+            return self.params[i].1.clone();
+        }
+        let var = Var::new(&format!("p{}", self.params.len()), ty.cloned());
+        let use_ = Expr::with_info(ExprKind::Var(var.clone()), ty.cloned(), Default::default());
+        self.params.push((var, use_.clone()));
+        self.args.push(arg.clone());
+        self.keys.push(key);
+        use_
+    }
+}
+
+struct Fuser<'g> {
+    graph: &'g Graph,
+    partition: Partition,
+    groups: FxHashMap<u32, GroupInfo>,
+    link_params: bool,
+}
+
+impl Fuser<'_> {
+    fn root_of(&mut self, e: &Expr) -> Option<u32> {
+        let n = self.graph.node_of(e)?;
+        Some(self.partition.root(n))
+    }
+
+    fn is_root(&mut self, e: &Expr, group: u32) -> bool {
+        self.graph.node_of(e) == Some(self.partition.group(group).root_ref)
+    }
+
+    /// TVM's `GetNewArguments`: arguments from another group become parameters.
+    fn new_arguments(&mut self, old: &[Expr], new: Vec<Expr>, group: u32) -> Vec<Expr> {
+        old.iter()
+            .zip(new)
+            .map(|(o, n)| {
+                let same_group = self.root_of(o) == Some(group);
+                if same_group || (self.link_params && n.as_constant().is_some()) {
+                    n
+                } else {
+                    self.groups.entry(group).or_default().param_for(&n, o.ty())
+                }
+            })
+            .collect()
+    }
+
+    /// Wraps a group's body in a `Primitive` function and calls it with the group's arguments.
+    fn make_function(&mut self, group: u32, orig: &Expr, body: Expr) -> Expr {
+        let info = self.groups.remove(&group).unwrap_or_default();
+        let (has_call, reshape_only) = body_kind(&body);
+        let mut attrs: Vec<(std::sync::Arc<str>, AttrValue)> =
+            vec![("Primitive".into(), AttrValue::int(has_call as i64))];
+        if has_call && reshape_only {
+            attrs.push(("relay.reshape_only".into(), AttrValue::int(1)));
+        }
+        let ret = orig.ty().cloned();
+        let param_types: Option<Vec<Type>> =
+            info.params.iter().map(|(v, _)| v.ann().cloned()).collect();
+        let fn_ty = param_types
+            .zip(ret.clone())
+            .map(|(ps, r)| Type::func(ps, r));
+        let func = Function {
+            params: info.params.into_iter().map(|(v, _)| v).collect(),
+            body,
+            ret_type: ret.clone(),
+            attrs,
+        };
+        let callee = Expr::with_info(ExprKind::Function(func), fn_ty, orig.span());
+        let call = Call {
+            callee,
+            args: info.args,
+            attrs: Attrs::NONE,
+        };
+        Expr::with_info(ExprKind::Call(call), ret, orig.span())
+    }
+}
+
+/// Whether a fused body calls anything, and whether every call in it is reshape-like on
+/// tensor-typed variables (TVM's `CheckReshapeOnly`).
+fn body_kind(body: &Expr) -> (bool, bool) {
+    const RESHAPES: &[&str] = &[
+        "reshape",
+        "contrib_reverse_reshape",
+        "squeeze",
+        "expand_dims",
+        "dyn.reshape",
+        "dyn.squeeze",
+        "dyn.expand_dims",
+    ];
+    let (mut has_call, mut reshape_only) = (false, true);
+    post_order(body, |n| match n.kind() {
+        ExprKind::Call(c) => {
+            has_call = true;
+            let reshape =
+                matches!(c.callee.kind(), ExprKind::Op(op) if RESHAPES.contains(&op.name()));
+            reshape_only &= reshape;
+        }
+        ExprKind::Var(v) => reshape_only &= v.ann().and_then(Type::as_tensor).is_some(),
+        _ => {}
+    });
+    (has_call, reshape_only)
+}
+
+impl Mutator for Fuser<'_> {
+    fn pre(&mut self, e: &Expr) -> Option<Expr> {
+        // Existing primitive (and external) functions are kept as they are.
+        match e.as_function() {
+            Some(f) if graph::is_sealed(f) => Some(e.clone()),
+            _ => None,
+        }
+    }
+
+    fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
+        let Some((op, c)) = e.call_op_of() else {
+            return rebuild_call(e, callee, args);
+        };
+        if op.non_computational && !op.name().starts_with("qnn.") {
+            return rebuild_call(e, callee, args);
+        }
+        if op.name() == "annotation.stop_fusion" {
+            return args.into_iter().next().unwrap_or_else(|| e.clone());
+        }
+        let Some(group) = self.root_of(e) else {
+            return rebuild_call(e, callee, args);
+        };
+        let new_args = self.new_arguments(&c.args, args, group);
+        let kind = ExprKind::Call(Call {
+            callee,
+            args: new_args,
+            attrs: attrs.clone(),
+        });
+        let new_call = Expr::with_info(kind, e.ty().cloned(), e.span());
+        if self.is_root(e, group) {
+            self.make_function(group, e, new_call)
+        } else {
+            new_call
+        }
+    }
+
+    fn tuple(&mut self, e: &Expr, fields: Vec<Expr>) -> Expr {
+        let Some(group) = self.root_of(e) else {
+            return rebuild_tuple(e, fields);
+        };
+        if self.is_root(e, group) {
+            return rebuild_tuple(e, fields);
+        }
+        let ExprKind::Tuple(old) = e.kind() else {
+            unreachable!("tuple hook on a tuple")
+        };
+        let fields = self.new_arguments(old, fields, group);
+        Expr::with_info(ExprKind::Tuple(fields), e.ty().cloned(), e.span())
+    }
+
+    fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
+        let (Some(group), ExprKind::TupleGetItem(old, _)) = (self.root_of(e), e.kind()) else {
+            return rebuild_get_item(e, tuple, index);
+        };
+        let new_tuple = self
+            .new_arguments(std::slice::from_ref(old), vec![tuple.clone()], group)
+            .remove(0);
+        let new_node = Expr::with_info(
+            ExprKind::TupleGetItem(new_tuple, index),
+            e.ty().cloned(),
+            e.span(),
+        );
+        if !self.is_root(e, group) {
+            return new_node;
+        }
+        if self.root_of(old) != Some(group) {
+            // The tuple comes from another group (an opaque op): keep a plain projection.
+            self.groups.remove(&group);
+            return rebuild_get_item(e, tuple, index);
+        }
+        self.make_function(group, e, new_node)
+    }
+}
+
+/// The fusion level a run uses: the option, or the context's opt_level for -1.
+fn level(option: i64, cx: &PassCx) -> i64 {
+    if option < 0 {
+        cx.context().opt_level().into()
+    } else {
+        option
+    }
+}
+
+/// The FuseOps function pass.
+pub fn fuse_ops(fuse_opt_level: i64) -> Pass {
+    let info = PassInfo::with_kind("FuseOps", 0, &["InferType"], PassKind::Function);
+    function_pass(
+        info,
+        move |g: &GlobalVar, f: &Expr, m: &Module, cx: &mut PassCx| {
+            if f.as_function().is_some_and(graph::is_sealed) {
+                return Ok(f.clone());
+            }
+            let config = cx.context().config();
+            let max_depth = config
+                .get_or_default("relay.FuseOps.max_depth")
+                .and_then(|v| v.as_int())
+                .map_or(DEFAULT_MAX_DEPTH, |d| d.max(1) as usize);
+            let link_params = config
+                .get_or_default("relay.FuseOps.link_params")
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false);
+            let cfg = FuseConfig {
+                opt_level: level(fuse_opt_level, cx),
+                max_depth,
+                link_params,
+            };
+            let typed = super::typed::typed_function("FuseOps", g, f, m)?;
+            Ok(fuse_function(&typed, cfg))
+        },
+    )
+}
+
+/// The registry's constructor: `FuseOps(fuse_opt_level=-1)`.
+pub fn create(options: &PassOptions) -> Result<Pass, PassError> {
+    Ok(fuse_ops(options.get_int("fuse_opt_level").unwrap_or(-1)))
+}

@@ -1,0 +1,253 @@
+//! The graph partitioner (TVM's `GraphPartitioner`): decides which nodes share a fused group,
+//! with a union-find over groups and the post-dominator tree.
+//!
+//! Every node starts in its own group (pattern = the node's, anchor = the node itself when it
+//! is `OutEWiseFusable`). At fusion level 0 that is the answer. Otherwise three phases walk the
+//! nodes in post-DFS order and try to merge each node's group into the group of its immediate
+//! post-dominator, when every node on every path between them (and the post-dominator itself)
+//! satisfies the phase's condition and the merged group stays within `max_depth` nodes:
+//! * phase 0: `OutEWiseFusable` nodes (conv2d, dense, ...) into an element-wise post-dominator
+//!   through paths of at most `Broadcast`;
+//! * phases 0 and 1: `ElemWise`/`Broadcast` nodes into an `Injective` or `CommReduce`
+//!   post-dominator (the sink may already be a conv group);
+//! * phase 1: `Injective` nodes and tuples through all-injective paths;
+//! * phase 2: injective nodes into a tuple that has itself been fused into an injective group.
+//!
+//! `CommReduce` nodes never fuse into their consumers and nothing fuses *into* a tuple before
+//! phase 2. Path checks and merges are iterative (explicit stacks, visit stamps), so they are
+//! stack-safe and allocation-free per query.
+
+use super::graph::{DomNode, Graph};
+use crate::ir::OpPattern;
+
+const NONE: u32 = u32::MAX;
+
+/// One group of the union-find.
+#[derive(Clone, Debug)]
+pub struct Group {
+    parent: u32,
+    pub pattern: OpPattern,
+    /// The node the group's result comes from (its root expression).
+    pub root_ref: u32,
+    anchor: Option<u32>,
+    num_nodes: u32,
+}
+
+/// The result of partitioning: one group per node, found with [`Partition::root`].
+pub struct Partition {
+    groups: Vec<Group>,
+    stamp: Vec<u32>,
+    epoch: u32,
+    stack: Vec<u32>,
+    max_depth: usize,
+}
+
+impl Partition {
+    /// Partitions `g` at fusion level `opt_level` with groups of at most `max_depth` nodes.
+    pub fn run(g: &Graph, dom: &[DomNode], opt_level: i64, max_depth: usize) -> Partition {
+        let groups = g
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| Group {
+                parent: NONE,
+                pattern: n.pattern,
+                root_ref: i as u32,
+                anchor: (n.pattern == OpPattern::OutEWiseFusable).then_some(i as u32),
+                num_nodes: 1,
+            })
+            .collect();
+        let mut p = Partition {
+            groups,
+            stamp: vec![0; g.nodes.len()],
+            epoch: 0,
+            stack: Vec::new(),
+            max_depth,
+        };
+        if opt_level > 0 {
+            for phase in 0..3 {
+                p.run_phase(g, dom, phase);
+            }
+        }
+        p
+    }
+
+    /// The root group of node `i`'s group (with path compression).
+    pub fn root(&mut self, i: u32) -> u32 {
+        let mut r = i;
+        while self.groups[r as usize].parent != NONE {
+            r = self.groups[r as usize].parent;
+        }
+        let mut p = i;
+        while p != r {
+            let next = self.groups[p as usize].parent;
+            self.groups[p as usize].parent = r;
+            p = next;
+        }
+        r
+    }
+
+    pub fn group(&self, g: u32) -> &Group {
+        &self.groups[g as usize]
+    }
+
+    fn next_epoch(&mut self) {
+        self.epoch += 1;
+        if self.epoch == u32::MAX {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.epoch = 1;
+        }
+    }
+
+    /// Marks `n` visited; false when it already was in this epoch.
+    fn visit(&mut self, n: u32) -> bool {
+        let s = &mut self.stamp[n as usize];
+        if *s == self.epoch {
+            return false;
+        }
+        *s = self.epoch;
+        true
+    }
+
+    fn push_outputs(&mut self, g: &Graph, n: u32) {
+        self.stack
+            .extend(g.nodes[n as usize].outputs.iter().map(|e| e.node));
+    }
+
+    /// True when every node reachable from `src`'s outputs up to and including `sink`
+    /// satisfies `cond(root group pattern, is_sink)`.
+    fn check_path(
+        &mut self,
+        g: &Graph,
+        src: u32,
+        sink: u32,
+        cond: impl Fn(OpPattern, bool) -> bool,
+    ) -> bool {
+        self.next_epoch();
+        self.stack.clear();
+        self.push_outputs(g, src);
+        while let Some(n) = self.stack.pop() {
+            if !self.visit(n) {
+                continue;
+            }
+            let root = self.root(n);
+            if !cond(self.groups[root as usize].pattern, n == sink) {
+                self.stack.clear();
+                return false;
+            }
+            if n != sink {
+                self.push_outputs(g, n);
+            }
+        }
+        true
+    }
+
+    /// Merges every node from `src` up to (not including) `sink` into `sink`'s group.
+    fn commit_fuse(&mut self, g: &Graph, src: u32, sink: u32) {
+        self.next_epoch();
+        self.stack.clear();
+        self.stack.push(src);
+        while let Some(n) = self.stack.pop() {
+            if n == sink || !self.visit(n) {
+                continue;
+            }
+            self.merge(n, sink);
+            self.push_outputs(g, n);
+        }
+    }
+
+    fn merge(&mut self, child: u32, parent: u32) {
+        let (c, p) = (self.root(child), self.root(parent));
+        if c == p {
+            return;
+        }
+        let child_group = self.groups[c as usize].clone();
+        let pg = &mut self.groups[p as usize];
+        pg.num_nodes += child_group.num_nodes;
+        if let Some(anchor) = child_group.anchor {
+            debug_assert!(pg.anchor.is_none(), "cannot merge two complex groups");
+            pg.anchor = Some(anchor);
+            pg.pattern = pg.pattern.max(child_group.pattern);
+        }
+        self.groups[c as usize].parent = p;
+    }
+
+    /// The size of `dom_parent`'s group if `child` and everything between them joined it.
+    fn fused_size_with(&mut self, g: &Graph, child: u32, dom_parent: u32) -> usize {
+        let r = self.root(dom_parent);
+        let mut sum = self.groups[r as usize].num_nodes as usize;
+        self.next_epoch();
+        self.stack.clear();
+        self.stack.push(child);
+        while let Some(n) = self.stack.pop() {
+            if n == dom_parent || !self.visit(n) {
+                continue;
+            }
+            sum += self.groups[n as usize].num_nodes as usize;
+            self.push_outputs(g, n);
+        }
+        sum
+    }
+
+    fn run_phase(&mut self, g: &Graph, dom: &[DomNode], phase: u32) {
+        use OpPattern::*;
+        for nid in 0..g.nodes.len() as u32 {
+            let own = self.groups[nid as usize].pattern;
+            if own == Opaque {
+                continue;
+            }
+            let dn = dom[nid as usize];
+            let Some(sink) = dn.parent else { continue };
+            if self.fused_size_with(g, nid, sink) > self.max_depth {
+                continue;
+            }
+            if phase == 2 {
+                if own > Injective {
+                    continue;
+                }
+                let sink_root = self.root(sink);
+                let root_pattern = self.groups[sink_root as usize].pattern;
+                if root_pattern == Tuple {
+                    continue;
+                }
+                if self.groups[sink as usize].pattern == Tuple
+                    && root_pattern <= Injective
+                    && self.check_path(g, nid, sink, |k, _| k <= Injective)
+                {
+                    self.commit_fuse(g, nid, sink);
+                }
+                continue;
+            }
+            if self.root(nid) == self.root(sink) {
+                continue;
+            }
+            if self.groups[sink as usize].pattern == Tuple {
+                continue;
+            }
+            let fuse = match own {
+                OutEWiseFusable => {
+                    phase == 0
+                        && dn.pattern == ElemWise
+                        && self.check_path(g, nid, sink, |k, _| k <= Broadcast)
+                }
+                ElemWise | Broadcast => {
+                    (dn.pattern <= Injective || dn.pattern == CommReduce)
+                        && self.check_path(g, nid, sink, |k, is_sink| {
+                            if is_sink {
+                                k <= Injective || k == CommReduce || k == OutEWiseFusable
+                            } else {
+                                k <= Injective
+                            }
+                        })
+                }
+                Injective | Tuple => {
+                    phase == 1 && self.check_path(g, nid, sink, |k, _| k <= Injective)
+                }
+                _ => false,
+            };
+            if fuse {
+                self.commit_fuse(g, nid, sink);
+            }
+        }
+    }
+}

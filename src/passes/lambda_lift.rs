@@ -1,0 +1,298 @@
+//! LambdaLift (TVM's `relay.transform.LambdaLift`, `backend/vm/lambda_lift.cc`): a module pass
+//! (opt_level 1) that lifts every nested function literal to a new global function.
+//!
+//! In each global function (except `Compiler` ones), every function literal nested inside it
+//! that is not `Primitive` becomes a global `@lifted_name<hash>` (the structural hash of the
+//! literal, free variables mapped by first use; an existing global of that name is reused
+//! when it is structurally equal, otherwise a `_N` suffix keeps names apart):
+//! * without free variables, the global is the literal itself and the use site becomes
+//!   `@lifted_nameH`;
+//! * with captured variables `%v1..%vn`, the global is a closure maker
+//!   `fn (%v1: T1, .., %vn: Tn, Closure=1) -> fn(..) -> R { fn (<params>) { <body> } }` whose
+//!   parameters are fresh variables typed with the captured variables' checked types, and the
+//!   use site becomes `@lifted_nameH(%v1, .., %vn)`;
+//! * a let-bound function that calls its own variable (`let %f = fn (..) { .. %f(..) .. }`)
+//!   is lifted without capturing `%f`: inside it those calls go to `@lifted_nameH` (or
+//!   `@lifted_nameH(%v1, ..)`).
+//!
+//! Inner literals are lifted before outer ones, so lifted globals come after the module's own
+//! functions, innermost first.
+//!
+//! Invariants: the output is well-formed (lifted globals have no free variables), sharing is
+//! kept, and a module without nested functions comes back as the same value. Needs types for
+//! captured variables: a function that is not fully typed is typed first.
+//!
+//! Deliberately not done: type parameters (passlab has none) and virtual devices of results;
+//! as in TVM, a recursive function's variable used inside its own body other than as a callee
+//! is not rewritten (such a program cannot be lifted).
+
+use super::typed::typed_function;
+use crate::ir::mutate::{mutate, rebuild_call, rebuild_function, Mutator};
+use crate::ir::visit::post_order;
+use crate::ir::{
+    expr_equal, expr_hash, AttrValue, Attrs, Call, Expr, ExprKind, Function, Module, Type, Var,
+};
+use crate::pass::{module_pass, Pass, PassError, PassInfo, PassOptions};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Lifts the nested functions of every function of `m` (see the module documentation).
+pub fn lambda_lift(m: &Module) -> Result<Module, PassError> {
+    let mut names: FxHashMap<String, Expr> = m
+        .functions()
+        .map(|(g, e)| (g.name().to_string(), e.clone()))
+        .collect();
+    let mut lifted: Vec<(String, Expr)> = Vec::new();
+    let mut out = m.clone();
+    for (g, e) in m.functions() {
+        let Some(f) = e.as_function() else { continue };
+        if f.attr("Compiler").is_some() || !has_nested_function(e) {
+            continue;
+        }
+        let typed = typed_function("LambdaLift", g, e, m)?;
+        let mut lifter = Lifter {
+            names: &mut names,
+            lifted: &mut lifted,
+            nesting: 0,
+            frames: Vec::new(),
+            letrec: Vec::new(),
+            let_lambda: FxHashMap::default(),
+            lambda_map: FxHashMap::default(),
+        };
+        let new = mutate(&mut lifter, &typed);
+        out.replace(g.name(), new).expect("a function");
+    }
+    for (name, f) in lifted {
+        out.add(&name, f).expect("a fresh name");
+    }
+    Ok(out)
+}
+
+fn is_primitive(f: &Function) -> bool {
+    f.attr("Primitive")
+        .is_some_and(|v| v.as_int().unwrap_or(0) != 0)
+}
+
+fn has_nested_function(root: &Expr) -> bool {
+    let mut found = false;
+    post_order(root, |e| {
+        if !e.ptr_eq(root) && e.as_function().is_some_and(|f| !is_primitive(f)) {
+            found = true;
+        }
+    });
+    found
+}
+
+/// The free variables of a function literal, in order of first use, each with a use (for its
+/// checked type).
+fn free_vars(f: &Expr) -> Vec<(Var, Expr)> {
+    let mut bound: FxHashSet<u64> = FxHashSet::default();
+    let mut uses: Vec<(Var, Expr)> = Vec::new();
+    let mut seen: FxHashSet<u64> = FxHashSet::default();
+    post_order(f, |e| match e.kind() {
+        ExprKind::Var(v) if seen.insert(v.id()) => uses.push((v.clone(), e.clone())),
+        ExprKind::Let(l) => {
+            bound.insert(l.var.id());
+        }
+        ExprKind::Function(fun) => bound.extend(fun.params.iter().map(Var::id)),
+        _ => {}
+    });
+    uses.retain(|(v, _)| !bound.contains(&v.id()));
+    uses
+}
+
+/// One function literal being lifted.
+struct Frame {
+    nested: bool,
+    pushed_letrec: bool,
+    captured: Vec<(Var, Expr)>,
+    /// The global name, fixed before the body is visited for a recursive literal.
+    rec_name: Option<String>,
+}
+
+struct Lifter<'a> {
+    names: &'a mut FxHashMap<String, Expr>,
+    lifted: &'a mut Vec<(String, Expr)>,
+    nesting: usize,
+    frames: Vec<Frame>,
+    letrec: Vec<Var>,
+    let_lambda: FxHashMap<usize, Var>,
+    lambda_map: FxHashMap<u64, Expr>,
+}
+
+impl Lifter<'_> {
+    /// The global name for `orig`, and whether a structurally equal `lifted` already has it.
+    fn name_for(&self, orig: &Expr, lifted: &Expr) -> (String, bool) {
+        let base = format!("lifted_name{}", expr_hash(orig, true));
+        let mut name = base.clone();
+        let mut n = 0;
+        while let Some(existing) = self.names.get(&name) {
+            if expr_equal(existing, lifted, true) {
+                return (name, true);
+            }
+            n += 1;
+            name = format!("{base}_{n}");
+        }
+        (name, false)
+    }
+
+    fn fresh_name(&self, orig: &Expr) -> String {
+        let base = format!("lifted_name{}", expr_hash(orig, true));
+        let mut name = base.clone();
+        let mut n = 0;
+        while self.names.contains_key(&name) {
+            n += 1;
+            name = format!("{base}_{n}");
+        }
+        name
+    }
+
+    /// `@name` or `@name(%v1, ..)`, typed `ty` (the lifted literal's type) when known.
+    fn global(name: &str, captured: &[(Var, Expr)], ty: Option<&Type>) -> Expr {
+        let g = Expr::global(name);
+        if captured.is_empty() {
+            return Expr::with_info(g.kind().shallow_clone(), ty.cloned(), Default::default());
+        }
+        let args = captured.iter().map(|(_, u)| u.clone()).collect();
+        let call = Call {
+            callee: g,
+            args,
+            attrs: Attrs::NONE,
+        };
+        Expr::with_info(ExprKind::Call(call), ty.cloned(), Default::default())
+    }
+}
+
+impl Mutator for Lifter<'_> {
+    fn pre(&mut self, e: &Expr) -> Option<Expr> {
+        match e.kind() {
+            ExprKind::Let(l) => {
+                if l.value.as_function().is_some_and(|f| !is_primitive(f)) {
+                    self.let_lambda.insert(l.value.id(), l.var.clone());
+                }
+                None
+            }
+            ExprKind::Function(f) if is_primitive(f) => Some(e.clone()),
+            ExprKind::Function(_) => {
+                self.nesting += 1;
+                let pushed_letrec = match self.let_lambda.get(&e.id()) {
+                    Some(v) => {
+                        self.letrec.push(v.clone());
+                        true
+                    }
+                    None => false,
+                };
+                let nested = self.nesting > 1;
+                let mut captured = Vec::new();
+                let mut rec_name = None;
+                if nested {
+                    let rec = self.letrec.last().cloned();
+                    let mut recursive = false;
+                    for (v, u) in free_vars(e) {
+                        if Some(&v) == rec.as_ref() {
+                            recursive = true;
+                        } else {
+                            captured.push((v, u));
+                        }
+                    }
+                    if let (true, Some(r)) = (recursive, rec) {
+                        // The body refers to the global, so its name is fixed now (a fresh
+                        // one: recursive literals are never merged with an existing global).
+                        let name = self.fresh_name(e);
+                        self.names.insert(name.clone(), e.clone());
+                        self.lambda_map
+                            .entry(r.id())
+                            .or_insert_with(|| Self::global(&name, &captured, None));
+                        rec_name = Some(name);
+                    }
+                }
+                self.frames.push(Frame {
+                    nested,
+                    pushed_letrec,
+                    captured,
+                    rec_name,
+                });
+                None
+            }
+            _ => None,
+        }
+    }
+
+    fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
+        // A call of the innermost let-bound lambda's own variable calls the lifted global.
+        let own = match (e.as_call().map(|c| c.callee.kind()), self.letrec.last()) {
+            (Some(ExprKind::Var(v)), Some(r)) if v == r => self.lambda_map.get(&v.id()).cloned(),
+            _ => None,
+        };
+        match own {
+            Some(g) => {
+                let call = Call {
+                    callee: g,
+                    args,
+                    attrs: attrs.clone(),
+                };
+                Expr::with_info(ExprKind::Call(call), e.ty().cloned(), e.span())
+            }
+            None => rebuild_call(e, callee, args),
+        }
+    }
+
+    fn function(&mut self, e: &Expr, f: &Function, body: Expr) -> Expr {
+        let frame = self.frames.pop().expect("pre pushed a frame");
+        self.nesting -= 1;
+        if frame.pushed_letrec {
+            self.letrec.pop();
+        }
+        if !frame.nested {
+            return rebuild_function(e, f, body);
+        }
+        let inner = Function {
+            params: f.params.clone(),
+            body,
+            ret_type: f.ret_type.clone(),
+            attrs: f.attrs.clone(),
+        };
+        let lifted = if frame.captured.is_empty() {
+            Expr::with_info(ExprKind::Function(inner), e.ty().cloned(), e.span())
+        } else {
+            let mut params = Vec::new();
+            let mut binding = Vec::new();
+            for (v, u) in &frame.captured {
+                let ty = v.ann().cloned().or_else(|| u.ty().cloned());
+                let p = Var::with_device(v.name(), ty.clone(), v.virtual_device.clone());
+                binding.push((
+                    v.clone(),
+                    Expr::with_info(ExprKind::Var(p.clone()), ty, u.span()),
+                ));
+                params.push(p);
+            }
+            let inner = Expr::with_info(ExprKind::Function(inner), e.ty().cloned(), e.span());
+            let rebound = super::subst::substitute(&inner, &binding, false);
+            let maker = Function {
+                params,
+                body: rebound,
+                ret_type: f.func_type(),
+                attrs: vec![("Closure".into(), AttrValue::int(1))],
+            };
+            Expr::with_info(ExprKind::Function(maker), None, e.span())
+        };
+        let (name, exists) = match frame.rec_name {
+            Some(n) => (n, false),
+            None => self.name_for(e, &lifted),
+        };
+        if !exists {
+            self.names.insert(name.clone(), lifted.clone());
+            self.lifted.push((name.clone(), lifted));
+        }
+        Self::global(&name, &frame.captured, e.ty())
+    }
+}
+
+/// The registered pass.
+pub fn pass() -> Pass {
+    module_pass(PassInfo::new("LambdaLift", 1), |m, _cx| lambda_lift(m))
+}
+
+/// The registry's constructor: `LambdaLift()`.
+pub fn create(_options: &PassOptions) -> Result<Pass, PassError> {
+    Ok(pass())
+}

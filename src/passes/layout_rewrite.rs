@@ -1,0 +1,298 @@
+//! The layout rewriter shared by ConvertLayout and AlterOpLayout (TVM's `LayoutRewriter`,
+//! `transform_layout.h`): a post-order rewrite that tracks, for every rewritten tensor, the
+//! layout it had in the original program (*old*) and the layout it has now (*new*), and
+//! inserts `layout_transform` where a consumer wants another layout.
+//!
+//! For each op call with a layout rule (`rules.rs`):
+//! 1. the rule on the original input layouts gives the original layouts (`old_in`, `old_out`);
+//! 2. unknown current input layouts default to `old_in`;
+//! 3. the pass's hook gives the call's new attributes (ConvertLayout: the desired layouts;
+//!    AlterOpLayout: the op's alter hook);
+//! 4. the rule on the current layouts and new attributes gives the layouts the new call wants
+//!    (`new_in2`, `new_out`) and its final attributes;
+//! 5. every input is transformed from its current layout to the wanted one (a smaller-rank
+//!    input is first expanded with `expand_dims`, a scalar is left alone), and the result is
+//!    recorded as (old_out, new_out).
+//!
+//! A call without a rule (or whose rule cannot decide) gets its inputs transformed back to their
+//! original layouts; so does every other consumer (tuples not feeding a call, projections,
+//! `let`, `if`, function bodies), so each function still returns values in its original
+//! layouts. Transforms are memoized per (expression, source, destination), like TVM's
+//! `TransformMemorizer`, so a tensor converted for several consumers is converted once.
+//!
+//! Invariants: iterative (the mutator), sharing kept, a call whose layouts and attributes do
+//! not change is kept as the same node, so a function with nothing to convert is returned as it
+//! is. New nodes carry no checked type until InferType runs again.
+//!
+//! Deliberately not done: ops with tuple results (batch_norm, split) are not rewritten, hooks
+//! may change attributes but not the op (TVM's alter hooks may, e.g. to `contrib_conv2d_NCHWc`).
+
+pub mod layout;
+pub mod rules;
+
+use crate::ir::mutate::{
+    rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_let, rebuild_tuple,
+    Mutator,
+};
+use crate::ir::{AttrValue, Attrs, Call, Expr, ExprKind, Function, Op, TensorType, Type, Var};
+use layout::Layout;
+use rules::L;
+use rustc_hash::FxHashMap;
+
+/// How a pass changes a call for new layouts (TVM's `CallWithNewLayouts`).
+pub trait LayoutHook {
+    /// The attributes of `call` (an op call) in the new layouts; `attrs` when unchanged.
+    fn new_attrs(&self, op: Op, call: &Expr, attrs: &Attrs) -> Attrs;
+}
+
+/// The rewriter: a mutator over one function.
+pub struct Rewriter<'h> {
+    hook: &'h dyn LayoutHook,
+    /// (old, new) layouts of rewritten call results, by node identity.
+    alt: FxHashMap<usize, (L, L)>,
+    /// Realized tuples whose fields had other layouts: the fields before realization.
+    tuples: FxHashMap<usize, Vec<(Expr, L, L)>>,
+    memo: FxHashMap<(usize, String, String), Expr>,
+}
+
+impl<'h> Rewriter<'h> {
+    pub fn new(hook: &'h dyn LayoutHook) -> Rewriter<'h> {
+        Rewriter {
+            hook,
+            alt: FxHashMap::default(),
+            tuples: FxHashMap::default(),
+            memo: FxHashMap::default(),
+        }
+    }
+
+    fn layouts(&self, e: &Expr) -> (L, L) {
+        self.alt.get(&e.id()).cloned().unwrap_or((None, None))
+    }
+
+    /// `raw` converted from `src` to `dst`; `None` when no transform exists.
+    fn transform(&mut self, raw: &Expr, src: &L, dst: &L, ty: Option<&TensorType>) -> Option<Expr> {
+        if src == dst {
+            return Some(raw.clone());
+        }
+        let (s, d) = (src.as_ref()?, dst.as_ref()?);
+        let key = (raw.id(), s.to_string(), d.to_string());
+        if let Some(x) = self.memo.get(&key) {
+            return Some(x.clone());
+        }
+        let mut input = raw.clone();
+        let mut s = s.clone();
+        if s.ndim_primal() < d.ndim_primal() {
+            let scalar = ty.is_some_and(|t| t.shape.iter().all(|x| x.as_static() == Some(1)));
+            if scalar {
+                return Some(raw.clone());
+            }
+            let n = d.ndim_primal() - s.ndim_primal();
+            s = s.expand_primal(d);
+            input = call_op(
+                "expand_dims",
+                vec![input],
+                vec![
+                    ("axis", AttrValue::int(0)),
+                    ("num_newaxis", AttrValue::int(n as i64)),
+                ],
+            );
+        }
+        let out = if s == *d {
+            input
+        } else if s.convertible(d) {
+            call_op(
+                "layout_transform",
+                vec![input],
+                vec![
+                    ("src_layout", AttrValue::str(&s.to_string())),
+                    ("dst_layout", AttrValue::str(&d.to_string())),
+                ],
+            )
+        } else {
+            return None;
+        };
+        self.memo.insert(key, out.clone());
+        Some(out)
+    }
+
+    /// `e` back in its original layout.
+    fn realize(&mut self, e: Expr, orig: &Expr) -> Expr {
+        let (old, new) = self.layouts(&e);
+        let ty = orig.ty().and_then(Type::as_tensor).cloned();
+        self.transform(&e, &new, &old, ty.as_ref()).unwrap_or(e)
+    }
+
+    fn realize_all(&mut self, new: Vec<Expr>, orig: &[&Expr]) -> Vec<Expr> {
+        new.into_iter()
+            .zip(orig)
+            .map(|(n, o)| self.realize(n, o))
+            .collect()
+    }
+
+    /// The layout-rewritten call, or `None` to fall back to the original layouts.
+    fn rewrite(
+        &mut self,
+        e: &Expr,
+        op: Op,
+        c: &Call,
+        callee: &Expr,
+        args: &[Expr],
+    ) -> Option<Expr> {
+        if !rules::has_rule(op) || e.ty().and_then(Type::as_tensor).is_none() {
+            return None;
+        }
+        // Inputs, with tuple arguments flattened: (value, old, new, original type).
+        let mut inputs: Vec<(Expr, L, L)> = Vec::new();
+        let mut types: Vec<Type> = Vec::new();
+        let mut arity: Vec<Option<usize>> = Vec::new();
+        for (orig, new) in c.args.iter().zip(args) {
+            match orig.kind() {
+                ExprKind::Tuple(fields) => {
+                    let items = match self.tuples.get(&new.id()) {
+                        Some(items) => items.clone(),
+                        None => match new.kind() {
+                            ExprKind::Tuple(fs) => {
+                                fs.iter().map(|f| (f.clone(), None, None)).collect()
+                            }
+                            _ => return None,
+                        },
+                    };
+                    arity.push(Some(items.len()));
+                    inputs.extend(items);
+                    types.extend(
+                        fields
+                            .iter()
+                            .map(|f| f.ty().cloned())
+                            .collect::<Option<Vec<_>>>()?,
+                    );
+                }
+                _ => {
+                    let (old, cur) = self.layouts(new);
+                    arity.push(None);
+                    inputs.push((new.clone(), old, cur));
+                    types.push(orig.ty()?.clone());
+                }
+            }
+        }
+        let old_in: Vec<L> = inputs.iter().map(|(_, o, _)| o.clone()).collect();
+        let old = rules::infer(op, &c.attrs, None, &old_in, &types)?;
+        if old.inputs.len() != inputs.len() || old.outputs.len() != 1 {
+            return None;
+        }
+        let new_in: Vec<L> = inputs
+            .iter()
+            .zip(&old.inputs)
+            .map(|((_, _, n), o)| n.clone().or_else(|| o.clone()))
+            .collect();
+        let new_attrs = self.hook.new_attrs(op, e, &c.attrs);
+        let new = rules::infer(op, &new_attrs, Some(&new_in), &old.inputs, &types)?;
+        if new.inputs.len() != inputs.len() || new.outputs.len() != 1 {
+            return None;
+        }
+        let mut flat = Vec::with_capacity(inputs.len());
+        for (i, (value, _, _)) in inputs.iter().enumerate() {
+            let ty = types[i].as_tensor().cloned();
+            flat.push(self.transform(value, &new_in[i], &new.inputs[i], ty.as_ref())?);
+        }
+        let mut flat = flat.into_iter();
+        let new_args: Vec<Expr> = arity
+            .iter()
+            .zip(args)
+            .map(|(a, orig)| match a {
+                None => flat.next().expect("one value per input"),
+                Some(n) => {
+                    let fields: Vec<Expr> = flat.by_ref().take(*n).collect();
+                    rebuild_tuple(orig, fields)
+                }
+            })
+            .collect();
+        let out = if new.attrs == c.attrs {
+            rebuild_call(e, callee.clone(), new_args)
+        } else {
+            let call = Call {
+                callee: callee.clone(),
+                args: new_args,
+                attrs: new.attrs,
+            };
+            Expr::with_info(ExprKind::Call(call), None, e.span())
+        };
+        let outputs = new.outputs;
+        self.alt
+            .insert(out.id(), (old.outputs[0].clone(), outputs[0].clone()));
+        Some(out)
+    }
+}
+
+fn call_op(name: &str, args: Vec<Expr>, fields: Vec<(&str, AttrValue)>) -> Expr {
+    crate::passes::fold_scale_axis::op_call(name, args, fields)
+}
+
+impl Mutator for Rewriter<'_> {
+    fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, _attrs: &Attrs) -> Expr {
+        let ExprKind::Call(c) = e.kind() else {
+            return e.clone();
+        };
+        if let ExprKind::Op(op) = c.callee.kind() {
+            if let Some(out) = self.rewrite(e, *op, c, &callee, &args) {
+                return out;
+            }
+        }
+        let orig: Vec<&Expr> = c.args.iter().collect();
+        let args = self.realize_all(args, &orig);
+        rebuild_call(e, callee, args)
+    }
+
+    fn tuple(&mut self, e: &Expr, fields: Vec<Expr>) -> Expr {
+        let ExprKind::Tuple(orig) = e.kind() else {
+            return e.clone();
+        };
+        let items: Vec<(Expr, L, L)> = fields
+            .iter()
+            .map(|f| {
+                let (o, n) = self.layouts(f);
+                (f.clone(), o, n)
+            })
+            .collect();
+        let changed = items.iter().any(|(_, o, n)| o != n);
+        let orig: Vec<&Expr> = orig.iter().collect();
+        let realized = self.realize_all(fields, &orig);
+        let out = rebuild_tuple(e, realized);
+        if changed {
+            self.tuples.insert(out.id(), items);
+        }
+        out
+    }
+
+    fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
+        rebuild_get_item(e, tuple, index)
+    }
+
+    fn let_(&mut self, e: &Expr, var: &Var, value: Expr, body: Expr) -> Expr {
+        let ExprKind::Let(l) = e.kind() else {
+            return e.clone();
+        };
+        let value = self.realize(value, &l.value);
+        let body = self.realize(body, &l.body);
+        rebuild_let(e, var.clone(), value, body)
+    }
+
+    fn if_(&mut self, e: &Expr, cond: Expr, then_branch: Expr, else_branch: Expr) -> Expr {
+        let ExprKind::If(i) = e.kind() else {
+            return e.clone();
+        };
+        let cond = self.realize(cond, &i.cond);
+        let t = self.realize(then_branch, &i.then_branch);
+        let f = self.realize(else_branch, &i.else_branch);
+        rebuild_if(e, cond, t, f)
+    }
+
+    fn function(&mut self, e: &Expr, f: &Function, body: Expr) -> Expr {
+        let body = self.realize(body, &f.body);
+        rebuild_function(e, f, body)
+    }
+}
+
+/// Parses a layout name (for the passes' attribute handling).
+pub fn parse_layout(s: &str) -> Option<Layout> {
+    Layout::parse(s)
+}

@@ -1,0 +1,159 @@
+//! Layout names as the layout rewriter manipulates them (TVM's `tir::Layout`): a sequence of
+//! axes, each a primal axis (`N`, `C`, upper case) or a sub-axis with its factor (`16c`).
+//! `""` is the defined layout of a scalar; an unknown layout is `None` at the use sites.
+//!
+//! Only the operations the rewriter needs: index of an axis, sub-layouts, prepending the
+//! primal axes another layout has and this one lacks (`ExpandPrimal`), and convertibility.
+
+use std::fmt;
+
+/// A parsed layout.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Layout {
+    axes: Vec<Axis>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Axis {
+    letter: char,
+    /// `None` for a primal axis.
+    factor: Option<u32>,
+}
+
+impl Layout {
+    /// Parses `NCHW`, `NCHW16c`, `OIHW16i16o` or `""`; `None` for anything else.
+    pub fn parse(s: &str) -> Option<Layout> {
+        let mut axes = Vec::new();
+        let mut factor: Option<u32> = None;
+        for ch in s.chars() {
+            if let Some(d) = ch.to_digit(10) {
+                factor = Some(factor.unwrap_or(0).checked_mul(10)?.checked_add(d)?);
+            } else if ch.is_ascii_uppercase() && factor.is_none() {
+                axes.push(Axis {
+                    letter: ch,
+                    factor: None,
+                });
+            } else if ch.is_ascii_lowercase() && factor.is_some_and(|f| f > 0) {
+                axes.push(Axis {
+                    letter: ch.to_ascii_uppercase(),
+                    factor: factor.take(),
+                });
+            } else {
+                return None;
+            }
+        }
+        if factor.is_some() {
+            return None;
+        }
+        let l = Layout { axes };
+        let unique = l
+            .axes
+            .iter()
+            .enumerate()
+            .all(|(i, a)| !l.axes[..i].contains(a));
+        unique.then_some(l)
+    }
+
+    pub fn ndim(&self) -> usize {
+        self.axes.len()
+    }
+
+    pub fn ndim_primal(&self) -> usize {
+        self.axes.iter().filter(|a| a.factor.is_none()).count()
+    }
+
+    /// The position of primal axis `c` (upper case) or of its sub-axis (lower case).
+    pub fn index_of(&self, c: char) -> Option<usize> {
+        let primal = c.is_ascii_uppercase();
+        let letter = c.to_ascii_uppercase();
+        self.axes
+            .iter()
+            .position(|a| a.letter == letter && a.factor.is_none() == primal)
+    }
+
+    /// The axis at position `i` as a name (`C`, `c`), for finding it in another layout.
+    pub fn axis_name(&self, i: usize) -> Option<char> {
+        let a = self.axes.get(i)?;
+        Some(match a.factor {
+            None => a.letter,
+            Some(_) => a.letter.to_ascii_lowercase(),
+        })
+    }
+
+    pub fn is_primal_at(&self, i: usize) -> bool {
+        self.axes.get(i).is_some_and(|a| a.factor.is_none())
+    }
+
+    /// Axes `[pos, pos + len)`.
+    pub fn sub_layout(&self, pos: usize, len: usize) -> Layout {
+        Layout {
+            axes: self.axes.iter().skip(pos).take(len).copied().collect(),
+        }
+    }
+
+    /// TVM's `ExpandPrimal`: the primal axes of `dst` that this layout lacks, in `dst`'s
+    /// order, followed by this layout.
+    pub fn expand_primal(&self, dst: &Layout) -> Layout {
+        let mut axes: Vec<Axis> = dst
+            .axes
+            .iter()
+            .filter(|a| a.factor.is_none() && self.index_of(a.letter).is_none())
+            .copied()
+            .collect();
+        axes.extend(self.axes.iter().copied());
+        Layout { axes }
+    }
+
+    /// True when a `layout_transform` between the two exists (the same primal axes).
+    pub fn convertible(&self, other: &Layout) -> bool {
+        let primals = |l: &Layout| {
+            let mut v: Vec<char> = l
+                .axes
+                .iter()
+                .filter(|a| a.factor.is_none())
+                .map(|a| a.letter)
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        let subs_ok = |l: &Layout| {
+            l.axes
+                .iter()
+                .filter(|a| a.factor.is_some())
+                .all(|a| l.index_of(a.letter).is_some())
+        };
+        primals(self) == primals(other) && subs_ok(self) && subs_ok(other)
+    }
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for a in &self.axes {
+            match a.factor {
+                Some(n) => write!(f, "{n}{}", a.letter.to_ascii_lowercase())?,
+                None => write!(f, "{}", a.letter)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Layout;
+
+    #[test]
+    fn layouts() {
+        let l = |s| Layout::parse(s).unwrap();
+        assert_eq!(l("NCHW16c").to_string(), "NCHW16c");
+        assert_eq!(l("NCHW16c").ndim_primal(), 4);
+        assert_eq!(l("NCHW16c").index_of('c'), Some(4));
+        assert_eq!(l("NHWC").sub_layout(3, 1).to_string(), "C");
+        assert_eq!(l("C").expand_primal(&l("NCHW")).to_string(), "NHWC");
+        assert!(l("NHWC").convertible(&l("NCHW16c")));
+        assert!(!l("NCHW").convertible(&l("OIHW")));
+        assert_eq!(l("").ndim(), 0);
+        assert!(Layout::parse("NCHWc").is_none());
+        assert!(Layout::parse("NN").is_none());
+    }
+}

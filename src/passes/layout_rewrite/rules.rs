@@ -1,0 +1,236 @@
+//! Per-op layout rules (TVM's `FInferCorrectLayout`): given the layouts of a call's inputs
+//! (the original ones, or the ones after rewriting), the layouts the op wants for its inputs,
+//! the layout of its output, and its attributes adapted to those layouts.
+//!
+//! * element-wise ops of one input (relu, exp, clip, cast, ...): follow the input;
+//! * binary broadcast ops (add, multiply, comparisons, ...): follow the operand of higher rank;
+//!   the other one gets the matching sub-layout (and, when rewritten, is expanded and
+//!   transformed to the full layout);
+//! * conv1d/2d/3d: their own `data_layout`/`kernel_layout`, output `out_layout` or data layout;
+//! * pooling (max/avg, global, adaptive): the `layout` attribute follows the input;
+//! * concatenate: the `axis` attribute follows the concatenated axis when all inputs agree;
+//! * bias_add: the `axis` attribute follows the channel axis (passlab's rule: TVM rewrites
+//!   bias_add with CanonicalizeOps before ConvertLayout instead).
+//!
+//! Ops without a rule are not rewritten: their inputs go back to the original layouts.
+
+use super::layout::Layout;
+use crate::ir::{AttrValue, Attrs, Op, OpPattern, Type};
+
+/// A layout that may be unknown (`None`, TVM's `Layout::Undef()`).
+pub type L = Option<Layout>;
+
+/// What a rule decides.
+pub struct Inferred {
+    pub inputs: Vec<L>,
+    pub outputs: Vec<L>,
+    pub attrs: Attrs,
+}
+
+enum Rule {
+    Elemwise,
+    Broadcast,
+    Conv,
+    Pool,
+    Concatenate,
+    BiasAdd,
+}
+
+fn rule_of(op: Op) -> Option<Rule> {
+    let name = op.name();
+    Some(match name {
+        "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => Rule::Conv,
+        "nn.max_pool1d"
+        | "nn.max_pool2d"
+        | "nn.max_pool3d"
+        | "nn.avg_pool1d"
+        | "nn.avg_pool2d"
+        | "nn.avg_pool3d"
+        | "nn.global_max_pool2d"
+        | "nn.global_avg_pool2d"
+        | "nn.adaptive_max_pool1d"
+        | "nn.adaptive_max_pool2d"
+        | "nn.adaptive_max_pool3d"
+        | "nn.adaptive_avg_pool1d"
+        | "nn.adaptive_avg_pool2d"
+        | "nn.adaptive_avg_pool3d" => Rule::Pool,
+        "concatenate" => Rule::Concatenate,
+        "nn.bias_add" => Rule::BiasAdd,
+        _ if matches!(op.type_rel, "BroadcastRel" | "BroadcastCompRel") && op.num_inputs == 2 => {
+            Rule::Broadcast
+        }
+        _ if op.pattern == Some(OpPattern::ElemWise) && op.num_inputs == 1 => Rule::Elemwise,
+        _ => return None,
+    })
+}
+
+/// Whether `op` has a layout rule.
+pub fn has_rule(op: Op) -> bool {
+    rule_of(op).is_some()
+}
+
+fn layout_attr(attrs: &Attrs, name: &str) -> L {
+    attrs.get_str(name).and_then(Layout::parse)
+}
+
+fn shape_len(t: &Type) -> Option<usize> {
+    t.as_tensor().map(|t| t.shape.len())
+}
+
+/// Applies `op`'s rule. `new_in` is `None` on the original program. `types` are the original
+/// input types (tuple fields flattened). `None` when the rule cannot decide.
+pub fn infer(
+    op: Op,
+    attrs: &Attrs,
+    new_in: Option<&[L]>,
+    old_in: &[L],
+    types: &[Type],
+) -> Option<Inferred> {
+    let same = |l: L, n: usize| Inferred {
+        inputs: vec![l.clone(); n],
+        outputs: vec![l],
+        attrs: attrs.clone(),
+    };
+    match rule_of(op)? {
+        Rule::Elemwise => {
+            let ret = match new_in {
+                Some(n) => n.first()?.clone(),
+                None => old_in.iter().flatten().next().cloned(),
+            };
+            Some(same(ret, old_in.len()))
+        }
+        Rule::Broadcast => broadcast(attrs, new_in, old_in, types),
+        Rule::Conv => {
+            let data = layout_attr(attrs, "data_layout")?;
+            let out = match attrs.get_str("out_layout") {
+                Some("") | None => data.clone(),
+                Some(o) => Layout::parse(o)?,
+            };
+            Some(Inferred {
+                inputs: vec![Some(data), layout_attr(attrs, "kernel_layout")],
+                outputs: vec![Some(out)],
+                attrs: attrs.clone(),
+            })
+        }
+        Rule::Pool => {
+            let mut attrs = attrs.clone();
+            let out_layout = attrs.get_str("out_layout").unwrap_or("");
+            if out_layout.is_empty() {
+                if let Some(Some(n)) = new_in.and_then(|n| n.first()) {
+                    attrs = attrs.with("layout", AttrValue::str(&n.to_string()));
+                }
+            }
+            let l = layout_attr(&attrs, "layout")?;
+            Some(Inferred {
+                inputs: vec![Some(l.clone())],
+                outputs: vec![Some(l)],
+                attrs,
+            })
+        }
+        Rule::Concatenate => concatenate(attrs, new_in, old_in, types),
+        Rule::BiasAdd => {
+            let rank = shape_len(types.first()?)? as i64;
+            let axis = attrs.get_int("axis").unwrap_or(1);
+            let axis = if axis < 0 { axis + rank } else { axis } as usize;
+            let (data, attrs) = match (new_in, old_in.first()) {
+                (Some(n), Some(Some(old))) => {
+                    let data = n.first()?.clone()?;
+                    let name = old.axis_name(axis)?;
+                    let new_axis = data.index_of(name)?;
+                    (data, attrs.with("axis", AttrValue::int(new_axis as i64)))
+                }
+                (None, Some(Some(old))) => (old.clone(), attrs.clone()),
+                _ => return None,
+            };
+            let bias = data.sub_layout(data.index_of(old_in[0].as_ref()?.axis_name(axis)?)?, 1);
+            Some(Inferred {
+                inputs: vec![Some(data.clone()), Some(bias)],
+                outputs: vec![Some(data)],
+                attrs,
+            })
+        }
+    }
+}
+
+/// TVM's `BinaryBroadcastLayoutHelper`.
+fn broadcast(
+    attrs: &Attrs,
+    new_in: Option<&[L]>,
+    old_in: &[L],
+    types: &[Type],
+) -> Option<Inferred> {
+    let shapes: Vec<usize> = types.iter().map(shape_len).collect::<Option<_>>()?;
+    let mut ls: Vec<L> = new_in.unwrap_or(old_in).to_vec();
+    if ls.len() != 2 || shapes.len() != 2 {
+        return None;
+    }
+    let out = match (&ls[0], &ls[1]) {
+        (None, None) => return None,
+        (Some(_), None) | (None, Some(_)) => {
+            let d = if ls[0].is_some() { 0 } else { 1 };
+            let u = 1 - d;
+            if shapes[d] < shapes[u] {
+                return None;
+            }
+            let def = ls[d].clone()?;
+            ls[u] = Some(def.sub_layout(shapes[d] - shapes[u], shapes[u]));
+            ls[d].clone()
+        }
+        (Some(a), Some(b)) if a.ndim() == 0 || b.ndim() == 0 => {
+            let scalar = if a.ndim() == 0 { 0 } else { 1 };
+            ls[1 - scalar].clone()
+        }
+        (Some(a), Some(b)) => {
+            let large = if a.ndim_primal() >= b.ndim_primal() {
+                0
+            } else {
+                1
+            };
+            let ret = ls[large].clone();
+            // TVM adjusts sub-axis factors when both operands had the same original layout;
+            // passlab keeps the smaller operand's layout then (no blocked factors to adjust).
+            if old_in[0] != old_in[1] {
+                ls[1 - large] = ret.clone();
+            }
+            ret
+        }
+    };
+    Some(Inferred {
+        inputs: ls,
+        outputs: vec![out],
+        attrs: attrs.clone(),
+    })
+}
+
+/// TVM's `ConcatenateLayout`.
+fn concatenate(
+    attrs: &Attrs,
+    new_in: Option<&[L]>,
+    old_in: &[L],
+    types: &[Type],
+) -> Option<Inferred> {
+    let rank = shape_len(types.first()?)? as i64;
+    let axis = attrs.get_int("axis").unwrap_or(0);
+    let axis = if axis < 0 { axis + rank } else { axis } as usize;
+    if let (Some(n), Some(Some(old0))) = (new_in, old_in.first()) {
+        let first = n.first()?.clone();
+        if n.iter().all(|l| *l == first) {
+            let first = first?;
+            let new_axis = first.index_of(old0.axis_name(axis)?)?;
+            return Some(Inferred {
+                inputs: vec![Some(first.clone()); old_in.len()],
+                outputs: vec![Some(first)],
+                attrs: attrs.with("axis", AttrValue::int(new_axis as i64)),
+            });
+        }
+    }
+    let ret = old_in.iter().flatten().next()?.clone();
+    if ret.ndim() <= axis || !ret.is_primal_at(axis) {
+        return None;
+    }
+    Some(Inferred {
+        inputs: vec![Some(ret.clone()); old_in.len()],
+        outputs: vec![Some(ret)],
+        attrs: attrs.clone(),
+    })
+}

@@ -1,0 +1,87 @@
+//! Substitution of variables (TVM's `Bind`), used by InlineGlobals (parameters := arguments)
+//! and LambdaLift (captured variables := closure parameters).
+//!
+//! With `fresh` binders, every variable bound inside the expression (let variables, function
+//! parameters) is replaced by a new variable of the same name and annotation, so a body copied
+//! into several places stays well-formed (every variable bound once). TVM's `Bind` keeps the
+//! binders, which makes two inlined copies of one function share their let variables; passlab's
+//! well-formedness check refuses that, so copies are always freshened.
+//!
+//! Stack-safe and memoized: built on the mutator, shared nodes stay shared within one copy.
+
+use crate::ir::mutate::{mutate, rebuild_function, rebuild_let, Mutator};
+use crate::ir::{Expr, ExprKind, Function, Var};
+use rustc_hash::FxHashMap;
+
+/// `e` with the variables of `map` replaced (by variable identity) and, when `fresh`, every
+/// binder inside `e` renamed to a new variable.
+pub fn substitute(e: &Expr, map: &[(Var, Expr)], fresh: bool) -> Expr {
+    let mut s = Subst {
+        map: map.iter().map(|(v, x)| (v.id(), x.clone())).collect(),
+        renamed: FxHashMap::default(),
+        fresh,
+    };
+    mutate(&mut s, e)
+}
+
+struct Subst {
+    map: FxHashMap<u64, Expr>,
+    renamed: FxHashMap<u64, Var>,
+    fresh: bool,
+}
+
+impl Subst {
+    fn rename(&mut self, v: &Var) {
+        if self.fresh {
+            let nv = Var::with_device(v.name(), v.ann().cloned(), v.virtual_device.clone());
+            self.renamed.insert(v.id(), nv);
+        }
+    }
+
+    fn renamed(&self, v: &Var) -> Var {
+        self.renamed
+            .get(&v.id())
+            .cloned()
+            .unwrap_or_else(|| v.clone())
+    }
+}
+
+impl Mutator for Subst {
+    fn pre(&mut self, e: &Expr) -> Option<Expr> {
+        match e.kind() {
+            ExprKind::Let(l) => self.rename(&l.var),
+            ExprKind::Function(f) => f.params.iter().for_each(|p| self.rename(p)),
+            _ => {}
+        }
+        None
+    }
+
+    fn var(&mut self, e: &Expr, v: &Var) -> Expr {
+        if let Some(x) = self.map.get(&v.id()) {
+            return x.clone();
+        }
+        match self.renamed.get(&v.id()) {
+            Some(nv) => Expr::with_info(ExprKind::Var(nv.clone()), e.ty().cloned(), e.span()),
+            None => e.clone(),
+        }
+    }
+
+    fn let_(&mut self, e: &Expr, var: &Var, value: Expr, body: Expr) -> Expr {
+        let var = self.renamed(var);
+        rebuild_let(e, var, value, body)
+    }
+
+    fn function(&mut self, e: &Expr, f: &Function, body: Expr) -> Expr {
+        let params: Vec<Var> = f.params.iter().map(|p| self.renamed(p)).collect();
+        if params.iter().zip(&f.params).all(|(a, b)| a == b) {
+            return rebuild_function(e, f, body);
+        }
+        let func = Function {
+            params,
+            body,
+            ret_type: f.ret_type.clone(),
+            attrs: f.attrs.clone(),
+        };
+        Expr::with_info(ExprKind::Function(func), e.ty().cloned(), e.span())
+    }
+}

@@ -1,0 +1,116 @@
+"""Every tutorial notebook executed with nbclient against the installed kernelspec, from the
+notebooks' folder (so relative corpus paths resolve as for a user). No cell may fail unless it
+is tagged `raises-exception` (it demonstrates an error) — and those must fail. Key outputs
+are checked cell by cell."""
+from __future__ import annotations
+
+import re
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from helpers import KERNEL_NAME, NOTEBOOKS
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+# notebook -> {cell id: [fragments its text output must contain]}
+EXPECTED = {
+    "01_tour.ipynb": {
+        "passes": ["InferType", "PrintIR"],
+        "load": ["nn.conv2d(%x, %weight", "add(%4, %5)"],
+        "seq": ["✓ InferType", "✗ Expensive", "skipped: opt_level 3 > context opt_level 2"],
+        "opt1": ["[t] run_after_pass Simplify", "[t] exit_pass_ctx"],
+        "opt3": ["InferType", "Simplify", "Expensive", "% all"],
+        "diff": ["--- small", "+++ m3", "-  multiply(%0, 1f)"],
+        "result": ["  %x\n}"],
+        "ctx": ["skipped: in disabled_pass", "✓ Expensive"],
+        "error": ["did you mean `Sequential`?"],
+        "help": ["PassContext(opt_level=2"],
+    },
+    "02_instruments.ipynb": {
+        "timing": ["sequential", "InferType", "Simplify"],
+        "render": ["sequential: ", "\tInferType: "],
+        "printing": ["Print IR after: Simplify", "PrintIR():"],
+        "changed": ["InferType changed @main", "Simplify changed @main", "+  add(%x, 1f"],
+        "trace": ["[t] should_run Simplify", "[t] run_before_pass PrintIR", "true"],
+        "bisect": ["BISECT: running pass (1) InferType", "BISECT: NOT running pass (2) Simplify"],
+        "stats": ["Stats: Simplify 8 -> 5 nodes, changed"],
+        "enter": ["[live] enter_pass_ctx"],
+        "run-live": ["[live] run_after_pass Simplify"],
+        "override": ["[live] exit_pass_ctx", "Simplify changed @main"],
+        "current": ["PrintChanged", "context       ┆ current"],
+        "failing": ["[one] exit_pass_ctx", "two enter_pass_ctx failed"],
+    },
+    "03_standard_passes.ipynb": {
+        "passes": ["InferType"],
+        "load": ["Module: 1 function (@main: 100 params"],
+        "lstm": ["Stats: InferType", "changed", "InferType"],
+        "small": ["/* ty=Tensor[(1, 4, 8, 8), float32] */"],
+        "resnet-seq": ["again", "Stats: InferType 264 -> 264 nodes, unchanged"],
+        "resnet-equal": ["true"],
+        "function": ["nn.relu(%1) /* ty=Tensor[(1, 4, 8, 8), float32] */"],
+    },
+    "04_user_passes.ipynb": {
+        "module": ["def @myabs(%a: float32)"],
+        "rewrite": ["def @main(%x: float32) {\n  %x\n}"],
+        "bad-rule": ["?y is used on the right but not bound on the left"],
+        "replace": ["negative(%a)"],
+        "needs": ["pass Needs requires AddAbs, which is not a registered pass"],
+        "register": ["[t] run_after_pass AddAbs", "[t] run_after_pass Needs", "def @myabs"],
+        "passes": ["AddAbs"],
+        "broken": ["Broken: pass failed", "[t] exit_pass_ctx"],
+        "still-there": ["true"],
+    },
+}
+
+# HTML renderings the notebooks must carry (cell id -> fragment of its text/html).
+HTML = {
+    "01_tour.ipynb": {"load": '<pre class="passlab-ir">', "opt3": "<table", "diff": "passlab-diff"},
+    "02_instruments.ipynb": {"timing": "<table", "current": "<table"},
+}
+
+
+def text_of(cell) -> str:
+    parts = []
+    for out in cell.get("outputs", []):
+        if out["output_type"] == "stream":
+            parts.append(out["text"])
+        elif out["output_type"] == "error":
+            parts.append(ANSI.sub("", "\n".join(out["traceback"])))
+        else:
+            parts.append(out.get("data", {}).get("text/plain", ""))
+    return "\n".join(parts)
+
+
+def html_of(cell) -> str:
+    return "".join(o.get("data", {}).get("text/html", "") for o in cell.get("outputs", []))
+
+
+def test_every_notebook_is_covered():
+    assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_notebook_runs(name):
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    assert nb.metadata.kernelspec.name == KERNEL_NAME
+    client = NotebookClient(
+        nb,
+        kernel_name=KERNEL_NAME,
+        timeout=120,
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+    )
+    client.execute()  # raises CellExecutionError on an unexpected error
+    cells = {c.get("id"): c for c in nb.cells if c.cell_type == "code"}
+    for cell in cells.values():
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        expects_error = "raises-exception" in cell.metadata.get("tags", [])
+        assert bool(errors) == expects_error, (cell.id, cell.source, errors)
+    for cid, fragments in EXPECTED[name].items():
+        assert cid in cells, f"{name}: no cell {cid}"
+        text = text_of(cells[cid])
+        for f in fragments:
+            assert f in text, f"{name} [{cid}]: {f!r} not in\n{text[:2000]}"
+    for cid, fragment in HTML.get(name, {}).items():
+        assert fragment in html_of(cells[cid]), f"{name} [{cid}]: no {fragment!r} in its HTML"
