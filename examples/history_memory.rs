@@ -3,7 +3,10 @@
 //! keeps (the input and the module after every pass) against the nodes of one module.
 //! Passes rebuild only what they change, so unchanged parts are shared between snapshots.
 //!
-//! `cargo run --release --example history_memory [LAYERS]`
+//! Also printed: the process's resident memory (VmRSS) taken by parsing the model and by
+//! the run with its history (run one pipeline per process for a clean number).
+//!
+//! `cargo run --release --example history_memory [LAYERS] [PIPELINE_INDEX]`
 
 use passlab::ir::visit::post_order_with;
 use passlab::ir::Module;
@@ -60,18 +63,35 @@ fn run(s: &mut Session, src: &str) {
     assert!(!out.is_error(), "{}", out.plain());
 }
 
+/// Resident memory in MiB (Linux; 0 elsewhere).
+fn rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(0.0)
+}
+
 fn main() {
-    let layers: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(17000);
+    let mut args = std::env::args().skip(1);
+    let layers: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(17000);
+    let only: Option<usize> = args.next().and_then(|a| a.parse().ok());
     let text = passlab::testgen::conv_model(layers);
+    let before_parse = rss_mib();
     let input = passlab::text::parse_module(&text, "conv_model").expect("conv_model parses");
+    let parsed = rss_mib() - before_parse;
+    drop(text);
     println!(
-        "conv_model({layers}): {} nodes",
+        "conv_model({layers}): {} nodes, {parsed:.0} MiB resident after parsing",
         nodes(std::slice::from_ref(&input))
     );
-    for (name, def) in PIPELINES {
+    for (i, (name, def)) in PIPELINES.iter().enumerate() {
+        if only.is_some_and(|o| o != i) {
+            continue;
+        }
+        let before_run = rss_mib();
         let mut s = Session::new();
         s.set_var("m", Value::Module(input.clone()));
         run(&mut s, def);
@@ -89,14 +109,17 @@ fn main() {
             .max()
             .unwrap_or(0);
         let all = nodes(&kept);
+        let run_mib = rss_mib() - before_run;
         let changed = (1..kept.len())
             .filter(|&k| !kept[k].same_as(&kept[k - 1]))
             .count();
         println!(
             "{name}: 20 passes ({changed} returned a new module) in {:.2?}; the history keeps \
-             {all} unique nodes for 21 modules, the largest module has {one}: {:.2}x",
+             {all} unique nodes for 21 modules, the largest module has {one}: {:.2}x \
+             ({:.2}x the input); the run and its history took {run_mib:.0} MiB resident",
             elapsed,
-            all as f64 / one as f64
+            all as f64 / one as f64,
+            all as f64 / nodes(&kept[..1]) as f64
         );
     }
 }
