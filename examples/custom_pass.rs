@@ -81,7 +81,10 @@ fn collapse_ifs(e: &Expr, memo: &mut HashMap<usize, Expr>) -> Expr {
             if body.ptr_eq(&f.body) {
                 e.clone()
             } else {
-                e.rebuild(ExprKind::Function(Function { body, ..f.clone() }))
+                e.rebuild(ExprKind::Function(Box::new(Function {
+                    body,
+                    ..(**f).clone()
+                })))
             }
         }
         _ => e.clone(),

@@ -21,7 +21,9 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 /// Runs each named pass `runs` times directly on `m` (never gated, as a direct call), and
-/// measures the overhead of `overhead` no-op passes when asked.
+/// measures the overhead of `overhead` no-op passes when asked. The module is typed once first
+/// (InferType, untimed), as every TVM module is, so a pass that needs types does not pay for
+/// inferring them in each timed run.
 pub fn bench(
     m: &Module,
     passes: &[String],
@@ -30,6 +32,13 @@ pub fn bench(
 ) -> Result<BenchReport, String> {
     let pm = PassManager::new();
     let runs = runs.max(1);
+    let infer = pm
+        .create("InferType", &PassOptions::new())
+        .map_err(|e| e.to_string())?;
+    let typed = pm
+        .run(&infer, m)
+        .map_err(|e| format!("the module does not type-check: {e}"))?;
+    let m = &typed;
     let mut out = Vec::new();
     for name in passes {
         let pass = pm

@@ -51,12 +51,18 @@ struct State {
     open: Vec<Option<usize>>,
 }
 
+/// One pass invocation. Children are linked through indices (no per-node allocation), so a
+/// Sequential of 10,000 passes records in one growing vector.
 struct Node {
     name: Arc<str>,
     start: Duration,
     total: Duration,
-    parent: Option<usize>,
-    children: Vec<usize>,
+    parent: Option<u32>,
+    first_child: Option<u32>,
+    last_child: Option<u32>,
+    next_sibling: Option<u32>,
+    /// Its pass failed: the record is dropped from the results.
+    abandoned: bool,
 }
 
 impl Default for PassTimingInstrument {
@@ -84,9 +90,12 @@ impl PassTimingInstrument {
         st.roots.iter().map(|&i| st.record(i)).collect()
     }
 
-    /// Forgets every record.
+    /// Forgets every record (keeping the storage for the next run).
     pub fn clear(&self) {
-        *lock(&self.state) = State::default();
+        let mut st = lock(&self.state);
+        st.nodes.clear();
+        st.roots.clear();
+        st.open.clear();
     }
 
     /// TVM's text rendering, byte for byte: one line per record, depth-first,
@@ -105,23 +114,28 @@ impl PassTimingInstrument {
 impl State {
     fn record(&self, i: usize) -> TimingRecord {
         let n = &self.nodes[i];
+        let mut children = Vec::new();
+        let mut c = n.first_child;
+        while let Some(ci) = c {
+            let child = &self.nodes[ci as usize];
+            if !child.abandoned {
+                children.push(self.record(ci as usize));
+            }
+            c = child.next_sibling;
+        }
         TimingRecord {
             name: n.name.clone(),
             total: n.total,
-            children: n.children.iter().map(|&c| self.record(c)).collect(),
+            children,
         }
     }
 
-    /// Drops the innermost open record (its pass failed): it is the last child of its parent.
+    /// Drops the innermost open record (its pass failed).
     fn abandon(&mut self) {
         if let Some(Some(i)) = self.open.pop() {
-            match self.nodes[i].parent {
-                Some(p) => {
-                    self.nodes[p].children.pop();
-                }
-                None => {
-                    self.roots.pop();
-                }
+            self.nodes[i].abandoned = true;
+            if self.nodes[i].parent.is_none() {
+                self.roots.pop();
             }
         }
     }
@@ -157,9 +171,20 @@ impl Instrument for PassTimingInstrument {
         }
         st.open.resize(cx.depth, None);
         let idx = st.nodes.len();
+        let Ok(id) = u32::try_from(idx) else {
+            // Four billion records: stop recording rather than wrap.
+            st.open.push(None);
+            return Ok(());
+        };
         let parent = st.open.iter().rev().find_map(|o| *o);
         match parent {
-            Some(p) => st.nodes[p].children.push(idx),
+            Some(p) => {
+                match st.nodes[p].last_child {
+                    Some(last) => st.nodes[last as usize].next_sibling = Some(id),
+                    None => st.nodes[p].first_child = Some(id),
+                }
+                st.nodes[p].last_child = Some(id);
+            }
             None => st.roots.push(idx),
         }
         st.open.push(Some(idx));
@@ -167,8 +192,11 @@ impl Instrument for PassTimingInstrument {
             name: info.name_arc().clone(),
             start: Duration::ZERO,
             total: Duration::ZERO,
-            parent,
-            children: Vec::new(),
+            parent: parent.map(|p| p as u32),
+            first_child: None,
+            last_child: None,
+            next_sibling: None,
+            abandoned: false,
         });
         st.nodes[idx].start = self.clock.now();
         Ok(())

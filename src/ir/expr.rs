@@ -188,13 +188,13 @@ impl Function {
 pub enum ExprKind {
     Var(Var),
     GlobalVar(GlobalVar),
-    Constant(Constant),
+    Constant(Box<Constant>),
     Tuple(Vec<Expr>),
     TupleGetItem(Expr, usize),
     Call(Call),
     Let(Let),
     If(If),
-    Function(Function),
+    Function(Box<Function>),
     Op(Op),
 }
 
@@ -233,13 +233,24 @@ impl Expr {
         Expr::new(ExprKind::GlobalVar(GlobalVar::new(name)))
     }
 
+    /// The reference to `op`: one node per op, shared by every call of it (as TVM's `Op`
+    /// objects are global singletons), so a million calls cost no op nodes.
     pub fn op(op: Op) -> Expr {
-        Expr::new(ExprKind::Op(op))
+        static NODES: OnceLock<rustc_hash::FxHashMap<usize, Expr>> = OnceLock::new();
+        let nodes = NODES.get_or_init(|| {
+            super::op::all()
+                .map(|o| (o.0 as *const _ as usize, Expr::new(ExprKind::Op(o))))
+                .collect()
+        });
+        match nodes.get(&(op.0 as *const _ as usize)) {
+            Some(e) => e.clone(),
+            None => Expr::new(ExprKind::Op(op)),
+        }
     }
 
     /// A constant node (untyped until type inference runs, as in TVM).
     pub fn constant(c: Constant) -> Expr {
-        Expr::new(ExprKind::Constant(c))
+        Expr::new(ExprKind::Constant(Box::new(c)))
     }
 
     pub fn tuple(fields: Vec<Expr>) -> Expr {
@@ -278,7 +289,7 @@ impl Expr {
     }
 
     pub fn function(f: Function) -> Expr {
-        Expr::new(ExprKind::Function(f))
+        Expr::new(ExprKind::Function(Box::new(f)))
     }
 
     pub fn kind(&self) -> &ExprKind {
@@ -348,6 +359,15 @@ impl Expr {
             ExprKind::Op(op) => Some((*op, call)),
             _ => None,
         }
+    }
+
+    /// False when this handle is the only reference to the node. A traversal that holds the
+    /// root borrowed can then skip its memo for the node: the one reference is its parent's
+    /// edge, so the node is reached once. (The count can fall from 2 to 1 while we walk when
+    /// another thread drops its handle, but never below the number of parent edges inside the
+    /// borrowed graph, so a node with two parents there always reads as shared.)
+    pub fn is_shared(&self) -> bool {
+        Arc::strong_count(&self.0) > 1
     }
 
     /// Number of references to this node (for "used once" decisions).
@@ -463,6 +483,14 @@ impl ExprKind {
 
 impl Drop for ExprNode {
     fn drop(&mut self) {
+        // Fast path: when no child is owned by this node alone, dropping the fields only
+        // decrements counts and cannot recurse deeply (most drops of a shared graph).
+        let mut owns_a_child = false;
+        self.kind
+            .for_each_child(|c| owns_a_child |= Arc::strong_count(&c.0) == 1);
+        if !owns_a_child {
+            return;
+        }
         // Iterative teardown: move children onto a work list and free the ones we own last.
         let mut stack = Vec::new();
         self.kind.take_children(&mut stack);

@@ -25,27 +25,43 @@ pub trait Visitor {
 }
 
 /// Walks `root` with `v` (see [`Visitor`]).
+///
+/// The work stack holds borrowed nodes: every node reached is owned by `root`'s graph, which
+/// outlives the walk, so no reference count is touched (on large programs the atomic
+/// increments on cold cache lines were most of a walk's time). Only shared nodes go into the
+/// seen-set: a node with a single reference has a single parent and is reached once (see
+/// [`Expr::is_shared`]), and most nodes of a program are such nodes.
 pub fn walk<V: Visitor + ?Sized>(v: &mut V, root: &Expr) {
     let mut seen = rustc_hash::FxHashSet::default();
-    let mut stack: Vec<(Expr, bool)> = vec![(root.clone(), false)];
+    let mut stack: Vec<(&Expr, bool)> = vec![(root, false)];
     while let Some((e, expanded)) = stack.pop() {
         if expanded {
-            v.visit(&e);
+            v.visit(e);
             continue;
         }
-        if !seen.insert(e.id()) {
+        if e.is_shared() && !seen.insert(e.id()) {
             continue;
         }
-        stack.push((e.clone(), true));
-        if v.pre(&e) {
-            let kids = e.children();
-            for k in kids.into_iter().rev() {
-                if !seen.contains(&k.id()) {
-                    stack.push((k.clone(), false));
-                }
-            }
+        stack.push((e, true));
+        if v.pre(e) {
+            push_children(e, &mut stack, |k| !k.is_shared() || !seen.contains(&k.id()));
         }
     }
+}
+
+/// Pushes `e`'s unexpanded children so that they pop in evaluation order.
+fn push_children<'a>(
+    e: &'a Expr,
+    stack: &mut Vec<(&'a Expr, bool)>,
+    wanted: impl Fn(&Expr) -> bool,
+) {
+    let start = stack.len();
+    e.kind().for_each_child(|k| {
+        if wanted(k) {
+            stack.push((k, false));
+        }
+    });
+    stack[start..].reverse();
 }
 
 /// A rewrite. Every hook receives the original node and its already-rewritten children and
@@ -91,7 +107,8 @@ pub trait Mutator {
 #[derive(Default)]
 pub struct MutateState {
     memo: FxHashMap<usize, Expr>,
-    /// Keeps the originals alive so their identities (memo keys) are never reused.
+    /// Keeps the roots alive, and with them every original node (memo keys are node
+    /// addresses, which must not be reused while the memo lives).
     keep: Vec<Expr>,
 }
 
@@ -109,75 +126,73 @@ pub fn mutate<M: Mutator + ?Sized>(m: &mut M, root: &Expr) -> Expr {
 
 /// Rewrites `root` with `m`, sharing `state` with earlier calls.
 pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut MutateState) -> Expr {
-    let mut stack: Vec<(Expr, bool)> = vec![(root.clone(), false)];
+    state.keep.push(root.clone());
+    // Borrowed nodes, as in `walk`: `root` owns them all for the whole mutation.
+    let mut stack: Vec<(&Expr, bool)> = vec![(root, false)];
     while let Some((e, expanded)) = stack.pop() {
         if state.memo.contains_key(&e.id()) {
             continue;
         }
         if !expanded {
-            if let Some(r) = m.pre(&e) {
+            if let Some(r) = m.pre(e) {
                 state.memo.insert(e.id(), r);
-                state.keep.push(e);
                 continue;
             }
-            stack.push((e.clone(), true));
-            for k in e.children().into_iter().rev() {
-                if !state.memo.contains_key(&k.id()) {
-                    stack.push((k.clone(), false));
-                }
-            }
+            stack.push((e, true));
+            let memo = &state.memo;
+            push_children(e, &mut stack, |k| !memo.contains_key(&k.id()));
             continue;
         }
         let get = |x: &Expr| state.memo[&x.id()].clone();
         let out = match e.kind() {
-            ExprKind::Var(v) => m.var(&e, v),
-            ExprKind::Constant(c) => m.constant(&e, c),
-            ExprKind::GlobalVar(_) | ExprKind::Op(_) => m.leaf(&e),
+            ExprKind::Var(v) => m.var(e, v),
+            ExprKind::Constant(c) => m.constant(e, c),
+            ExprKind::GlobalVar(_) | ExprKind::Op(_) => m.leaf(e),
             ExprKind::Call(c) => {
                 let callee = get(&c.callee);
                 let args = c.args.iter().map(get).collect();
-                m.call(&e, callee, args, &c.attrs)
+                m.call(e, callee, args, &c.attrs)
             }
             ExprKind::Tuple(fs) => {
                 let fields = fs.iter().map(get).collect();
-                m.tuple(&e, fields)
+                m.tuple(e, fields)
             }
             ExprKind::TupleGetItem(t, i) => {
                 let t = get(t);
-                m.get_item(&e, t, *i)
+                m.get_item(e, t, *i)
             }
             ExprKind::Let(l) => {
                 let (value, body) = (get(&l.value), get(&l.body));
-                m.let_(&e, &l.var, value, body)
+                m.let_(e, &l.var, value, body)
             }
             ExprKind::If(i) => {
                 let (c, t, f) = (get(&i.cond), get(&i.then_branch), get(&i.else_branch));
-                m.if_(&e, c, t, f)
+                m.if_(e, c, t, f)
             }
             ExprKind::Function(f) => {
                 let body = get(&f.body);
-                m.function(&e, f, body)
+                m.function(e, f, body)
             }
         };
         state.memo.insert(e.id(), out);
-        state.keep.push(e);
     }
     state.memo[&root.id()].clone()
 }
 
-fn same(a: &[Expr], b: &[&Expr]) -> bool {
+fn same(a: &[Expr], b: &[Expr]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.ptr_eq(y))
 }
 
 /// The original's type, if every new child has the same type as the old one.
 fn inherited_type(orig: &Expr, new_children: &[&Expr]) -> Option<Type> {
-    let old = orig.children();
-    let keep = old.len() == new_children.len()
-        && old
-            .iter()
-            .zip(new_children)
-            .all(|(o, n)| o.ptr_eq(n) || (o.ty().is_some() && o.ty() == n.ty()));
-    if keep {
+    let mut keep = true;
+    let mut i = 0;
+    orig.kind().for_each_child(|o| {
+        let n = new_children.get(i);
+        i += 1;
+        keep &= n.is_some_and(|n| o.ptr_eq(n) || (o.ty().is_some() && o.ty() == n.ty()));
+    });
+    if keep && i == new_children.len() {
         orig.ty().cloned()
     } else {
         None
@@ -194,7 +209,7 @@ pub fn rebuild_call(orig: &Expr, callee: Expr, args: Vec<Expr>) -> Expr {
     let ExprKind::Call(c) = orig.kind() else {
         return orig.clone();
     };
-    if callee.ptr_eq(&c.callee) && same(&args, &c.args.iter().collect::<Vec<_>>()) {
+    if callee.ptr_eq(&c.callee) && same(&args, &c.args) {
         return orig.clone();
     }
     let mut kids: Vec<&Expr> = vec![&callee];
@@ -213,7 +228,7 @@ pub fn rebuild_call(orig: &Expr, callee: Expr, args: Vec<Expr>) -> Expr {
 
 pub fn rebuild_tuple(orig: &Expr, fields: Vec<Expr>) -> Expr {
     if let ExprKind::Tuple(old) = orig.kind() {
-        if same(&fields, &old.iter().collect::<Vec<_>>()) {
+        if same(&fields, old) {
             return orig.clone();
         }
     }
@@ -269,12 +284,12 @@ pub fn rebuild_function(orig: &Expr, f: &Function, body: Expr) -> Expr {
     }
     let ty = inherited_type(orig, &[&body]);
     Expr::with_info(
-        ExprKind::Function(Function {
+        ExprKind::Function(Box::new(Function {
             params: f.params.clone(),
             body,
             ret_type: f.ret_type.clone(),
             attrs: f.attrs.clone(),
-        }),
+        })),
         ty,
         orig.span(),
     )

@@ -233,9 +233,9 @@ impl Op {
                     }
                 },
             };
-            fields.push((f.name.into(), value));
+            fields.push((super::attrs::static_str(f.name), value));
         }
-        Ok(Attrs::new(Some(schema.type_key), fields))
+        Ok(Attrs::shared(schema.type_key, fields))
     }
 
     /// The default attributes of this op (only for ops whose fields all have defaults).

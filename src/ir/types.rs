@@ -75,7 +75,14 @@ pub enum Type {
     Incomplete,
     /// A type variable (`A`) or an ADT type applied to arguments (`List[A]`); passlab keeps
     /// these for type definitions but does not type-check ADT programs.
-    Named(Arc<str>, Arc<[Type]>),
+    Named(Arc<NamedType>),
+}
+
+/// The body of [`Type::Named`] (boxed so that `Type` stays two words plus a tag).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct NamedType {
+    pub name: Arc<str>,
+    pub args: Vec<Type>,
 }
 
 impl Type {
@@ -109,7 +116,7 @@ impl Type {
             Type::Tuple(fs) => fs.iter().all(Type::is_complete),
             Type::Func(f) => f.params.iter().all(Type::is_complete) && f.ret.is_complete(),
             Type::Incomplete => false,
-            Type::Named(_, args) => args.iter().all(Type::is_complete),
+            Type::Named(n) => n.args.iter().all(Type::is_complete),
         }
     }
 }
@@ -169,7 +176,8 @@ impl fmt::Display for Type {
                 write!(f, ") -> {}", ft.ret)
             }
             Type::Incomplete => f.write_str("_"),
-            Type::Named(name, args) => {
+            Type::Named(n) => {
+                let (name, args) = (&n.name, &n.args);
                 f.write_str(name)?;
                 if !args.is_empty() {
                     f.write_str("[")?;

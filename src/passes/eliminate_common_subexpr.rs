@@ -50,7 +50,7 @@ enum ArgKey {
 
 fn field_key(e: &Expr) -> ArgKey {
     match e.kind() {
-        ExprKind::Constant(c) if c.is_scalar() => ArgKey::Scalar(c.clone()),
+        ExprKind::Constant(c) if c.is_scalar() => ArgKey::Scalar((**c).clone()),
         _ => ArgKey::Node(e.id()),
     }
 }

@@ -179,7 +179,7 @@ impl Fuser<'_> {
             ret_type: ret.clone(),
             attrs,
         };
-        let callee = Expr::with_info(ExprKind::Function(func), fn_ty, orig.span());
+        let callee = Expr::with_info(ExprKind::Function(Box::new(func)), fn_ty, orig.span());
         let call = Call {
             callee,
             args: info.args,

@@ -252,7 +252,11 @@ impl Mutator for Lifter<'_> {
             attrs: f.attrs.clone(),
         };
         let lifted = if frame.captured.is_empty() {
-            Expr::with_info(ExprKind::Function(inner), e.ty().cloned(), e.span())
+            Expr::with_info(
+                ExprKind::Function(Box::new(inner)),
+                e.ty().cloned(),
+                e.span(),
+            )
         } else {
             let mut params = Vec::new();
             let mut binding = Vec::new();
@@ -265,7 +269,11 @@ impl Mutator for Lifter<'_> {
                 ));
                 params.push(p);
             }
-            let inner = Expr::with_info(ExprKind::Function(inner), e.ty().cloned(), e.span());
+            let inner = Expr::with_info(
+                ExprKind::Function(Box::new(inner)),
+                e.ty().cloned(),
+                e.span(),
+            );
             let rebound = super::subst::substitute(&inner, &binding, false);
             let maker = Function {
                 params,
@@ -273,7 +281,7 @@ impl Mutator for Lifter<'_> {
                 ret_type: f.func_type(),
                 attrs: vec![("Closure".into(), AttrValue::int(1))],
             };
-            Expr::with_info(ExprKind::Function(maker), None, e.span())
+            Expr::with_info(ExprKind::Function(Box::new(maker)), None, e.span())
         };
         let (name, exists) = match frame.rec_name {
             Some(n) => (n, false),

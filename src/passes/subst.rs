@@ -82,6 +82,10 @@ impl Mutator for Subst {
             ret_type: f.ret_type.clone(),
             attrs: f.attrs.clone(),
         };
-        Expr::with_info(ExprKind::Function(func), e.ty().cloned(), e.span())
+        Expr::with_info(
+            ExprKind::Function(Box::new(func)),
+            e.ty().cloned(),
+            e.span(),
+        )
     }
 }

@@ -488,7 +488,7 @@ impl<'s> P<'s> {
             };
             Ok((
                 i,
-                Expr::with_info(ExprKind::Function(f), None, self.span(start, i)),
+                Expr::with_info(ExprKind::Function(Box::new(f)), None, self.span(start, i)),
             ))
         })();
         self.scopes.borrow_mut().pop();
@@ -901,7 +901,7 @@ impl<'s> P<'s> {
                 Constant::from_data(TensorData::from_f64(dt, vec![], &[v]))
             }
         };
-        Expr::with_info(ExprKind::Constant(c), None, span)
+        Expr::with_info(ExprKind::Constant(Box::new(c)), None, span)
     }
 
     fn meta_expr(&self, i: &'s str) -> R<'s, Expr> {
@@ -937,7 +937,7 @@ impl<'s> P<'s> {
             },
             _ => Constant::opaque(ann, idx),
         };
-        let e = Expr::with_info(ExprKind::Constant(c), None, span);
+        let e = Expr::with_info(ExprKind::Constant(Box::new(c)), None, span);
         self.meta_consts.borrow_mut().insert(idx, e.clone());
         Ok((r, e))
     }
@@ -950,7 +950,10 @@ impl<'s> P<'s> {
         match name {
             "True" | "False" => {
                 let c = Constant::scalar_bool(name == "True");
-                Ok((r, Expr::with_info(ExprKind::Constant(c), None, span)))
+                Ok((
+                    r,
+                    Expr::with_info(ExprKind::Constant(Box::new(c)), None, span),
+                ))
             }
             "inff" => {
                 let (r, n) = number(i)?;
@@ -995,7 +998,8 @@ impl<'s> P<'s> {
                     );
                 }
                 match Op::lookup(name) {
-                    Ok(op) => Ok((r, Expr::with_info(ExprKind::Op(op), None, span))),
+                    // One shared node per op, as TVM's op references are global singletons.
+                    Ok(op) => Ok((r, Expr::op(op))),
                     Err(msg) => {
                         let (msg, label) = match msg.split_once("; ") {
                             Some((m, l)) => (m.to_string(), Some(l.to_string())),
@@ -1212,7 +1216,13 @@ impl<'s> P<'s> {
                 } else {
                     (r, Vec::new())
                 };
-                Ok((r, Type::Named(w.into(), args.into())))
+                Ok((
+                    r,
+                    Type::Named(Arc::new(crate::ir::types::NamedType {
+                        name: w.into(),
+                        args,
+                    })),
+                ))
             }
         }
     }

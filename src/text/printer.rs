@@ -194,13 +194,15 @@ impl Printer {
         visit::post_order(root, |e| {
             e.kind()
                 .for_each_child(|c| *parents.entry(c.id()).or_insert(0) += 1);
-            if let ExprKind::Constant(Constant {
-                meta_index: Some(i),
-                data: None,
-                ..
-            }) = e.kind()
-            {
-                *reserved = (*reserved).max(i + 1);
+            if let ExprKind::Constant(c) = e.kind() {
+                if let Constant {
+                    meta_index: Some(i),
+                    data: None,
+                    ..
+                } = **c
+                {
+                    *reserved = (*reserved).max(i + 1);
+                }
             }
         });
     }

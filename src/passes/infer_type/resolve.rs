@@ -209,12 +209,12 @@ impl<'g, 'a> Resolver<'g, 'a> {
                     || changed(&[&f.body])
                     || ret_type != f.ret_type;
                 let kind = || {
-                    ExprKind::Function(Function {
+                    ExprKind::Function(Box::new(Function {
                         params,
                         body: kids[0].clone(),
                         ret_type,
                         attrs: f.attrs.clone(),
-                    })
+                    }))
                 };
                 Self::finish(e, ch, kind, t)
             }
