@@ -44,3 +44,52 @@ pub fn let_chain(n: usize) -> String {
     let _ = writeln!(s, "  %x{n}\n}}");
     s
 }
+
+/// The peer benchmark's model (`shared/peers/tvm/model.py`, which TVM's side builds in Relax):
+/// per layer two `full` constants and their product `k`, two equal adds of `h` and `k` (a
+/// common subexpression), their product, a dead `let` of `h - k`, and a relu; eight calls a
+/// layer.
+pub fn peer_model(layers: usize, width: usize) -> String {
+    let ty = format!("Tensor[(1, {width}), float32]");
+    let mut s = String::with_capacity(layers * 330);
+    let _ = writeln!(s, "#[version = \"0.0.5\"]\ndef @main(%x: {ty}) -> {ty} {{");
+    let mut h = "%x".to_string();
+    let mut n = 0;
+    for i in 0..layers {
+        let [c1, c2, k, a, b, d, r] = std::array::from_fn(|j| n + j);
+        n += 7;
+        let _ = writeln!(
+            s,
+            "  %{c1} = full(0.5f, shape=[1, {width}], dtype=\"float32\");\n  \
+             %{c2} = full(2f, shape=[1, {width}], dtype=\"float32\");\n  \
+             %{k} = multiply(%{c1}, %{c2});\n  %{a} = add({h}, %{k});\n  \
+             %{b} = add({h}, %{k});\n  %{d} = multiply(%{a}, %{b});\n  \
+             let %dead{i} = subtract({h}, %{k});\n  %{r} = nn.relu(%{d});"
+        );
+        h = format!("%{r}");
+    }
+    let _ = writeln!(s, "  {h}\n}}");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    /// The same text as `shared/peers/tvm/model.py` writes.
+    #[test]
+    fn peer_model_matches_the_peer_script() {
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/peers/tvm/model.py");
+        assert!(script.exists(), "{} is missing", script.display());
+        let out = std::env::temp_dir().join(format!("peer_model_{}.relay", std::process::id()));
+        let status = std::process::Command::new("python3")
+            .arg(&script)
+            .args(["--layers", "3", "--width", "8", "--out"])
+            .arg(&out)
+            .status()
+            .expect("python3 runs");
+        assert!(status.success());
+        let theirs = std::fs::read_to_string(&out).unwrap();
+        let _ = std::fs::remove_file(&out);
+        assert_eq!(super::peer_model(3, 8), theirs);
+    }
+}
