@@ -107,13 +107,14 @@ pub trait Mutator {
 #[derive(Default)]
 pub struct MutateState {
     memo: FxHashMap<usize, Expr>,
-    /// Keeps the roots alive, and with them every original node (memo keys are node
-    /// addresses, which must not be reused while the memo lives).
+    /// Keeps the roots alive, and with them every original node, and every node the mutation
+    /// built (memo keys and passes' side tables are node addresses, which must not be reused
+    /// while the mutation runs).
     keep: Vec<Expr>,
 }
 
 impl MutateState {
-    /// The rewritten form of a node already visited.
+    /// The rewritten form of a shared node already visited (unshared nodes are not kept).
     pub fn get(&self, e: &Expr) -> Option<&Expr> {
         self.memo.get(&e.id())
     }
@@ -125,58 +126,96 @@ pub fn mutate<M: Mutator + ?Sized>(m: &mut M, root: &Expr) -> Expr {
 }
 
 /// Rewrites `root` with `m`, sharing `state` with earlier calls.
+///
+/// Children's results travel on a value stack; only shared nodes (see [`Expr::is_shared`])
+/// go into the memo, since a node with one reference is reached once. (When `state` is shared
+/// across roots and a later root is a borrowed descendant of an earlier one, its unshared
+/// nodes are rewritten again: equal results, less sharing, never a wrong one.)
 pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut MutateState) -> Expr {
+    enum Task<'a> {
+        Visit(&'a Expr),
+        Build(&'a Expr),
+    }
     state.keep.push(root.clone());
     // Borrowed nodes, as in `walk`: `root` owns them all for the whole mutation.
-    let mut stack: Vec<(&Expr, bool)> = vec![(root, false)];
-    while let Some((e, expanded)) = stack.pop() {
-        if state.memo.contains_key(&e.id()) {
-            continue;
+    let mut tasks: Vec<Task<'_>> = vec![Task::Visit(root)];
+    let mut results: Vec<Expr> = Vec::new();
+    while let Some(task) = tasks.pop() {
+        match task {
+            Task::Visit(e) => {
+                let shared = e.is_shared();
+                if shared {
+                    if let Some(r) = state.memo.get(&e.id()) {
+                        results.push(r.clone());
+                        continue;
+                    }
+                }
+                if let Some(r) = m.pre(e) {
+                    if shared {
+                        state.memo.insert(e.id(), r.clone());
+                    }
+                    results.push(r);
+                    continue;
+                }
+                tasks.push(Task::Build(e));
+                let start = tasks.len();
+                e.kind().for_each_child(|k| tasks.push(Task::Visit(k)));
+                tasks[start..].reverse();
+            }
+            Task::Build(e) => {
+                let mut n = 0;
+                e.kind().for_each_child(|_| n += 1);
+                let base = results.len() - n;
+                let out = {
+                    let mut kids = results.drain(base..);
+                    let mut next = || kids.next().expect("one result per child");
+                    match e.kind() {
+                        ExprKind::Var(v) => m.var(e, v),
+                        ExprKind::Constant(c) => m.constant(e, c),
+                        ExprKind::GlobalVar(_) | ExprKind::Op(_) => m.leaf(e),
+                        ExprKind::Call(c) => {
+                            let callee = next();
+                            let args = (0..c.args.len()).map(|_| next()).collect();
+                            m.call(e, callee, args, &c.attrs)
+                        }
+                        ExprKind::Tuple(fs) => {
+                            let fields = (0..fs.len()).map(|_| next()).collect();
+                            m.tuple(e, fields)
+                        }
+                        ExprKind::TupleGetItem(_, i) => {
+                            let t = next();
+                            m.get_item(e, t, *i)
+                        }
+                        ExprKind::Let(l) => {
+                            let value = next();
+                            let body = next();
+                            m.let_(e, &l.var, value, body)
+                        }
+                        ExprKind::If(_) => {
+                            let c = next();
+                            let t = next();
+                            let f = next();
+                            m.if_(e, c, t, f)
+                        }
+                        ExprKind::Function(f) => {
+                            let body = next();
+                            m.function(e, f, body)
+                        }
+                    }
+                };
+                if e.is_shared() {
+                    state.memo.insert(e.id(), out.clone());
+                }
+                if !out.ptr_eq(e) {
+                    // New nodes live as long as the mutation: passes key side tables on the
+                    // identity of nodes they built, which must not be freed and reused.
+                    state.keep.push(out.clone());
+                }
+                results.push(out);
+            }
         }
-        if !expanded {
-            if let Some(r) = m.pre(e) {
-                state.memo.insert(e.id(), r);
-                continue;
-            }
-            stack.push((e, true));
-            let memo = &state.memo;
-            push_children(e, &mut stack, |k| !memo.contains_key(&k.id()));
-            continue;
-        }
-        let get = |x: &Expr| state.memo[&x.id()].clone();
-        let out = match e.kind() {
-            ExprKind::Var(v) => m.var(e, v),
-            ExprKind::Constant(c) => m.constant(e, c),
-            ExprKind::GlobalVar(_) | ExprKind::Op(_) => m.leaf(e),
-            ExprKind::Call(c) => {
-                let callee = get(&c.callee);
-                let args = c.args.iter().map(get).collect();
-                m.call(e, callee, args, &c.attrs)
-            }
-            ExprKind::Tuple(fs) => {
-                let fields = fs.iter().map(get).collect();
-                m.tuple(e, fields)
-            }
-            ExprKind::TupleGetItem(t, i) => {
-                let t = get(t);
-                m.get_item(e, t, *i)
-            }
-            ExprKind::Let(l) => {
-                let (value, body) = (get(&l.value), get(&l.body));
-                m.let_(e, &l.var, value, body)
-            }
-            ExprKind::If(i) => {
-                let (c, t, f) = (get(&i.cond), get(&i.then_branch), get(&i.else_branch));
-                m.if_(e, c, t, f)
-            }
-            ExprKind::Function(f) => {
-                let body = get(&f.body);
-                m.function(e, f, body)
-            }
-        };
-        state.memo.insert(e.id(), out);
     }
-    state.memo[&root.id()].clone()
+    results.pop().expect("the root's result")
 }
 
 fn same(a: &[Expr], b: &[Expr]) -> bool {
