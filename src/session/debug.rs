@@ -71,6 +71,21 @@ impl Session {
 
     /// A note when no registered or bound pass has this name (a typo would never hit).
     fn unknown_pass_note(&self, name: &str) -> Option<String> {
+        let names = self.known_pass_names();
+        if names.iter().any(|n| n == name) {
+            return None;
+        }
+        let hint = crate::suggest::closest(name, names.iter().map(String::as_str))
+            .map(|s| format!(" (did you mean `{s}`?)"))
+            .unwrap_or_default();
+        Some(format!(
+            "no registered or bound pass is named {name} yet{hint}"
+        ))
+    }
+
+    /// The names a `break NAME` can refer to: registered passes and the passes bound to
+    /// variables, with everything inside bound Sequentials; sorted, without duplicates.
+    pub(crate) fn known_pass_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self
             .pm
             .registry()
@@ -89,15 +104,9 @@ impl Session {
                 walk(p, &mut names);
             }
         }
-        if names.iter().any(|n| n == name) {
-            return None;
-        }
-        let hint = crate::suggest::closest(name, names.iter().map(String::as_str))
-            .map(|s| format!(" (did you mean `{s}`?)"))
-            .unwrap_or_default();
-        Some(format!(
-            "no registered or bound pass is named {name} yet{hint}"
-        ))
+        names.sort();
+        names.dedup();
+        names
     }
 
     pub(crate) fn cmd_breakpoints(&mut self, out: &mut Outputs) {

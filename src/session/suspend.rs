@@ -196,7 +196,7 @@ impl Session {
             "<pre class=\"passlab-pause\" style=\"color:#b58900;font-weight:bold\">{}</pre>",
             super::outputs::html_escape(&text)
         );
-        out.display(text, ansi, Some(html));
+        out.pause(text, ansi, Some(html));
     }
 
     /// `step` / `continue`: lets the paused run go on, then shows the next pause or finishes
