@@ -38,12 +38,22 @@ pub(crate) struct Debugger {
     pub pending: Option<Pending>,
     /// Results of the runs a resumed statement already made, handed back in order when it
     /// is executed again.
-    pub replay: VecDeque<Module>,
+    pub replay: VecDeque<RunDone>,
     /// Results of the runs the executing statement made so far.
-    pub stmt_runs: Vec<Module>,
+    pub stmt_runs: Vec<RunDone>,
     /// Names the executing top-level statement bound, with their values before it (so a
     /// paused statement that is aborted or fails binds nothing).
     pub assigned: Vec<(String, Option<Value>)>,
+}
+
+/// A run a statement made: its result and its history. A resumed statement is executed
+/// again with these handed back in order, and each one makes its history the last run's
+/// again, so `history[k]` means in the re-execution what it meant when the statement first
+/// ran (`y = P(history[2])` that paused: `history` was the run before, then P's).
+#[derive(Clone)]
+pub(crate) struct RunDone {
+    pub module: Module,
+    pub history: Option<Arc<Mutex<RunHistory>>>,
 }
 
 impl Session {
