@@ -160,7 +160,7 @@ fn main() {
             continue;
         }
         // Warm up: lazily built tables (op registry, pass registry) are not the model's cost.
-        drop(measure(2, def));
+        let _ = measure(2, def);
         let t = Instant::now();
         let m = measure(layers, def);
         let elapsed = t.elapsed();
