@@ -1,45 +1,47 @@
-//! What keeping a run's history costs: a 20-pass pipeline over `conv_model(17000)` (about
-//! 100k expression nodes), counting the unique nodes held by all the modules the history
-//! keeps (the input and the module after every pass) against the nodes of one module.
-//! Passes rebuild only what they change, so unchanged parts are shared between snapshots.
+//! What keeping a run's history costs: a 20-pass pipeline over `conv_model` (100k expression
+//! nodes by default), measured two ways.
 //!
-//! Also printed: the process's resident memory (VmRSS) taken by parsing the model and by
-//! the run with its history (run one pipeline per process for a clean number).
+//! - Heap bytes, counted by a global allocator that tallies every allocation and
+//!   deallocation (`stats_alloc`): the live bytes of the parsed input alone, of the output
+//!   alone (everything else dropped), and of a session that holds the input, the output and
+//!   the run's history (the input and the module after every pass). The ratio compares the
+//!   session with the larger of the two single modules.
+//! - Unique expression nodes reachable from all the snapshots the history keeps, against the
+//!   largest snapshot (the measure `tests/debug.rs` guards, since it does not depend on the
+//!   allocator).
+//!
+//! Passes rebuild only what they change and a pass with nothing to change returns its input,
+//! so unchanged functions and subexpressions are shared between snapshots. Exits with status 1
+//! when a ratio exceeds 3.
 //!
 //! `cargo run --release --example history_memory [LAYERS] [PIPELINE_INDEX]`
 
 use passlab::ir::visit::post_order_with;
 use passlab::ir::Module;
 use passlab::session::{Session, Value};
+use passlab::testgen::HISTORY_PIPELINES;
 use rustc_hash::FxHashSet;
+use stats_alloc::{StatsAlloc, INSTRUMENTED_SYSTEM};
+use std::alloc::System;
 use std::time::Instant;
 
-/// (name, statements defining `pipeline`): user passes and InferType, then TVM-style
-/// standard passes.
-const PIPELINES: &[(&str, &str)] = &[
-    (
-        "user passes + InferType",
-        r#"
-add_helper = module_pass(name="AddHelper", add="""def @helper(%a: float32) { abs(%a) }""")
-no_match = function_pass(name="NoMatch", rewrite=["nn.relu(nn.relu(?x)) => nn.relu(?x)"])
-leaky = function_pass(name="LeakyRelu", rewrite=["nn.relu(?x) => nn.leaky_relu(?x)"])
-pipeline = Sequential([InferType(), add_helper, no_match, InferType(), no_match, no_match,
-  leaky, InferType(), no_match, no_match, InferType(), no_match, no_match, no_match,
-  InferType(), no_match, no_match, no_match, no_match, InferType()])
-"#,
-    ),
-    (
-        "standard passes",
-        r#"
-pipeline = Sequential([InferType(), SimplifyInference(), InferType(), FoldConstant(),
-  EliminateCommonSubexpr(), DeadCodeElimination(), CanonicalizeOps(), InferType(),
-  FoldConstant(), EliminateCommonSubexpr(), DeadCodeElimination(), InferType(),
-  SimplifyInference(), FoldConstant(), EliminateCommonSubexpr(), DeadCodeElimination(),
-  CanonicalizeOps(), InferType(), FoldConstant(), DeadCodeElimination()])
-"#,
-    ),
-];
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
+/// conv_model(9091) has 100,009 expression nodes (11 per layer).
+const LAYERS: usize = 9091;
+
+/// Live heap bytes of the whole process.
+fn live() -> isize {
+    let s = GLOBAL.stats();
+    s.bytes_allocated as isize - s.bytes_deallocated as isize
+}
+
+fn mib(bytes: isize) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// Unique expression nodes reachable from the modules (shared nodes count once).
 fn nodes(modules: &[Module]) -> usize {
     let mut seen = FxHashSet::default();
     let mut n = 0;
@@ -63,63 +65,134 @@ fn run(s: &mut Session, src: &str) {
     assert!(!out.is_error(), "{}", out.plain());
 }
 
-/// Resident memory in MiB (Linux; 0 elsewhere).
-fn rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map(|kb| kb / 1024.0)
-        .unwrap_or(0.0)
+/// Runs `pipeline` over `input` in a session, as a user would (`out = pipeline(m)`).
+fn session_with_run(input: Module, def: &str) -> Session {
+    let mut s = Session::new();
+    s.set_var("m", Value::Module(input));
+    run(&mut s, def);
+    run(
+        &mut s,
+        "with PassContext(opt_level=3) {\n  out = pipeline(m)\n}",
+    );
+    s
+}
+
+/// The modules the session's history keeps: history[0] (the input) to history[n].
+fn snapshots(s: &mut Session) -> Vec<Module> {
+    let mut kept = Vec::new();
+    while !s
+        .execute(&format!("h = history[{}]", kept.len()))
+        .is_error()
+    {
+        kept.push(module(s, "h"));
+    }
+    run(s, "h = None");
+    kept
+}
+
+struct Measured {
+    passes: usize,
+    changed: usize,
+    /// The parsed input alone.
+    input_bytes: isize,
+    /// The session holding `m`, `out`, `pipeline` and the run's history.
+    history_bytes: isize,
+    nodes_all: usize,
+    nodes_largest: usize,
+    /// The snapshot with the most nodes (history[k]).
+    largest: usize,
+}
+
+/// Parses conv_model(layers), runs the pipeline in a session and measures it.
+fn measure(layers: usize, def: &str) -> Measured {
+    let base = live();
+    let input = {
+        let text = passlab::testgen::conv_model(layers);
+        passlab::text::parse_module(&text, "conv_model").expect("conv_model parses")
+    };
+    let input_bytes = live() - base;
+    let mut s = session_with_run(input, def);
+    let kept = snapshots(&mut s);
+    let sizes: Vec<usize> = kept
+        .iter()
+        .map(|m| nodes(std::slice::from_ref(m)))
+        .collect();
+    let largest = (0..sizes.len()).max_by_key(|&k| sizes[k]).unwrap_or(0);
+    let m = Measured {
+        passes: kept.len() - 1,
+        changed: (1..kept.len())
+            .filter(|&k| !kept[k].same_as(&kept[k - 1]))
+            .count(),
+        input_bytes,
+        history_bytes: 0,
+        nodes_all: nodes(&kept),
+        nodes_largest: sizes[largest],
+        largest,
+    };
+    drop(kept);
+    Measured {
+        history_bytes: live() - base,
+        ..m
+    }
+}
+
+/// The bytes of history[k] alone: the same run again, then everything but that module
+/// dropped (its nodes are then held by nothing else).
+fn snapshot_bytes(layers: usize, def: &str, k: usize) -> isize {
+    let base = live();
+    let input = passlab::text::parse_module(&passlab::testgen::conv_model(layers), "conv_model")
+        .expect("conv_model parses");
+    let mut s = session_with_run(input, def);
+    let one = snapshots(&mut s).swap_remove(k);
+    drop(s);
+    let bytes = live() - base;
+    drop(one);
+    bytes
 }
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let layers: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(17000);
+    let layers: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(LAYERS);
     let only: Option<usize> = args.next().and_then(|a| a.parse().ok());
-    let text = passlab::testgen::conv_model(layers);
-    let before_parse = rss_mib();
-    let input = passlab::text::parse_module(&text, "conv_model").expect("conv_model parses");
-    let parsed = rss_mib() - before_parse;
-    drop(text);
-    println!(
-        "conv_model({layers}): {} nodes, {parsed:.0} MiB resident after parsing",
-        nodes(std::slice::from_ref(&input))
-    );
-    for (i, (name, def)) in PIPELINES.iter().enumerate() {
+    let mut over = false;
+    for (i, (name, def)) in HISTORY_PIPELINES.iter().enumerate() {
         if only.is_some_and(|o| o != i) {
             continue;
         }
-        let before_run = rss_mib();
-        let mut s = Session::new();
-        s.set_var("m", Value::Module(input.clone()));
-        run(&mut s, def);
+        // Warm up: lazily built tables (op registry, pass registry) are not the model's cost.
+        let _ = measure(2, def);
         let t = Instant::now();
-        run(&mut s, "out = pipeline(m)");
+        let m = measure(layers, def);
         let elapsed = t.elapsed();
-        let mut kept = vec![module(&s, "m")];
-        for k in 1..=20 {
-            run(&mut s, &format!("h = history[{k}]"));
-            kept.push(module(&s, "h"));
-        }
-        let one = kept
-            .iter()
-            .map(|m| nodes(std::slice::from_ref(m)))
-            .max()
-            .unwrap_or(0);
-        let all = nodes(&kept);
-        let run_mib = rss_mib() - before_run;
-        let changed = (1..kept.len())
-            .filter(|&k| !kept[k].same_as(&kept[k - 1]))
-            .count();
+        let output_bytes = snapshot_bytes(layers, def, m.passes);
+        let largest_bytes = if m.largest == m.passes {
+            output_bytes
+        } else {
+            snapshot_bytes(layers, def, m.largest)
+        };
+        let one = m.input_bytes.max(output_bytes).max(largest_bytes);
+        let bytes_ratio = m.history_bytes as f64 / one as f64;
+        let nodes_ratio = m.nodes_all as f64 / m.nodes_largest as f64;
         println!(
-            "{name}: 20 passes ({changed} returned a new module) in {:.2?}; the history keeps \
-             {all} unique nodes for 21 modules, the largest module has {one}: {:.2}x \
-             ({:.2}x the input); the run and its history took {run_mib:.0} MiB resident",
-            elapsed,
-            all as f64 / one as f64,
-            all as f64 / nodes(&kept[..1]) as f64
+            "{name}, conv_model({layers}): {} passes ran, {} returned a new module ({elapsed:.1?})\n\
+             \x20 heap: input {:.1} MiB, output {:.1} MiB, largest module (history[{}]) {:.1} MiB; \
+             a session holding input, output and history {:.1} MiB = {bytes_ratio:.2}x one module\n\
+             \x20 nodes: {} unique in {} snapshots, the largest has {} = {nodes_ratio:.2}x",
+            m.passes,
+            m.changed,
+            mib(m.input_bytes),
+            mib(output_bytes),
+            m.largest,
+            mib(largest_bytes),
+            mib(m.history_bytes),
+            m.nodes_all,
+            m.passes + 1,
+            m.nodes_largest,
         );
+        over |= bytes_ratio > 3.0 || nodes_ratio > 3.0;
+    }
+    if over {
+        eprintln!("error: keeping the history costs more than 3x one module");
+        std::process::exit(1);
     }
 }

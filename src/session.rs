@@ -195,6 +195,7 @@ impl Session {
     /// not a failure: the statement records itself as the one to finish (see `suspend.rs`).
     pub(crate) fn run_stmt(&mut self, stmt: &Stmt, out: &mut Outputs) -> Result<(), SessionError> {
         let snapshot = self.vars.clone();
+        let history_before = self.debug.history.clone();
         let outer_runs = std::mem::take(&mut self.debug.stmt_runs);
         let r = self.run_stmt_inner(stmt, out);
         self.debug.stmt_runs = outer_runs;
@@ -205,7 +206,10 @@ impl Session {
         match &r {
             Err(e) if e.is_pause() => {
                 if let Some(p) = self.debug.pending.as_mut() {
-                    p.stmt.get_or_insert_with(|| stmt.clone());
+                    if p.stmt.is_none() {
+                        p.stmt = Some(stmt.clone());
+                        p.history_before = history_before;
+                    }
                 }
             }
             Err(_) => self.vars = snapshot,

@@ -45,6 +45,30 @@ pub fn let_chain(n: usize) -> String {
     s
 }
 
+/// Two 20-pass pipelines (statements binding `pipeline`) for measuring what a run's history
+/// keeps (`examples/history_memory.rs`, `tests/history_memory.rs`, `tests/debug.rs`): user
+/// passes among InferTypes (a few change the module, most return it as it was), then the
+/// standard passes (at opt_level 3 every one of them runs, with the InferTypes they require).
+pub const HISTORY_PIPELINES: [(&str, &str); 2] = [
+    (
+        "user passes + InferType",
+        r#"add_helper = module_pass(name="AddHelper", add="""def @helper(%a: float32) { abs(%a) }""")
+no_match = function_pass(name="NoMatch", rewrite=["nn.relu(nn.relu(?x)) => nn.relu(?x)"])
+leaky = function_pass(name="LeakyRelu", rewrite=["nn.relu(?x) => nn.leaky_relu(?x)"])
+pipeline = Sequential([InferType(), add_helper, no_match, InferType(), no_match, no_match,
+  leaky, InferType(), no_match, no_match, InferType(), no_match, no_match, no_match,
+  InferType(), no_match, no_match, no_match, no_match, InferType()])"#,
+    ),
+    (
+        "standard passes",
+        r#"pipeline = Sequential([InferType(), SimplifyInference(), InferType(), FoldConstant(),
+  EliminateCommonSubexpr(), DeadCodeElimination(), CanonicalizeOps(), InferType(),
+  FoldConstant(), EliminateCommonSubexpr(), DeadCodeElimination(), InferType(),
+  SimplifyInference(), FoldConstant(), EliminateCommonSubexpr(), DeadCodeElimination(),
+  CanonicalizeOps(), InferType(), FoldConstant(), DeadCodeElimination()])"#,
+    ),
+];
+
 /// The peer benchmark's model (`shared/peers/tvm/model.py`, which TVM's side builds in Relax):
 /// per layer two `full` constants and their product `k`, two equal adds of `h` and `k` (a
 /// common subexpression), their product, a dead `let` of `h - k`, and a relu; eight calls a

@@ -131,7 +131,9 @@ fn ctrl_c_interrupts_a_long_pipeline_and_keeps_values() {
     // Long enough for the statement to be running even on a loaded machine (it runs ~100 s).
     std::thread::sleep(std::time::Duration::from_millis(3000));
     p.send_control('c').unwrap();
-    p.exp_string("interrupted before pass InferType")
+    // Usually the run is inside InferType by then; on a loaded machine the interrupt may land
+    // before the first pass (`interrupted before pass sequential`): either way at a boundary.
+    p.exp_string("interrupted before pass ")
         .expect("the run stops at a pass boundary");
     p.exp_string(">>> ").unwrap();
     std::thread::sleep(std::time::Duration::from_millis(300));

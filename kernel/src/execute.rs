@@ -316,6 +316,23 @@ mod tests {
     }
 
     #[test]
+    fn a_pause_is_never_the_cells_result() {
+        let mut s = passlab::session::Session::new();
+        let out = s.execute(
+            "m = parse(\"\"\"def @main(%x: float32) { %x }\"\"\")\n\
+             break InferType\n\
+             InferType()(m)",
+        );
+        assert_eq!(out.parts.last().map(|p| p.kind), Some(PartKind::Pause));
+        assert_eq!(result_part(&out, true), None);
+        // Once the run is paused, later bare expressions are results as usual.
+        let out = s.execute("ir");
+        assert_eq!(result_part(&out, true), Some(0));
+        let out = s.execute("continue");
+        assert!(out.plain().contains("def @main"), "{}", out.plain());
+    }
+
+    #[test]
     fn error_parts_become_error_content() {
         let mut o = Outputs::new();
         o.error("error: unknown name `x`\n  --> In [1]:1:1", None);

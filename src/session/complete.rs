@@ -102,6 +102,13 @@ impl Session {
             .map(|i| i + 1)
             .unwrap_or(0);
         let prefix = &before[start..];
+        if let Some(candidates) = self.complete_debug_command(&before[..start], prefix) {
+            return Completion {
+                start,
+                end: cursor,
+                candidates,
+            };
+        }
         let mut out: Vec<String> = Vec::new();
         let at_statement_start = before[..start].trim().is_empty();
         if let Some(call) = enclosing_call(&before[..start]) {
@@ -148,6 +155,62 @@ impl Session {
             end: cursor,
             candidates: out,
         }
+    }
+
+    /// The arguments of the debugger's commands, whose words are not expressions: after
+    /// `break` its forms and pass names (no `(`: a breakpoint names a pass, it does not
+    /// build one), after `break after` pass names, after `break changed @` function names,
+    /// after `delete` the breakpoint numbers and `all`. `None` elsewhere.
+    fn complete_debug_command(&self, head: &str, prefix: &str) -> Option<Vec<String>> {
+        // The current statement: after the last newline or `;` (commands are not nested).
+        let stmt = head.rsplit(['\n', ';']).next().unwrap_or(head);
+        let (stmt, at) = match stmt.strip_suffix('@') {
+            Some(s) => (s, true),
+            None => (stmt, false),
+        };
+        if !stmt.ends_with(char::is_whitespace) {
+            return None;
+        }
+        let words: Vec<&str> = stmt.split_whitespace().collect();
+        let mut out: Vec<String> = match (words.as_slice(), at) {
+            (["break"], false) => {
+                let mut v: Vec<String> = ["after", "changed", "verify", "slower"]
+                    .map(String::from)
+                    .to_vec();
+                v.extend(self.known_pass_names());
+                v
+            }
+            (["break", "after"], false) => self.known_pass_names(),
+            (["break", "changed"], _) => {
+                let mut v: Vec<String> = Vec::new();
+                let modules = self
+                    .vars
+                    .values()
+                    .filter_map(|v| match v {
+                        super::Value::Module(m) => Some(m.clone()),
+                        _ => None,
+                    })
+                    .chain(self.paused_module());
+                for m in modules {
+                    v.extend(m.functions().map(|(g, _)| g.name().to_string()));
+                }
+                if !at {
+                    v = v.into_iter().map(|f| format!("@{f}")).collect();
+                }
+                v
+            }
+            (["delete"], false) => {
+                let mut v = vec!["all".to_string()];
+                let bps = crate::pass::sink::lock(&self.debug.breakpoints);
+                v.extend(bps.list().iter().map(|b| b.id.to_string()));
+                v
+            }
+            _ => return None,
+        };
+        out.retain(|c| c.starts_with(prefix));
+        out.sort();
+        out.dedup();
+        Some(out)
     }
 
     /// The keyword arguments of a builtin or a registered pass.
@@ -257,5 +320,43 @@ mod tests {
         let c = s.complete("sh", 2);
         assert!(c.candidates.contains(&"show".to_string()));
         assert!(s.inspect("PassContext(", 3).unwrap().contains("opt_level"));
+    }
+
+    #[test]
+    fn completes_the_debuggers_arguments() {
+        let mut s = Session::new();
+        let out = s.execute(
+            "m = parse(\"\"\"def @main(%x: float32) { %x }\n\ndef @other(%y: float32) { %y }\"\"\")\n\
+             drop_add = function_pass(name=\"DropAdd\", rewrite=[\"add(?x, 0f) => ?x\"])\n\
+             seq = Sequential([drop_add], name=\"inner\")\n\
+             break DropAdd",
+        );
+        assert!(!out.is_error(), "{}", out.plain());
+        let at = |line: &str| s.complete(line, line.len());
+        let c = at("break Fold");
+        assert_eq!(c.candidates, vec!["FoldConstant", "FoldScaleAxis"]);
+        assert_eq!((c.start, c.end), (6, 10));
+        let c = at("break ");
+        for w in [
+            "after",
+            "changed",
+            "verify",
+            "slower",
+            "DropAdd",
+            "inner",
+            "InferType",
+        ] {
+            assert!(c.candidates.iter().any(|x| x == w), "{w}: {c:?}");
+        }
+        assert_eq!(at("x = 1; break after Dro").candidates, vec!["DropAdd"]);
+        assert_eq!(at("break changed ").candidates, vec!["@main", "@other"]);
+        let c = at("break changed @o");
+        assert_eq!((c.candidates, c.start), (vec!["other".to_string()], 15));
+        assert_eq!(at("delete ").candidates, vec!["1", "all"]);
+        // Elsewhere `break` words are ordinary names.
+        assert!(at("x = Fold")
+            .candidates
+            .contains(&"FoldConstant(".to_string()));
+        assert!(at("brea").candidates.contains(&"break".to_string()));
     }
 }

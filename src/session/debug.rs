@@ -38,12 +38,22 @@ pub(crate) struct Debugger {
     pub pending: Option<Pending>,
     /// Results of the runs a resumed statement already made, handed back in order when it
     /// is executed again.
-    pub replay: VecDeque<Module>,
+    pub replay: VecDeque<RunDone>,
     /// Results of the runs the executing statement made so far.
-    pub stmt_runs: Vec<Module>,
+    pub stmt_runs: Vec<RunDone>,
     /// Names the executing top-level statement bound, with their values before it (so a
     /// paused statement that is aborted or fails binds nothing).
     pub assigned: Vec<(String, Option<Value>)>,
+}
+
+/// A run a statement made: its result and its history. A resumed statement is executed
+/// again with these handed back in order, and each one makes its history the last run's
+/// again, so `history[k]` means in the re-execution what it meant when the statement first
+/// ran (`y = P(history[2])` that paused: `history` was the run before, then P's).
+#[derive(Clone)]
+pub(crate) struct RunDone {
+    pub module: Module,
+    pub history: Option<Arc<Mutex<RunHistory>>>,
 }
 
 impl Session {
@@ -71,6 +81,21 @@ impl Session {
 
     /// A note when no registered or bound pass has this name (a typo would never hit).
     fn unknown_pass_note(&self, name: &str) -> Option<String> {
+        let names = self.known_pass_names();
+        if names.iter().any(|n| n == name) {
+            return None;
+        }
+        let hint = crate::suggest::closest(name, names.iter().map(String::as_str))
+            .map(|s| format!(" (did you mean `{s}`?)"))
+            .unwrap_or_default();
+        Some(format!(
+            "no registered or bound pass is named {name} yet{hint}"
+        ))
+    }
+
+    /// The names a `break NAME` can refer to: registered passes and the passes bound to
+    /// variables, with everything inside bound Sequentials; sorted, without duplicates.
+    pub(crate) fn known_pass_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self
             .pm
             .registry()
@@ -89,15 +114,9 @@ impl Session {
                 walk(p, &mut names);
             }
         }
-        if names.iter().any(|n| n == name) {
-            return None;
-        }
-        let hint = crate::suggest::closest(name, names.iter().map(String::as_str))
-            .map(|s| format!(" (did you mean `{s}`?)"))
-            .unwrap_or_default();
-        Some(format!(
-            "no registered or bound pass is named {name} yet{hint}"
-        ))
+        names.sort();
+        names.dedup();
+        names
     }
 
     pub(crate) fn cmd_breakpoints(&mut self, out: &mut Outputs) {

@@ -4,6 +4,7 @@
 
 use super::builtins::{self, Args};
 use super::debug::worker::{Msg, Run};
+use super::debug::RunDone;
 use super::history::RunHistory;
 use super::suspend::Pending;
 use super::{Session, SessionError, Value};
@@ -218,8 +219,10 @@ impl Session {
         e: &Expr,
     ) -> Result<Value, SessionError> {
         if let Some(done) = self.debug.replay.pop_front() {
-            self.debug.stmt_runs.push(done.clone());
-            return Ok(Value::Module(done));
+            self.debug.history = done.history.clone();
+            let m = done.module.clone();
+            self.debug.stmt_runs.push(done);
+            return Ok(Value::Module(m));
         }
         let ctx = self.pm.current().clone();
         self.note_timing(&ctx);
@@ -238,12 +241,15 @@ impl Session {
             pass.clone(),
             m.clone(),
             self.debug.breakpoints.clone(),
-            history,
+            history.clone(),
         )
         .map_err(|err| SessionError::at(format!("cannot start the run: {err}"), e.span))?;
         match run.wait() {
             Msg::Done(Ok(out)) => {
-                self.debug.stmt_runs.push(out.clone());
+                self.debug.stmt_runs.push(RunDone {
+                    module: out.clone(),
+                    history: Some(history),
+                });
                 Ok(Value::Module(out))
             }
             Msg::Done(Err(err)) => Err(self.pass_error(err, m, e.span)),
@@ -252,6 +258,8 @@ impl Session {
                     run,
                     pause,
                     memo: self.debug.stmt_runs.clone(),
+                    history,
+                    history_before: None,
                     call: e.span,
                     input: m.clone(),
                     stmt: None,

@@ -14,6 +14,9 @@ pub enum PartKind {
     Display,
     /// `error: ...` with its location.
     Error,
+    /// A run paused at a breakpoint or after a `step`: where it is. Shown like a displayed
+    /// value, but it is never a statement's value (a Jupyter cell's result).
+    Pause,
     /// `clear_output()`: a front end clears what the cell showed so far (Jupyter's
     /// clear_output; a terminal clears the screen; plain text has nothing to clear).
     Clear,
@@ -114,6 +117,16 @@ impl Outputs {
     ) {
         self.parts.push(Part {
             kind: PartKind::Display,
+            plain: with_newline(plain.into()),
+            ansi: ansi.map(with_newline),
+            html,
+        });
+    }
+
+    /// Where a run paused (see [`PartKind::Pause`]).
+    pub fn pause(&mut self, plain: impl Into<String>, ansi: Option<String>, html: Option<String>) {
+        self.parts.push(Part {
+            kind: PartKind::Pause,
             plain: with_newline(plain.into()),
             ansi: ansi.map(with_newline),
             html,

@@ -16,11 +16,13 @@
 //! contexts and restores the names the statement had bound, so it binds nothing.
 
 use super::debug::worker::{Msg, Pause, Resume, Run};
+use super::debug::RunDone;
+use super::history::RunHistory;
 use super::{Outputs, Session, SessionError, Value};
 use crate::ir::{Module, Span};
 use crate::lang::ast::Stmt;
 use crate::pass::{PassContext, PassError};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// What an enclosing `with` block still has to do.
 pub(crate) struct Frame {
@@ -34,7 +36,12 @@ pub(crate) struct Pending {
     pub run: Run,
     pub pause: Pause,
     /// The statement's runs that completed before this one.
-    pub memo: Vec<Module>,
+    pub memo: Vec<RunDone>,
+    /// The paused run's history.
+    pub history: Arc<Mutex<RunHistory>>,
+    /// The last run's history when the innermost statement started (what `history` meant
+    /// before its first run).
+    pub history_before: Option<Arc<Mutex<RunHistory>>>,
     /// The pass application (for errors) and its input module.
     pub call: Span,
     pub input: Module,
@@ -48,7 +55,9 @@ pub(crate) struct Pending {
 pub(crate) struct Suspended {
     pub run: Run,
     pub pause: Pause,
-    memo: Vec<Module>,
+    memo: Vec<RunDone>,
+    history: Arc<Mutex<RunHistory>>,
+    history_before: Option<Arc<Mutex<RunHistory>>>,
     call: Span,
     input: Module,
     stmt: Stmt,
@@ -170,6 +179,8 @@ impl Session {
             run: p.run,
             pause: p.pause,
             memo: p.memo,
+            history: p.history,
+            history_before: p.history_before,
             call: p.call,
             input: p.input,
             stmt: p.stmt.expect("the innermost statement records itself"),
@@ -196,7 +207,7 @@ impl Session {
             "<pre class=\"passlab-pause\" style=\"color:#b58900;font-weight:bold\">{}</pre>",
             super::outputs::html_escape(&text)
         );
-        out.display(text, ansi, Some(html));
+        out.pause(text, ansi, Some(html));
     }
 
     /// `step` / `continue`: lets the paused run go on, then shows the next pause or finishes
@@ -234,9 +245,21 @@ impl Session {
         let r = match result {
             Err(err) => Err(self.pass_error(err, &s.input, s.call)),
             Ok(m) => {
-                self.debug.replay = s.memo.into_iter().chain([m]).collect();
+                let last = RunDone {
+                    module: m,
+                    history: Some(s.history.clone()),
+                };
+                self.debug.replay = s.memo.into_iter().chain([last]).collect();
+                // Evaluated again as when it first ran: each replayed run makes its own
+                // history the last run's again (see `RunDone`).
+                self.debug.history = s.history_before.clone();
                 let r = self.run_stmt(&s.stmt, out);
-                self.debug.replay.clear();
+                if !self.debug.replay.is_empty() {
+                    // The statement failed before it reached the run: the run is still the
+                    // last one.
+                    self.debug.replay.clear();
+                    self.debug.history = Some(s.history.clone());
+                }
                 r
             }
         };

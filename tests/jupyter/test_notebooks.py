@@ -62,12 +62,53 @@ EXPECTED = {
         "broken": ["Broken: pass failed", "[t] exit_pass_ctx"],
         "still-there": ["true"],
     },
+    "05_debugging.ipynb": {
+        "break": ["breakpoint 1: before FoldConstant", "│ 1 ┆ before FoldConstant ┆ 0"],
+        "run": ["paused before FoldConstant (3 of 5) in sequential"],
+        "where": ["sequential > FoldConstant", "running `m2 = seq(m)`"],
+        "ir": ["%0 = add(%var, 1e-05f);", "multiply(2f /* ty=float32 */, 3f"],
+        "typo": ["the module has no function @mian"],
+        "step": [
+            "FoldConstant changed @main",
+            "+  %12 = add(%11, 6f",
+            "paused after FoldConstant (3 of 5) in sequential",
+        ],
+        "continue": ["FuseOps changed @main", "Primitive=1"],
+        "result": ["%14(%x, %w, %13, %mean, %beta)"],
+        "history": ["seq(m): 8 passes, finished", "│ 4 ┆ FoldConstant           ┆ yes", "41 → 38"],
+        "diff": ["--- history[2]", "+++ history[3]", "-  %1 = nn.batch_norm("],
+        "branch": ["+    %8 = multiply(2f /* ty=float32 */, 3f"],
+        "verify": [
+            "the module fails the checks after ReluToAdd",
+            "paused after ReluToAdd (2 of 3) in sequential",
+        ],
+        "abort": ["after ReluToAdd (2 of 3) in sequential; nothing was bound"],
+        "unbound": ["unknown name `m3`"],
+        "resnet": [
+            "breakpoint 3: SimplifyInference changed @main",
+            "paused after SimplifyInference (1 of 3) in sequential",
+        ],
+        "resnet-history": ["5 passes, finished", "264 → 660", "660 → 901"],
+    },
+}
+
+# Cells whose text must not contain these fragments (cell id -> fragments).
+ABSENT = {
+    "05_debugging.ipynb": {"continue": ["paused"], "resnet-history": ["paused"]},
 }
 
 # HTML renderings the notebooks must carry (cell id -> fragment of its text/html).
 HTML = {
     "01_tour.ipynb": {"load": '<pre class="passlab-ir">', "opt3": "<table", "diff": "passlab-diff"},
     "02_instruments.ipynb": {"timing": "<table", "current": "<table"},
+    "05_debugging.ipynb": {
+        "run": "passlab-pause",
+        "ir": "<span",
+        "step": "passlab-diff",
+        "history": "passlab-history",
+        "diff": "passlab-diff",
+        "branch": "passlab-diff",
+    },
 }
 
 
@@ -112,5 +153,9 @@ def test_notebook_runs(name):
         text = text_of(cells[cid])
         for f in fragments:
             assert f in text, f"{name} [{cid}]: {f!r} not in\n{text[:2000]}"
+    for cid, fragments in ABSENT.get(name, {}).items():
+        text = text_of(cells[cid])
+        for f in fragments:
+            assert f not in text, f"{name} [{cid}]: {f!r} in\n{text[:2000]}"
     for cid, fragment in HTML.get(name, {}).items():
         assert fragment in html_of(cells[cid]), f"{name} [{cid}]: no {fragment!r} in its HTML"
