@@ -12,6 +12,7 @@ pub mod error;
 pub mod eval;
 pub mod history;
 pub mod outputs;
+pub mod render;
 pub mod replay;
 pub mod rewrite;
 pub mod sink;

@@ -262,5 +262,8 @@ fn fold_scale_axis_folds_resnet_batch_norm_scales() {
         text.contains("multiply(%data,")
     };
     assert!(data_scaled(&backward));
-    assert!(!data_scaled(&forward), "the input scale moved into conv0's weight");
+    assert!(
+        !data_scaled(&forward),
+        "the input scale moved into conv0's weight"
+    );
 }
