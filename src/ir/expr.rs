@@ -341,6 +341,12 @@ impl Expr {
         }
     }
 
+    /// The value of a scalar (0-d) constant with data, as `f64` (`1f` gives `Some(1.0)`).
+    pub fn scalar_value(&self) -> Option<f64> {
+        let data = self.as_constant()?.data.as_ref()?;
+        data.shape.is_empty().then(|| data.get_f64(0))
+    }
+
     /// The op, when this is a call of an op.
     pub fn call_op_of(&self) -> Option<(Op, &Call)> {
         let call = self.as_call()?;
