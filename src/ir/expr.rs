@@ -51,7 +51,20 @@ pub struct VarNode {
     id: u64,
 }
 
-static NEXT_VAR: AtomicU64 = AtomicU64::new(1);
+/// A fresh variable id, unique in the process. The low 40 bits count; the high 24 bits tell
+/// apart copies of this library in one process (evcxr links a copy into every notebook cell,
+/// each with its own counter, and variables made by different copies meet in one module):
+/// they are a hash of where this copy's counter lives.
+fn next_var_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    static COPY: OnceLock<u64> = OnceLock::new();
+    let copy = *COPY.get_or_init(|| {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        let at = &NEXT as *const AtomicU64 as usize;
+        BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(at) >> 40 << 40
+    });
+    copy | (NEXT.fetch_add(1, Ordering::Relaxed) & ((1 << 40) - 1))
+}
 
 impl Var {
     pub fn new(name: &str, ann: Option<Type>) -> Var {
@@ -63,7 +76,7 @@ impl Var {
             name: name.into(),
             ann,
             virtual_device: vd,
-            id: NEXT_VAR.fetch_add(1, Ordering::Relaxed),
+            id: next_var_id(),
         }))
     }
 
