@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import time
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
-from helpers import EVCXR_KERNEL_NAME, NOTEBOOKS, html_of, kernel_of, text_of
+from helpers import EVCXR_KERNEL_NAME, NOTEBOOKS, execute_notebook, html_of, kernel_of, text_of
 
 # notebook -> {cell id: [fragments its text output must contain, in this order]}
 EXPECTED = {
@@ -84,20 +82,11 @@ def test_every_rust_notebook_is_covered():
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_rust_notebook_runs(name):
-    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    assert nb.metadata.kernelspec.name == EVCXR_KERNEL_NAME
-    client = NotebookClient(
-        nb,
-        kernel_name=EVCXR_KERNEL_NAME,
-        # The `:dep` cell compiles passlab and its dependencies (about two minutes on 2 cores).
-        timeout=1800,
-        startup_timeout=120,
-        resources={"metadata": {"path": str(NOTEBOOKS)}},
-    )
     start = time.monotonic()
-    client.execute()  # raises CellExecutionError when a cell fails to compile or panics
+    # The `:dep` cell compiles passlab and its dependencies (about two minutes on 2 cores). A
+    # cell that fails to compile or panics raises CellExecutionError.
+    cells = execute_notebook(name, EVCXR_KERNEL_NAME, timeout=1800, startup_timeout=120)
     print(f"{name}: executed in {time.monotonic() - start:.0f} s")
-    cells = {c.get("id"): c for c in nb.cells if c.cell_type == "code"}
     for cell in cells.values():
         failed = [
             o

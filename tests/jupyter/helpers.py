@@ -62,6 +62,25 @@ def long_pipeline_code() -> str:
     ])
 
 
+def execute_notebook(name: str, kernel_name: str, timeout: float, **kw) -> dict:
+    """Runs notebooks/NAME with nbclient in the kernel it names (which must be `kernel_name`),
+    from the notebooks' folder, as a user would; returns its code cells by id. Raises
+    CellExecutionError on an unexpected error."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    assert nb.metadata.kernelspec.name == kernel_name
+    client = NotebookClient(
+        nb,
+        kernel_name=kernel_name,
+        timeout=timeout,
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+        **kw,
+    )
+    client.execute()
+    return {c.get("id"): c for c in nb.cells if c.cell_type == "code"}
+
+
 def kernel_of(notebook: Path) -> str:
     """The name of the kernelspec a notebook asks for."""
     return nbformat.read(notebook, as_version=4).metadata.kernelspec.name

@@ -4,11 +4,17 @@ is tagged `raises-exception` (it demonstrates an error) — and those must fail.
 are checked cell by cell."""
 from __future__ import annotations
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
-from helpers import EVCXR_KERNEL_NAME, KERNEL_NAME, NOTEBOOKS, html_of, kernel_of, text_of
+from helpers import (
+    EVCXR_KERNEL_NAME,
+    KERNEL_NAME,
+    NOTEBOOKS,
+    execute_notebook,
+    html_of,
+    kernel_of,
+    text_of,
+)
 
 # notebook -> {cell id: [fragments its text output must contain]}
 EXPECTED = {
@@ -76,16 +82,7 @@ def test_every_notebook_is_covered():
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_notebook_runs(name):
-    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    assert nb.metadata.kernelspec.name == KERNEL_NAME
-    client = NotebookClient(
-        nb,
-        kernel_name=KERNEL_NAME,
-        timeout=120,
-        resources={"metadata": {"path": str(NOTEBOOKS)}},
-    )
-    client.execute()  # raises CellExecutionError on an unexpected error
-    cells = {c.get("id"): c for c in nb.cells if c.cell_type == "code"}
+    cells = execute_notebook(name, KERNEL_NAME, timeout=120)
     for cell in cells.values():
         errors = [o for o in cell.outputs if o.output_type == "error"]
         expects_error = "raises-exception" in cell.metadata.get("tags", [])
