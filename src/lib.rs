@@ -4,13 +4,16 @@
 //! Layers, bottom up: [`ir`] (types, expressions, modules, ops, structural equality),
 //! [`text`] (parse and print the Relay text format), [`diagnostic`] (rendering errors),
 //! [`pass`] (the pass infrastructure: contexts, the funnel, Sequential, the registry),
-//! [`instrument`] (pass instruments) and [`passes`] (the passes and their table).
+//! [`instrument`] (pass instruments) and [`passes`] (the passes and their table); above them
+//! [`lang`] and [`session`] (the command language and its engine), [`repl`], and
+//! [`notebook`] (rich displays in the evcxr Rust notebook kernel).
 
 pub mod bench;
 pub mod diagnostic;
 pub mod instrument;
 pub mod ir;
 pub mod lang;
+pub mod notebook;
 pub mod pass;
 pub mod passes;
 pub mod repl;

@@ -43,7 +43,7 @@ pub use manager::{ContextScope, PassManager, PassOutcome};
 pub use module_pass::{module_pass, ModulePass};
 pub use observer::{Flow, PassEvent, PassObserver};
 pub use registry::{OptionSpec, PassEntry, PassOptions, Registry};
-pub use sequential::Sequential;
+pub use sequential::{sequential, Sequential};
 pub use sink::{emit, BufferSink, Chunk, ChunkKind, NullSink, OutputSink, Segment, StdoutSink};
 
 use crate::ir::Module;

@@ -12,6 +12,7 @@ pub mod error;
 pub mod eval;
 pub mod history;
 pub mod outputs;
+pub mod render;
 pub mod replay;
 pub mod rewrite;
 pub mod sink;
@@ -24,7 +25,7 @@ pub use value::Value;
 
 use crate::instrument::InstrumentRef;
 use crate::lang::ast::{Stmt, StmtKind};
-use crate::pass::PassManager;
+use crate::pass::{Pass, PassManager};
 use debug::Debugger;
 pub use sink::SessionSink;
 use std::collections::BTreeMap;
@@ -135,6 +136,19 @@ impl Session {
     /// The names of the session's variables, sorted.
     pub fn var_names(&self) -> Vec<String> {
         self.vars.keys().cloned().collect()
+    }
+
+    /// Registers a pass written in Rust (`register(p)` in the language): statements can then
+    /// build it by name and name it in `required` lists. A built-in pass cannot be replaced.
+    pub fn register(&mut self, pass: Pass, summary: &str) -> Result<(), SessionError> {
+        let name = pass.info().name();
+        if self.pm.registry().get(name).is_some_and(|r| !r.user) {
+            return Err(SessionError::new(format!(
+                "`{name}` is a built-in pass and cannot be replaced"
+            )));
+        }
+        self.pm.register(pass, summary);
+        Ok(())
     }
 
     /// Binds a value from Rust.

@@ -51,7 +51,20 @@ pub struct VarNode {
     id: u64,
 }
 
-static NEXT_VAR: AtomicU64 = AtomicU64::new(1);
+/// A fresh variable id, unique in the process. The low 40 bits count; the high 24 bits tell
+/// apart copies of this library in one process (evcxr links a copy into every notebook cell,
+/// each with its own counter, and variables made by different copies meet in one module):
+/// they are a hash of where this copy's counter lives.
+fn next_var_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    static COPY: OnceLock<u64> = OnceLock::new();
+    let copy = *COPY.get_or_init(|| {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        let at = &NEXT as *const AtomicU64 as usize;
+        BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(at) >> 40 << 40
+    });
+    copy | (NEXT.fetch_add(1, Ordering::Relaxed) & ((1 << 40) - 1))
+}
 
 impl Var {
     pub fn new(name: &str, ann: Option<Type>) -> Var {
@@ -63,7 +76,7 @@ impl Var {
             name: name.into(),
             ann,
             virtual_device: vd,
-            id: NEXT_VAR.fetch_add(1, Ordering::Relaxed),
+            id: next_var_id(),
         }))
     }
 
@@ -350,6 +363,12 @@ impl Expr {
             ExprKind::Constant(c) => Some(c),
             _ => None,
         }
+    }
+
+    /// The value of a scalar (0-d) constant with data, as `f64` (`1f` gives `Some(1.0)`).
+    pub fn scalar_value(&self) -> Option<f64> {
+        let data = self.as_constant()?.data.as_ref()?;
+        data.shape.is_empty().then(|| data.get_f64(0))
     }
 
     /// The op, when this is a call of an op.

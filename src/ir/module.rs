@@ -70,6 +70,16 @@ impl std::ops::Deref for Module {
     }
 }
 
+/// `m["main"]`: the function expression bound to `@main` (as `mod["main"]` in the language).
+/// Panics when there is none; [`Module::get`] asks.
+impl std::ops::Index<&str> for Module {
+    type Output = Expr;
+    fn index(&self, name: &str) -> &Expr {
+        self.get(name)
+            .unwrap_or_else(|| panic!("the module has no function @{name}"))
+    }
+}
+
 impl std::ops::DerefMut for Module {
     fn deref_mut(&mut self) -> &mut ModuleData {
         Arc::make_mut(&mut self.0)

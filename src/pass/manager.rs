@@ -201,6 +201,12 @@ impl PassManager {
         self.registry_mut().register(pass, summary)
     }
 
+    /// Builds a registered pass by name with its default options (`pm.pass("FoldConstant")?`,
+    /// as `FoldConstant()` in the language).
+    pub fn pass(&self, name: &str) -> Result<Pass, PassError> {
+        self.create(name, &PassOptions::new())
+    }
+
     /// Builds a registered pass by name with keyword options.
     pub fn create(&self, name: &str, options: &PassOptions) -> Result<Pass, PassError> {
         self.registry.create(name, options)

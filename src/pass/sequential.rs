@@ -38,6 +38,12 @@ impl Sequential {
     }
 }
 
+/// A Sequential of `passes` with TVM's defaults, as a pass (`Sequential([...])` in the
+/// language); [`Sequential::with_info`] names it.
+pub fn sequential(passes: Vec<Pass>) -> Pass {
+    Sequential::new(passes).into_pass()
+}
+
 impl PassImpl for Sequential {
     fn info(&self) -> &PassInfo {
         &self.info

@@ -571,15 +571,9 @@ fn b_function_pass(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
 fn b_register(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
     match a.require("pass")? {
         Value::Pass(p) => {
-            let name = p.info().name().to_string();
             let summary = a.str("summary")?.unwrap_or_else(|| "user pass".into());
-            if s.pm.registry().get(&name).is_some_and(|r| !r.user) {
-                return Err(at(
-                    format!("`{name}` is a built-in pass and cannot be replaced"),
-                    a.span_of("pass"),
-                ));
-            }
-            s.pm.register(p.clone(), &summary);
+            s.register(p.clone(), &summary)
+                .map_err(|e| at(e.message, a.span_of("pass")))?;
             Ok(Value::None)
         }
         v => Err(a.type_err("pass", "a pass", v)),

@@ -13,8 +13,8 @@
 pub mod breakpoint;
 pub mod worker;
 
-use super::display::Tab;
 use super::history::RunHistory;
+use super::render::Tab;
 use super::suspend::{Pending, Suspended};
 use super::{Outputs, Session, SessionError, Value};
 use crate::ir::{Module, Span};

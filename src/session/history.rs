@@ -5,7 +5,7 @@
 //! `history` shows the steps as a table; `history[k]` is the module after step k (`history[0]`
 //! the run's input, negative k counts from the end).
 
-use super::display::Tab;
+use super::render::Tab;
 use crate::instrument::print_changed::changed_functions;
 use crate::instrument::stats::module_node_count;
 use crate::instrument::timing::human_duration;

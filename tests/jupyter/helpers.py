@@ -3,13 +3,19 @@ jupyter_client BlockingKernelClient while collecting what the kernel published f
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
+import nbformat
+
 KERNEL_NAME = "passlab"
+# evcxr's kernelspec name; notebooks for it are tested by evcxr_notebooks.py (run.sh --evcxr).
+EVCXR_KERNEL_NAME = "rust"
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 CORPUS = ROOT.parent / "shared" / "corpus" / "relay"
 TIMEOUT = 30
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def execute(kc, code: str, timeout: float = TIMEOUT, **kw):
@@ -54,6 +60,48 @@ def long_pipeline_code() -> str:
         f"s3 = Sequential({ten('s2')})",
         f"slow = Sequential({ten('s3')})",
     ])
+
+
+def execute_notebook(name: str, kernel_name: str, timeout: float, **kw) -> dict:
+    """Runs notebooks/NAME with nbclient in the kernel it names (which must be `kernel_name`),
+    from the notebooks' folder, as a user would; returns its code cells by id. Raises
+    CellExecutionError on an unexpected error."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    assert nb.metadata.kernelspec.name == kernel_name
+    client = NotebookClient(
+        nb,
+        kernel_name=kernel_name,
+        timeout=timeout,
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+        **kw,
+    )
+    client.execute()
+    return {c.get("id"): c for c in nb.cells if c.cell_type == "code"}
+
+
+def kernel_of(notebook: Path) -> str:
+    """The name of the kernelspec a notebook asks for."""
+    return nbformat.read(notebook, as_version=4).metadata.kernelspec.name
+
+
+def text_of(cell) -> str:
+    """A code cell's output as text: streams, tracebacks (without colours), text/plain."""
+    parts = []
+    for out in cell.get("outputs", []):
+        if out["output_type"] == "stream":
+            parts.append(out["text"])
+        elif out["output_type"] == "error":
+            parts.append(ANSI.sub("", "\n".join(out["traceback"])))
+        else:
+            parts.append(out.get("data", {}).get("text/plain", ""))
+    return "\n".join(parts)
+
+
+def html_of(cell) -> str:
+    """A code cell's text/html outputs, concatenated."""
+    return "".join(o.get("data", {}).get("text/html", "") for o in cell.get("outputs", []))
 
 
 def kernel_env() -> dict:

@@ -4,15 +4,17 @@ is tagged `raises-exception` (it demonstrates an error) — and those must fail.
 are checked cell by cell."""
 from __future__ import annotations
 
-import re
-
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
-from helpers import KERNEL_NAME, NOTEBOOKS
-
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
+from helpers import (
+    EVCXR_KERNEL_NAME,
+    KERNEL_NAME,
+    NOTEBOOKS,
+    execute_notebook,
+    html_of,
+    kernel_of,
+    text_of,
+)
 
 # notebook -> {cell id: [fragments its text output must contain]}
 EXPECTED = {
@@ -112,38 +114,16 @@ HTML = {
 }
 
 
-def text_of(cell) -> str:
-    parts = []
-    for out in cell.get("outputs", []):
-        if out["output_type"] == "stream":
-            parts.append(out["text"])
-        elif out["output_type"] == "error":
-            parts.append(ANSI.sub("", "\n".join(out["traceback"])))
-        else:
-            parts.append(out.get("data", {}).get("text/plain", ""))
-    return "\n".join(parts)
-
-
-def html_of(cell) -> str:
-    return "".join(o.get("data", {}).get("text/html", "") for o in cell.get("outputs", []))
-
-
 def test_every_notebook_is_covered():
-    assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == sorted(EXPECTED)
+    """Every notebook is for the passlab kernel (tested here) or for evcxr (evcxr_notebooks.py)."""
+    kernels = {p.name: kernel_of(p) for p in NOTEBOOKS.glob("*.ipynb")}
+    assert set(kernels.values()) <= {KERNEL_NAME, EVCXR_KERNEL_NAME}, kernels
+    assert sorted(n for n, k in kernels.items() if k == KERNEL_NAME) == sorted(EXPECTED)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_notebook_runs(name):
-    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    assert nb.metadata.kernelspec.name == KERNEL_NAME
-    client = NotebookClient(
-        nb,
-        kernel_name=KERNEL_NAME,
-        timeout=120,
-        resources={"metadata": {"path": str(NOTEBOOKS)}},
-    )
-    client.execute()  # raises CellExecutionError on an unexpected error
-    cells = {c.get("id"): c for c in nb.cells if c.cell_type == "code"}
+    cells = execute_notebook(name, KERNEL_NAME, timeout=120)
     for cell in cells.values():
         errors = [o for o in cell.outputs if o.output_type == "error"]
         expects_error = "raises-exception" in cell.metadata.get("tags", [])

@@ -45,15 +45,16 @@ pub(super) enum Rule {
     Fn(RuleFn),
 }
 
-/// The rule for an op, or `None` when passlab has no type rule for it.
+/// The rule for an op, or `None` when passlab has no type rule for it. Keyed by name, not by
+/// the op's address: the op may come from another copy of the library (see `Op`'s equality).
 pub(super) fn rule_for(op: Op) -> Option<Rule> {
-    static TABLE: OnceLock<FxHashMap<usize, Rule>> = OnceLock::new();
+    static TABLE: OnceLock<FxHashMap<&'static str, Rule>> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
         crate::ir::op::all()
-            .filter_map(|o| lookup(o).map(|r| (o.0 as *const _ as usize, r)))
+            .filter_map(|o| lookup(o).map(|r| (o.name(), r)))
             .collect()
     });
-    table.get(&(op.0 as *const _ as usize)).copied()
+    table.get(op.name()).copied()
 }
 
 fn lookup(op: Op) -> Option<Rule> {

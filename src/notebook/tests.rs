@@ -1,0 +1,408 @@
+//! The exact evcxr blocks of every display (`UPDATE_EXPECT=1` re-blesses the snapshots), and
+//! that evcxr's reader gets each rendering back whole.
+
+use super::*;
+use crate::instrument::ManualClock;
+use crate::pass::{function_pass, module_pass, sequential, PassInfo, PassManager};
+use crate::session::Session;
+use crate::text::parse_module;
+use expect_test::{expect, Expect};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+const PROGRAM: &str = r#"#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = multiply(%x, 1f);
+  add(%0, %x)
+}
+"#;
+
+fn module() -> Module {
+    parse_module(PROGRAM, "test.relay").unwrap()
+}
+
+fn check(value: &(impl NotebookDisplay + ?Sized), expect: Expect) {
+    let blocks = evcxr_blocks(value);
+    expect.assert_eq(&blocks);
+    // evcxr's reader (evcxr/src/eval_context.rs) gets back exactly the rendering.
+    let r = value.rendering();
+    let mut want = BTreeMap::from([("text/plain".to_string(), trim_nl(&r.plain))]);
+    if let Some(h) = r.html {
+        want.insert("text/html".into(), trim_nl(&h));
+    }
+    assert_eq!(read_like_evcxr(&blocks), want);
+}
+
+fn trim_nl(s: &str) -> String {
+    s.strip_suffix('\n').unwrap_or(s).to_string()
+}
+
+/// What evcxr does with a cell's standard output: content between the markers, line by
+/// line, per MIME type; anything else is ordinary output (here: a test failure).
+fn read_like_evcxr(out: &str) -> BTreeMap<String, String> {
+    let mut by_mime = BTreeMap::new();
+    let mut lines = out.lines();
+    while let Some(line) = lines.next() {
+        let mime = line
+            .strip_prefix("EVCXR_BEGIN_CONTENT ")
+            .unwrap_or_else(|| panic!("stray output line {line:?}"));
+        let mut content = String::new();
+        for line in lines.by_ref() {
+            if line == "EVCXR_END_CONTENT" {
+                break;
+            }
+            if !content.is_empty() {
+                content.push('\n');
+            }
+            content.push_str(line);
+        }
+        by_mime.insert(mime.to_string(), content);
+    }
+    by_mime
+}
+
+#[test]
+fn block_format() {
+    let both = Rendering {
+        plain: "one\ntwo\n".into(),
+        ansi: Some("ignored".into()),
+        html: Some("<b>one</b>".into()),
+    };
+    assert_eq!(
+        evcxr_blocks(&both),
+        "EVCXR_BEGIN_CONTENT text/plain\none\ntwo\nEVCXR_END_CONTENT\n\
+         EVCXR_BEGIN_CONTENT text/html\n<b>one</b>\nEVCXR_END_CONTENT\n"
+    );
+    assert_eq!(
+        evcxr_blocks(&Rendering::plain("(no differences)")),
+        "EVCXR_BEGIN_CONTENT text/plain\n(no differences)\nEVCXR_END_CONTENT\n"
+    );
+    let mut into = Vec::new();
+    write_evcxr(&mut into, &Rendering::plain("x")).unwrap();
+    assert_eq!(into, evcxr_blocks(&Rendering::plain("x")).as_bytes());
+}
+
+#[test]
+fn module_display() {
+    check(
+        &module(),
+        expect![[r#"
+            EVCXR_BEGIN_CONTENT text/plain
+            #[version = "0.0.5"]
+            def @main(%x: Tensor[(2, 2), float32]) {
+              %0 = multiply(%x, 1f);
+              add(%0, %x)
+            }
+            EVCXR_END_CONTENT
+            EVCXR_BEGIN_CONTENT text/html
+            <pre class="passlab-ir">#[version = <span style="color:#067d17">&quot;0.0.5&quot;</span>]
+            <span style="color:#4078f2;font-weight:bold">def</span> <span style="color:#a626a4;font-weight:bold">@main</span>(<span style="color:#0184bc">%x</span>: <span style="color:#50a14f">Tensor</span>[(<span style="color:#986801">2</span>, <span style="color:#986801">2</span>), <span style="color:#50a14f">float32</span>]) {
+              <span style="color:#0184bc">%0</span> = <span style="font-weight:bold">multiply</span>(<span style="color:#0184bc">%x</span>, <span style="color:#986801">1f</span>);
+              <span style="font-weight:bold">add</span>(<span style="color:#0184bc">%0</span>, <span style="color:#0184bc">%x</span>)
+            }
+            </pre>
+            EVCXR_END_CONTENT
+        "#]],
+    );
+}
+
+#[test]
+fn function_display() {
+    let m = module();
+    check(
+        &m["main"],
+        expect![[r#"
+            EVCXR_BEGIN_CONTENT text/plain
+            fn (%x: Tensor[(2, 2), float32]) {
+              %0 = multiply(%x, 1f);
+              add(%0, %x)
+            }
+            EVCXR_END_CONTENT
+            EVCXR_BEGIN_CONTENT text/html
+            <pre class="passlab-ir"><span style="color:#4078f2;font-weight:bold">fn</span> (<span style="color:#0184bc">%x</span>: <span style="color:#50a14f">Tensor</span>[(<span style="color:#986801">2</span>, <span style="color:#986801">2</span>), <span style="color:#50a14f">float32</span>]) {
+              <span style="color:#0184bc">%0</span> = <span style="font-weight:bold">multiply</span>(<span style="color:#0184bc">%x</span>, <span style="color:#986801">1f</span>);
+              <span style="font-weight:bold">add</span>(<span style="color:#0184bc">%0</span>, <span style="color:#0184bc">%x</span>)
+            }</pre>
+            EVCXR_END_CONTENT
+        "#]],
+    );
+}
+
+fn pipeline() -> Pass {
+    let pm = PassManager::new();
+    let simplify = function_pass(PassInfo::new("Simplify", 1), |_, f, _, _| Ok(f.clone()));
+    let checked = module_pass(
+        PassInfo::new("Checked", 0).required_passes(&["InferType"]),
+        |m, _| Ok(m.clone()),
+    );
+    sequential(vec![
+        simplify,
+        sequential(vec![
+            pm.pass("FoldConstant").unwrap(),
+            pm.pass("EliminateCommonSubexpr").unwrap(),
+        ]),
+        checked,
+    ])
+}
+
+#[test]
+fn pass_display_is_the_tree_under_the_default_context() {
+    check(
+        &pipeline(),
+        expect![[r#"
+        EVCXR_BEGIN_CONTENT text/plain
+        sequential (sequential, opt_level 0)
+        ├─ ✓ Simplify                   opt 1
+        ├─ ✓ sequential                 opt 0
+        │  ├─ ✓ FoldConstant            opt 2
+        │  └─ ✗ EliminateCommonSubexpr  opt 3   requires InferType   skipped: opt_level 3 > context opt_level 2
+        └─ ✓ Checked                    opt 0   requires InferType
+        EVCXR_END_CONTENT
+        EVCXR_BEGIN_CONTENT text/html
+        <pre>sequential (sequential, opt_level 0)
+        ├─ ✓ Simplify                   opt 1
+        ├─ ✓ sequential                 opt 0
+        │  ├─ ✓ FoldConstant            opt 2
+        │  └─ ✗ EliminateCommonSubexpr  opt 3   requires InferType   skipped: opt_level 3 &gt; context opt_level 2
+        └─ ✓ Checked                    opt 0   requires InferType</pre>
+        EVCXR_END_CONTENT
+    "#]],
+    );
+}
+
+#[test]
+fn pass_tree_under_a_context() {
+    let ctx = PassContext::builder()
+        .opt_level(3)
+        .disabled_pass(["FoldConstant"])
+        .build()
+        .unwrap();
+    check(
+        &pipeline().under(&ctx),
+        expect![[r#"
+        EVCXR_BEGIN_CONTENT text/plain
+        sequential (sequential, opt_level 0)
+        ├─ ✓ Simplify                   opt 1
+        ├─ ✓ sequential                 opt 0
+        │  ├─ ✗ FoldConstant            opt 2   skipped: in disabled_pass
+        │  └─ ✓ EliminateCommonSubexpr  opt 3   requires InferType
+        └─ ✓ Checked                    opt 0   requires InferType
+        EVCXR_END_CONTENT
+        EVCXR_BEGIN_CONTENT text/html
+        <pre>sequential (sequential, opt_level 0)
+        ├─ ✓ Simplify                   opt 1
+        ├─ ✓ sequential                 opt 0
+        │  ├─ ✗ FoldConstant            opt 2   skipped: in disabled_pass
+        │  └─ ✓ EliminateCommonSubexpr  opt 3   requires InferType
+        └─ ✓ Checked                    opt 0   requires InferType</pre>
+        EVCXR_END_CONTENT
+    "#]],
+    );
+    assert_eq!(
+        pipeline().under(&ctx).to_string(),
+        pipeline().under(&ctx).rendering().plain
+    );
+}
+
+#[test]
+fn context_display() {
+    let ctx = PassContext::builder()
+        .opt_level(3)
+        .required_pass(["InferType"])
+        .instrument(Arc::new(PassTimingInstrument::new()))
+        .build()
+        .unwrap();
+    check(
+        &ctx,
+        expect![[r#"
+        EVCXR_BEGIN_CONTENT text/plain
+        ┌───────────────┬──────────────────────┐
+        │ PassContext   ┆                      │
+        ╞═══════════════╪══════════════════════╡
+        │ opt_level     ┆ 3                    │
+        │ required_pass ┆ InferType            │
+        │ disabled_pass ┆ []                   │
+        │ instruments   ┆ PassTimingInstrument │
+        │ config        ┆ {}                   │
+        └───────────────┴──────────────────────┘
+        EVCXR_END_CONTENT
+        EVCXR_BEGIN_CONTENT text/html
+        <table class="passlab"><thead><tr><th>PassContext</th><th></th></tr></thead><tbody><tr><td style="text-align:left;font-family:monospace">opt_level</td><td style="text-align:left;font-family:monospace">3</td></tr><tr><td style="text-align:left;font-family:monospace">required_pass</td><td style="text-align:left;font-family:monospace">InferType</td></tr><tr><td style="text-align:left;font-family:monospace">disabled_pass</td><td style="text-align:left;font-family:monospace">[]</td></tr><tr><td style="text-align:left;font-family:monospace">instruments</td><td style="text-align:left;font-family:monospace">PassTimingInstrument</td></tr><tr><td style="text-align:left;font-family:monospace">config</td><td style="text-align:left;font-family:monospace">{}</td></tr></tbody></table>
+        EVCXR_END_CONTENT
+    "#]],
+    );
+}
+
+/// A Sequential of two passes that take 100 us and 300 us on a manual clock, run under a
+/// context holding `instrument`.
+fn timed_run(clock: &ManualClock, instrument: crate::instrument::InstrumentRef) {
+    let step = |name: &str, us: u64| {
+        let clock = clock.clone();
+        module_pass(PassInfo::new(name, 0), move |m, _| {
+            clock.advance_us(us);
+            Ok(m.clone())
+        })
+    };
+    let seq = sequential(vec![step("Fast", 100), step("Slow", 300)]);
+    let ctx = PassContext::builder()
+        .instrument(instrument)
+        .build()
+        .unwrap();
+    let mut pm = PassManager::new();
+    pm.with_context(&ctx, |pm| pm.run(&seq, &module())).unwrap();
+}
+
+#[test]
+fn timing_display() {
+    let clock = ManualClock::new();
+    let timing = Arc::new(PassTimingInstrument::with_clock(Arc::new(clock.clone())));
+    check(
+        &*timing,
+        expect![[r#"
+            EVCXR_BEGIN_CONTENT text/plain
+            (no passes timed yet)
+            EVCXR_END_CONTENT
+        "#]],
+    );
+    timed_run(&clock, timing.clone());
+    check(
+        &*timing,
+        expect![[r#"
+        EVCXR_BEGIN_CONTENT text/plain
+        ┌────────────┬────────┬────────┬───────┬──────────┐
+        │ pass       ┆  total ┆   self ┆ % all ┆ % parent │
+        ╞════════════╪════════╪════════╪═══════╪══════════╡
+        │ sequential ┆ 400 us ┆   0 us ┆ 100.0 ┆    100.0 │
+        │ ├─ Fast    ┆ 100 us ┆ 100 us ┆  25.0 ┆     25.0 │
+        │ └─ Slow    ┆ 300 us ┆ 300 us ┆  75.0 ┆     75.0 │
+        └────────────┴────────┴────────┴───────┴──────────┘
+        EVCXR_END_CONTENT
+        EVCXR_BEGIN_CONTENT text/html
+        <table class="passlab"><thead><tr><th>pass</th><th>total</th><th>self</th><th>% all</th><th>% parent</th></tr></thead><tbody><tr><td style="text-align:left;font-family:monospace">sequential</td><td style="text-align:left;font-family:monospace">400 us</td><td style="text-align:left;font-family:monospace">0 us</td><td style="text-align:left;font-family:monospace">100.0</td><td style="text-align:left;font-family:monospace">100.0</td></tr><tr><td style="text-align:left;font-family:monospace">    Fast</td><td style="text-align:left;font-family:monospace">100 us</td><td style="text-align:left;font-family:monospace">100 us</td><td style="text-align:left;font-family:monospace">25.0</td><td style="text-align:left;font-family:monospace">25.0</td></tr><tr><td style="text-align:left;font-family:monospace">    Slow</td><td style="text-align:left;font-family:monospace">300 us</td><td style="text-align:left;font-family:monospace">300 us</td><td style="text-align:left;font-family:monospace">75.0</td><td style="text-align:left;font-family:monospace">75.0</td></tr></tbody></table>
+        EVCXR_END_CONTENT
+    "#]],
+    );
+    // Through `dyn Instrument` (an InstrumentRef): its name, then the same table.
+    let table = evcxr_blocks(&*timing);
+    let any: crate::instrument::InstrumentRef = timing;
+    let named = table
+        .replacen("text/plain\n", "text/plain\nPassTimingInstrument\n", 1)
+        .replacen(
+            "text/html\n",
+            "text/html\n<pre>PassTimingInstrument</pre>",
+            1,
+        );
+    assert_eq!(evcxr_blocks(&*any), named);
+}
+
+#[test]
+fn stats_display() {
+    let stats = Arc::new(Stats::new());
+    let simplify = function_pass(PassInfo::new("Simplify", 0), |_, f, _, _| {
+        let body = f.as_function().unwrap().body.clone();
+        let call = body.as_call().unwrap();
+        // add(multiply(%x, 1f), %x) -> add(%x, %x)
+        let x = call.args[1].clone();
+        let new_body = Expr::call_op("add", vec![x.clone(), x]);
+        Ok(crate::ir::mutate::rebuild_function(
+            f,
+            f.as_function().unwrap(),
+            new_body,
+        ))
+    });
+    let seq = sequential(vec![
+        simplify,
+        module_pass(PassInfo::new("Same", 0), |m, _| Ok(m.clone())),
+    ]);
+    let ctx = PassContext::builder()
+        .instrument(stats.clone())
+        .build()
+        .unwrap();
+    let mut pm = PassManager::new();
+    pm.with_context(&ctx, |pm| pm.run(&seq, &module())).unwrap();
+    check(
+        &*stats,
+        expect![[r#"
+        EVCXR_BEGIN_CONTENT text/plain
+        ┌────────────┬────────────┬───────┬─────────┐
+        │ pass       ┆ kind       ┆ nodes ┆ changed │
+        ╞════════════╪════════════╪═══════╪═════════╡
+        │ sequential ┆ sequential ┆ 7 → 4 ┆ yes     │
+        │   Simplify ┆ function   ┆ 7 → 4 ┆ yes     │
+        │   Same     ┆ module     ┆ 4 → 4 ┆ no      │
+        └────────────┴────────────┴───────┴─────────┘
+        EVCXR_END_CONTENT
+        EVCXR_BEGIN_CONTENT text/html
+        <table class="passlab"><thead><tr><th>pass</th><th>kind</th><th>nodes</th><th>changed</th></tr></thead><tbody><tr><td style="text-align:left;font-family:monospace">sequential</td><td style="text-align:left;font-family:monospace">sequential</td><td style="text-align:left;font-family:monospace">7 → 4</td><td style="text-align:left;font-family:monospace">yes</td></tr><tr><td style="text-align:left;font-family:monospace">  Simplify</td><td style="text-align:left;font-family:monospace">function</td><td style="text-align:left;font-family:monospace">7 → 4</td><td style="text-align:left;font-family:monospace">yes</td></tr><tr><td style="text-align:left;font-family:monospace">  Same</td><td style="text-align:left;font-family:monospace">module</td><td style="text-align:left;font-family:monospace">4 → 4</td><td style="text-align:left;font-family:monospace">no</td></tr></tbody></table>
+        EVCXR_END_CONTENT
+    "#]],
+    );
+}
+
+#[test]
+fn diff_display() {
+    let before = module();
+    let after = parse_module(
+        "def @main(%x: Tensor[(2, 2), float32]) {\n  add(%x, %x)\n}\n",
+        "after.relay",
+    )
+    .unwrap();
+    check(
+        &diff(&before, &after).labels("m", "out"),
+        expect![[r#"
+        EVCXR_BEGIN_CONTENT text/plain
+        --- m
+        +++ out
+        @@ -1,4 +1,3 @@
+         def @main(%x: Tensor[(2, 2), float32]) {
+        -  %0 = multiply(%x, 1f);
+        -  add(%0, %x)
+        +  add(%x, %x)
+         }
+        EVCXR_END_CONTENT
+        EVCXR_BEGIN_CONTENT text/html
+        <div class="passlab-diff"><table class="passlab-diff" style="border-collapse:collapse;font-family:monospace;font-size:12px"><thead><tr><th colspan="2" style="text-align:left">m</th><th colspan="2" style="text-align:left">out</th></tr></thead><tbody><tr><td style="color:#999;text-align:right;padding:0 6px;user-select:none">1</td><td style="white-space:pre;padding:0 8px;text-align:left;vertical-align:top;">def @main(%x: Tensor[(2, 2), float32]) {</td><td style="color:#999;text-align:right;padding:0 6px;user-select:none">1</td><td style="white-space:pre;padding:0 8px;text-align:left;vertical-align:top;">def @main(%x: Tensor[(2, 2), float32]) {</td></tr><tr><td style="color:#999;text-align:right;padding:0 6px;user-select:none">2</td><td style="white-space:pre;padding:0 8px;text-align:left;vertical-align:top;background:#ffeef0">  %0 = multiply(%x, 1f);</td><td style="color:#999;text-align:right;padding:0 6px;user-select:none"></td><td style="white-space:pre;padding:0 8px;text-align:left;vertical-align:top;"></td></tr><tr><td style="color:#999;text-align:right;padding:0 6px;user-select:none">3</td><td style="white-space:pre;padding:0 8px;text-align:left;vertical-align:top;background:#ffeef0">  add(%<span style="background:#fdb8c0">0</span>, %x)</td><td style="color:#999;text-align:right;padding:0 6px;user-select:none">2</td><td style="white-space:pre;padding:0 8px;text-align:left;vertical-align:top;background:#e6ffed">  add(%<span style="background:#acf2bd">x</span>, %x)</td></tr><tr><td style="color:#999;text-align:right;padding:0 6px;user-select:none">4</td><td style="white-space:pre;padding:0 8px;text-align:left;vertical-align:top;">}</td><td style="color:#999;text-align:right;padding:0 6px;user-select:none">3</td><td style="white-space:pre;padding:0 8px;text-align:left;vertical-align:top;">}</td></tr></tbody></table></div>
+        EVCXR_END_CONTENT
+    "#]],
+    );
+    check(
+        &diff(&before, &before),
+        expect![[r#"
+            EVCXR_BEGIN_CONTENT text/plain
+            (no differences)
+            EVCXR_END_CONTENT
+        "#]],
+    );
+    assert!(diff(&before, &before).is_empty());
+    assert!(!diff(&before, &after).is_empty());
+    // Only @other: absent on both sides, so nothing differs.
+    assert!(diff(&before, &after).function("other").is_empty());
+    assert!(!diff(&before, &after).function("main").is_empty());
+}
+
+#[test]
+fn session_outputs_display() {
+    let mut s = Session::new();
+    let out = s.execute("c = PassContext(opt_level=1)\nprint(\"hello\")\nc");
+    check(
+        &out,
+        expect![[r#"
+        EVCXR_BEGIN_CONTENT text/plain
+        hello
+        ┌───────────────┬────┐
+        │ PassContext   ┆    │
+        ╞═══════════════╪════╡
+        │ opt_level     ┆ 1  │
+        │ required_pass ┆ [] │
+        │ disabled_pass ┆ [] │
+        │ instruments   ┆ [] │
+        │ config        ┆ {} │
+        └───────────────┴────┘
+        EVCXR_END_CONTENT
+        EVCXR_BEGIN_CONTENT text/html
+        <pre>hello
+        </pre><table class="passlab"><thead><tr><th>PassContext</th><th></th></tr></thead><tbody><tr><td style="text-align:left;font-family:monospace">opt_level</td><td style="text-align:left;font-family:monospace">1</td></tr><tr><td style="text-align:left;font-family:monospace">required_pass</td><td style="text-align:left;font-family:monospace">[]</td></tr><tr><td style="text-align:left;font-family:monospace">disabled_pass</td><td style="text-align:left;font-family:monospace">[]</td></tr><tr><td style="text-align:left;font-family:monospace">instruments</td><td style="text-align:left;font-family:monospace">[]</td></tr><tr><td style="text-align:left;font-family:monospace">config</td><td style="text-align:left;font-family:monospace">{}</td></tr></tbody></table>
+        EVCXR_END_CONTENT
+    "#]],
+    );
+}

@@ -1,0 +1,491 @@
+//! How values look, independent of a session: plain text (tests, transcripts, `NO_COLOR`),
+//! ANSI for terminals and HTML for Jupyter. Modules are summarised when large and highlighted
+//! when shown; pipelines are a tree that says which passes would run under a given context;
+//! contexts, timing and stats are tables; diffs are unified text or a side-by-side table. The
+//! session's `display.rs` and the notebook displays (`crate::notebook`, evcxr) both call these,
+//! so every value looks the same in the REPL, our Jupyter kernel and evcxr.
+
+use super::outputs::{html_escape, pre};
+use crate::instrument::{Instrument, PassTimingInstrument, StatRecord, Stats};
+use crate::ir::{visit, Expr, ExprKind, Module};
+use crate::pass::{Gate, Pass, PassContext};
+use crate::text::{highlight, highlight_html, print_expr, print_module_with, PrintOptions};
+use comfy_table::{presets, Table};
+
+/// Modules longer than this are summarised when displayed without `show`.
+const SUMMARY_LINES: usize = 40;
+
+/// A table rendered both ways.
+pub(crate) struct Tab {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Tab {
+    pub fn plain(&self) -> String {
+        let mut t = Table::new();
+        t.load_style(presets::UTF8_FULL_CONDENSED);
+        t.set_header(self.header.clone());
+        for r in &self.rows {
+            t.add_row(r.clone());
+        }
+        t.to_string()
+    }
+
+    pub fn html(&self) -> String {
+        let mut s = String::from("<table class=\"passlab\"><thead><tr>");
+        for h in &self.header {
+            s.push_str(&format!("<th>{}</th>", html_escape(h)));
+        }
+        s.push_str("</tr></thead><tbody>");
+        for r in &self.rows {
+            s.push_str("<tr>");
+            for c in r {
+                s.push_str(&format!(
+                    "<td style=\"text-align:left;font-family:monospace\">{}</td>",
+                    html_escape(c)
+                ));
+            }
+            s.push_str("</tr>");
+        }
+        s.push_str("</tbody></table>");
+        s
+    }
+}
+
+pub(crate) fn module_text(m: &Module) -> String {
+    crate::text::print_module_display(m)
+}
+
+/// "Module: 1 function (@main: 2 params, 7 calls)".
+pub fn module_summary(m: &Module) -> String {
+    let mut parts = Vec::new();
+    for (g, f) in m.functions() {
+        let mut calls = 0;
+        let mut consts = 0;
+        visit::post_order(f, |e| match e.kind() {
+            ExprKind::Call(_) => calls += 1,
+            ExprKind::Constant(_) => consts += 1,
+            _ => {}
+        });
+        let params = f.as_function().map(|f| f.params.len()).unwrap_or(0);
+        let mut s = format!(
+            "@{}: {params} param{}, {calls} call{}",
+            g.name(),
+            plural(params),
+            plural(calls)
+        );
+        if consts > 0 {
+            s.push_str(&format!(", {consts} constant{}", plural(consts)));
+        }
+        parts.push(s);
+    }
+    let n = m.len();
+    format!("Module: {n} function{} ({})", plural(n), parts.join("; "))
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// One value's renderings: plain text (always), ANSI colours for a terminal (when they add
+/// something) and HTML (when there is more to show than preformatted text).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rendering {
+    pub plain: String,
+    pub ansi: Option<String>,
+    pub html: Option<String>,
+}
+
+impl Rendering {
+    /// Plain text only.
+    pub fn plain(text: impl Into<String>) -> Rendering {
+        Rendering {
+            plain: text.into(),
+            ansi: None,
+            html: None,
+        }
+    }
+
+    /// Plain text, and the same as an HTML `<pre>` block (kept monospaced in a notebook).
+    pub fn pre(text: impl Into<String>) -> Rendering {
+        let plain = text.into();
+        let html = Some(pre(&plain));
+        Rendering {
+            plain,
+            ansi: None,
+            html,
+        }
+    }
+
+    /// A table, drawn with comfy-table and as an HTML table.
+    pub(crate) fn table(tab: &Tab) -> Rendering {
+        Rendering {
+            plain: tab.plain(),
+            ansi: None,
+            html: Some(tab.html()),
+        }
+    }
+
+    /// Relay text: highlighted for a terminal (`color`) and in HTML.
+    fn ir(text: String, color: bool) -> Rendering {
+        Rendering {
+            ansi: color.then(|| highlight(&text)),
+            html: Some(highlight_html(&text)),
+            plain: text,
+        }
+    }
+}
+
+/// A module: its text, highlighted; a summary instead when it is long and not `full`.
+pub fn module_rendering(m: &Module, full: bool, color: bool) -> Rendering {
+    let text = module_text(m);
+    if !full && text.lines().count() > SUMMARY_LINES {
+        Rendering::pre(format!(
+            "{} — `show` it for the full text",
+            module_summary(m)
+        ))
+    } else {
+        Rendering::ir(text, color)
+    }
+}
+
+/// The printing of IR shown to people inside a larger text (no version header).
+fn body_options() -> PrintOptions {
+    PrintOptions {
+        header: false,
+        ..PrintOptions::default()
+    }
+}
+
+/// A module holding just `func`, bound to `@name`.
+pub fn single_function(name: &str, func: &Expr) -> Module {
+    let mut one = Module::new();
+    let _ = one.add(name, func.clone());
+    one
+}
+
+/// A function of a module, printed as its definition (`def @name(...)`).
+pub fn function_rendering(name: &str, func: &Expr, color: bool) -> Rendering {
+    Rendering::ir(
+        print_module_with(&single_function(name, func), body_options()),
+        color,
+    )
+}
+
+/// Any expression (a function prints as `fn (...) { ... }`, as TVM prints `mod["main"]`).
+pub fn expr_rendering(e: &Expr, color: bool) -> Rendering {
+    Rendering::ir(print_expr(e, body_options()), color)
+}
+
+/// A pass in one line: `<sequential pass sequential, opt_level 0, 3 passes>`.
+pub fn pass_line_rendering(p: &Pass) -> Rendering {
+    Rendering::pre(pass_line(p))
+}
+
+/// A pipeline as a tree under `ctx` (see [`pass_tree`]).
+pub fn pass_tree_rendering(p: &Pass, ctx: &PassContext) -> Rendering {
+    Rendering::pre(pass_tree(p, ctx))
+}
+
+/// A pipeline as a tree: each pass, its level, its required list and whether it would run
+/// under `ctx` (and why not).
+pub fn pass_tree(p: &Pass, ctx: &PassContext) -> String {
+    let info = p.info();
+    let mut lines = vec![format!(
+        "{} ({}, opt_level {})",
+        info.name(),
+        info.kind().as_str(),
+        info.opt_level()
+    )];
+    let mut rows = Vec::new();
+    tree_rows(p.children(), ctx, "", &mut rows);
+    let width = rows
+        .iter()
+        .map(|(l, _)| l.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (left, right) in rows {
+        let pad = width - left.chars().count();
+        lines.push(
+            format!("{left}{}  {right}", " ".repeat(pad))
+                .trim_end()
+                .to_string(),
+        );
+    }
+    lines.join("\n")
+}
+
+/// A context as a table (with a `context: current` row when it is the current one).
+pub fn context_rendering(c: &PassContext, is_current: bool) -> Rendering {
+    Rendering::table(&context_table(c, is_current))
+}
+
+/// The records of a timing instrument as a table (what the `timing` command shows).
+pub fn timing_rendering(t: &PassTimingInstrument) -> Rendering {
+    let records = t.records();
+    if records.is_empty() {
+        return Rendering::plain("(no passes timed yet)");
+    }
+    Rendering {
+        plain: t.render_table(),
+        ansi: None,
+        html: Some(timing_html(&records)),
+    }
+}
+
+/// The runs a `Stats` instrument recorded, as a tree-shaped table: pass, kind, node count
+/// before → after, changed.
+pub fn stats_rendering(s: &Stats) -> Rendering {
+    let records = s.records();
+    if records.is_empty() {
+        return Rendering::plain("(no passes recorded yet)");
+    }
+    let order = stats_tree_order(&records);
+    let tab = |indent: &str| Tab {
+        header: ["pass", "kind", "nodes", "changed"]
+            .map(String::from)
+            .to_vec(),
+        rows: order
+            .iter()
+            .map(|r| {
+                vec![
+                    format!("{}{}", indent.repeat(r.depth), r.pass),
+                    r.kind.as_str().to_string(),
+                    format!("{} → {}", r.nodes_before, r.nodes_after),
+                    if r.changed { "yes" } else { "no" }.to_string(),
+                ]
+            })
+            .collect(),
+    };
+    Rendering {
+        plain: tab("  ").plain(),
+        ansi: None,
+        html: Some(tab("\u{a0}\u{a0}").html()),
+    }
+}
+
+/// Stats records come in completion order (a Sequential after its children); this is the
+/// tree's pre-order (a Sequential before its children), children in the order they ran.
+fn stats_tree_order(records: &[StatRecord]) -> Vec<&StatRecord> {
+    struct Node<'a> {
+        rec: &'a StatRecord,
+        kids: Vec<Node<'a>>,
+    }
+    fn emit<'a>(n: Node<'a>, out: &mut Vec<&'a StatRecord>) {
+        out.push(n.rec);
+        for k in n.kids {
+            emit(k, out);
+        }
+    }
+    let mut done: Vec<Node<'_>> = Vec::new();
+    for rec in records {
+        let first_kid = done
+            .iter()
+            .rposition(|n| n.rec.depth <= rec.depth)
+            .map_or(0, |i| i + 1);
+        let kids = done.split_off(first_kid);
+        done.push(Node { rec, kids });
+    }
+    let mut out = Vec::with_capacity(records.len());
+    for n in done {
+        emit(n, &mut out);
+    }
+    out
+}
+
+/// An instrument as `show` displays it: its name, then its results when it keeps a table
+/// (timing, stats).
+pub fn instrument_rendering(i: &dyn Instrument) -> Rendering {
+    let results = if let Some(t) = i.downcast_ref::<PassTimingInstrument>() {
+        timing_rendering(t)
+    } else if let Some(s) = i.downcast_ref::<Stats>() {
+        stats_rendering(s)
+    } else {
+        return Rendering::pre(format!("<instrument {}>", i.name()));
+    };
+    Rendering {
+        plain: format!("{}\n{}", i.name(), results.plain),
+        ansi: None,
+        html: Some(format!(
+            "{}{}",
+            pre(i.name()),
+            results.html.unwrap_or_else(|| pre(&results.plain))
+        )),
+    }
+}
+
+/// The unified diff of two modules' printed text (labelled `a_label` and `b_label`),
+/// coloured for a terminal and side by side in HTML; `(no differences)` when they print the
+/// same.
+pub fn diff_rendering(
+    a: &Module,
+    a_label: &str,
+    b: &Module,
+    b_label: &str,
+    color: bool,
+) -> Rendering {
+    let ta = print_module_with(a, body_options());
+    let tb = print_module_with(b, body_options());
+    if ta == tb {
+        return Rendering::plain("(no differences)");
+    }
+    let diff = crate::instrument::print_changed::unified_diff(&ta, &tb, a_label, b_label);
+    Rendering {
+        ansi: color.then(|| super::diff::ansi(&diff)),
+        html: Some(super::diff::html(&diff)),
+        plain: diff,
+    }
+}
+
+fn pass_line(p: &Pass) -> String {
+    let info = p.info();
+    let mut s = format!(
+        "<{} pass {}, opt_level {}",
+        info.kind().as_str(),
+        info.name(),
+        info.opt_level()
+    );
+    if !info.required().is_empty() {
+        let req: Vec<&str> = info.required().iter().map(|r| &**r).collect();
+        s.push_str(&format!(", requires {}", req.join(", ")));
+    }
+    if !p.children().is_empty() {
+        s.push_str(&format!(", {} passes", p.children().len()));
+    }
+    s.push('>');
+    s
+}
+
+fn tree_rows(kids: &[Pass], ctx: &PassContext, indent: &str, rows: &mut Vec<(String, String)>) {
+    for (i, k) in kids.iter().enumerate() {
+        let last = i + 1 == kids.len();
+        let info = k.info();
+        let gate = ctx.gate(info);
+        let mark = if gate.enabled() { "✓" } else { "✗" };
+        let left = format!(
+            "{indent}{} {mark} {}",
+            if last { "└─" } else { "├─" },
+            info.name()
+        );
+        let mut right = format!("opt {}", info.opt_level());
+        if !info.required().is_empty() {
+            let req: Vec<&str> = info.required().iter().map(|r| &**r).collect();
+            right.push_str(&format!("   requires {}", req.join(", ")));
+        }
+        match gate {
+            Gate::Disabled => right.push_str("   skipped: in disabled_pass"),
+            Gate::Required => right.push_str("   runs: in required_pass"),
+            Gate::OptLevel {
+                enabled: false,
+                context,
+                pass,
+            } => right.push_str(&format!(
+                "   skipped: opt_level {pass} > context opt_level {context}"
+            )),
+            Gate::OptLevel { .. } => {}
+        }
+        rows.push((left, right));
+        if !k.children().is_empty() {
+            let next = format!("{indent}{}", if last { "   " } else { "│  " });
+            tree_rows(k.children(), ctx, &next, rows);
+        }
+    }
+}
+
+fn context_table(c: &PassContext, is_current: bool) -> Tab {
+    let list = |xs: &[std::sync::Arc<str>]| {
+        if xs.is_empty() {
+            "[]".to_string()
+        } else {
+            xs.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    let insts: Vec<String> = c
+        .instruments()
+        .iter()
+        .map(|i| i.name().to_string())
+        .collect();
+    let config: Vec<String> = c
+        .config()
+        .iter()
+        .map(|(k, v)| format!("{k}={v:?}"))
+        .collect();
+    let mut rows = vec![
+        vec!["opt_level".to_string(), c.opt_level().to_string()],
+        vec!["required_pass".to_string(), list(c.required_pass())],
+        vec!["disabled_pass".to_string(), list(c.disabled_pass())],
+        vec![
+            "instruments".to_string(),
+            if insts.is_empty() {
+                "[]".into()
+            } else {
+                insts.join(", ")
+            },
+        ],
+        vec![
+            "config".to_string(),
+            if config.is_empty() {
+                "{}".into()
+            } else {
+                config.join(", ")
+            },
+        ],
+    ];
+    if is_current {
+        rows.insert(0, vec!["context".into(), "current".into()]);
+    }
+    Tab {
+        header: vec!["PassContext".into(), "".into()],
+        rows,
+    }
+}
+
+fn timing_html(records: &[crate::instrument::TimingRecord]) -> String {
+    use crate::instrument::timing::human_duration;
+    let top: f64 = records.iter().map(|r| r.total.as_secs_f64()).sum();
+    let mut rows = Vec::new();
+    fn walk(
+        r: &crate::instrument::TimingRecord,
+        depth: usize,
+        top: f64,
+        parent: f64,
+        rows: &mut Vec<Vec<String>>,
+    ) {
+        let t = r.total.as_secs_f64();
+        let pct = |a: f64, b: f64| {
+            if b > 0.0 {
+                format!("{:.1}", a / b * 100.0)
+            } else {
+                "-".into()
+            }
+        };
+        rows.push(vec![
+            format!("{}{}", "\u{a0}\u{a0}".repeat(depth * 2), r.name),
+            human_duration(r.total),
+            human_duration(r.self_time()),
+            pct(t, top),
+            pct(t, parent),
+        ]);
+        for c in &r.children {
+            walk(c, depth + 1, top, t, rows);
+        }
+    }
+    for r in records {
+        walk(r, 0, top, top, &mut rows);
+    }
+    Tab {
+        header: ["pass", "total", "self", "% all", "% parent"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    }
+    .html()
+}
