@@ -120,6 +120,17 @@ impl AttrValue {
     }
 }
 
+/// Equal and spelled the same: floats compare by their bits.
+fn identical(a: &AttrValue, b: &AttrValue) -> bool {
+    match (a, b) {
+        (AttrValue::Float(x), AttrValue::Float(y)) => x.to_bits() == y.to_bits(),
+        (AttrValue::Array(x), AttrValue::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(x, y)| identical(x, y))
+        }
+        _ => a == b,
+    }
+}
+
 /// A shared `Arc<str>` for a static name (attribute keys, type keys): one allocation per name
 /// and thread instead of one per attribute of every call.
 pub fn static_str(s: &'static str) -> Arc<str> {
@@ -174,7 +185,15 @@ impl Attrs {
         CACHE.with(|c| {
             let mut c = c.borrow_mut();
             if let Some(a) = c.get(&node) {
-                return a.clone();
+                // Equality treats 0.0 and -0.0 alike; sharing must not change a printed sign.
+                let same_bits = a.fields().len() == node.fields.len()
+                    && a.fields()
+                        .iter()
+                        .zip(&node.fields)
+                        .all(|((_, x), (_, y))| identical(x, y));
+                if same_bits {
+                    return a.clone();
+                }
             }
             if c.len() >= 4096 {
                 c.clear();
@@ -235,5 +254,28 @@ impl Attrs {
             None => node.fields.push((name.into(), value)),
         }
         Attrs(Some(Arc::new(node)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Op;
+
+    #[test]
+    fn equal_attributes_are_shared_but_keep_the_sign_of_zero() {
+        let op = Op::get("nn.leaky_relu").unwrap();
+        let make = |alpha: f64| {
+            op.make_attrs(vec![("alpha".into(), AttrValue::Float(alpha))])
+                .unwrap()
+        };
+        let (a, b) = (make(0.5), make(0.5));
+        assert!(Arc::ptr_eq(a.0.as_ref().unwrap(), b.0.as_ref().unwrap()));
+        let (zero, neg) = (make(0.0), make(-0.0));
+        assert!(!Arc::ptr_eq(zero.0.as_ref().unwrap(), neg.0.as_ref().unwrap()));
+        match neg.get("alpha") {
+            Some(AttrValue::Float(f)) => assert!(f.is_sign_negative()),
+            other => panic!("alpha is {other:?}"),
+        }
     }
 }
