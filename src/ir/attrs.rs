@@ -272,7 +272,10 @@ mod tests {
         let (a, b) = (make(0.5), make(0.5));
         assert!(Arc::ptr_eq(a.0.as_ref().unwrap(), b.0.as_ref().unwrap()));
         let (zero, neg) = (make(0.0), make(-0.0));
-        assert!(!Arc::ptr_eq(zero.0.as_ref().unwrap(), neg.0.as_ref().unwrap()));
+        assert!(!Arc::ptr_eq(
+            zero.0.as_ref().unwrap(),
+            neg.0.as_ref().unwrap()
+        ));
         match neg.get("alpha") {
             Some(AttrValue::Float(f)) => assert!(f.is_sign_negative()),
             other => panic!("alpha is {other:?}"),
