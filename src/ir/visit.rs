@@ -7,29 +7,16 @@ use rustc_hash::FxHashSet;
 /// Calls `f` once on every unique node reachable from `root`, children before parents
 /// (callee before arguments, left to right, as TVM's `ExpandDataflow`).
 ///
-/// Borrowed nodes on the work stack (no reference-count traffic), and only shared nodes in
-/// the seen-set: a node with one reference has one parent in `root`'s graph, so it is reached
-/// once (see [`Expr::is_shared`]).
-pub fn post_order(root: &Expr, mut f: impl FnMut(&Expr)) {
-    let mut seen: FxHashSet<usize> = FxHashSet::default();
-    let mut stack: Vec<(&Expr, bool)> = vec![(root, false)];
-    while let Some((e, expanded)) = stack.pop() {
-        if expanded {
-            f(e);
-            continue;
+/// This is [`walk`](super::mutate::walk) with a closure: borrowed nodes on the work stack and
+/// only shared nodes in the seen-set.
+pub fn post_order(root: &Expr, f: impl FnMut(&Expr)) {
+    struct Each<F>(F);
+    impl<F: FnMut(&Expr)> super::mutate::Visitor for Each<F> {
+        fn visit(&mut self, e: &Expr) {
+            (self.0)(e)
         }
-        if e.is_shared() && !seen.insert(e.id()) {
-            continue;
-        }
-        stack.push((e, true));
-        let start = stack.len();
-        e.kind().for_each_child(|c| {
-            if !c.is_shared() || !seen.contains(&c.id()) {
-                stack.push((c, false));
-            }
-        });
-        stack[start..].reverse();
     }
+    super::mutate::walk(&mut Each(f), root);
 }
 
 /// [`post_order`] sharing a `seen` set across several roots (every node goes into the set, so
