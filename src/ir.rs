@@ -12,6 +12,7 @@ mod op_table;
 pub mod structural;
 pub mod tensor;
 pub mod types;
+pub mod var_map;
 pub mod visit;
 pub mod well_formed;
 
@@ -23,3 +24,4 @@ pub use op::{Op, OpPattern};
 pub use structural::{expr_equal, expr_hash, module_equal, module_hash};
 pub use tensor::{Constant, TensorData};
 pub use types::{Dim, TensorType, Type};
+pub use var_map::VarMap;

@@ -15,6 +15,7 @@
 
 use super::metadata;
 use crate::ir::op::is_default;
+use crate::ir::VarMap;
 use crate::ir::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::fmt::Write;
@@ -49,9 +50,20 @@ pub fn print_module(m: &Module) -> String {
 /// Prints a module.
 pub fn print_module_with(m: &Module, opts: PrintOptions) -> String {
     let mut p = Printer::new(opts);
-    let mut items = Vec::new();
+    let mut out = String::new();
+    if opts.header {
+        out.push_str("#[version = \"0.0.5\"]\n");
+    }
+    let mut first = true;
+    let mut separate = |out: &mut String| {
+        if !std::mem::replace(&mut first, false) {
+            out.push('\n');
+        }
+    };
     for td in &m.type_defs {
-        items.push(print_type_def(td));
+        separate(&mut out);
+        out.push_str(&print_type_def(td));
+        out.push('\n');
     }
     for (g, e) in m.functions() {
         // Each definition is its own scope: a node shared by two functions (the same function
@@ -61,21 +73,14 @@ pub fn print_module_with(m: &Module, opts: PrintOptions) -> String {
         p.names.clear();
         p.used_names.clear();
         p.count_parents(e);
-        let text = match e.kind() {
-            ExprKind::Function(f) => p.function(&format!("def @{}", g.name()), f, e.ty().is_some()),
-            _ => p.scope(e),
-        };
-        items.push(text);
-    }
-    let mut out = String::new();
-    if opts.header {
-        out.push_str("#[version = \"0.0.5\"]\n");
-    }
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
+        separate(&mut out);
+        match e.kind() {
+            ExprKind::Function(f) => {
+                let prefix = format!("def @{}", g.name());
+                p.function_into(&mut out, &prefix, f, e.ty().is_some());
+            }
+            _ => p.scope_into(&mut out, e),
         }
-        out.push_str(item);
         out.push('\n');
     }
     p.append_metadata(&mut out);
@@ -107,8 +112,8 @@ pub fn print_expr(e: &Expr, opts: PrintOptions) -> String {
             let text = p.function("fn ", f, e.ty().is_some());
             let text = p.with_type_comment(e, text);
             let mut lines = std::mem::take(&mut p.doc);
-            lines.push(text);
-            lines.join("\n")
+            lines.push_str(&text);
+            lines
         }
         _ => p.scope(e),
     };
@@ -151,12 +156,16 @@ enum Printed {
 struct Printer {
     opts: PrintOptions,
     memo: FxHashMap<usize, Printed>,
+    /// Parent edges of the nodes that had more than one reference when counted (a node with
+    /// one reference has at most one parent).
     parents: FxHashMap<usize, u32>,
-    names: FxHashMap<u64, String>,
+    names: VarMap<String>,
     used_names: FxHashSet<String>,
     temp: usize,
-    /// Lines of the scope being printed.
-    doc: Vec<String>,
+    /// Lines of the scope being printed, each indented to `depth` and ended by `\n`.
+    doc: String,
+    /// Nesting depth of the scope being printed (two spaces of indentation each).
+    depth: usize,
     /// Tensor constants written to the metadata section, by node.
     meta_index: FxHashMap<usize, usize>,
     meta_data: Vec<Option<Arc<TensorData>>>,
@@ -176,10 +185,11 @@ impl Printer {
             opts,
             memo: FxHashMap::default(),
             parents: FxHashMap::default(),
-            names: FxHashMap::default(),
+            names: VarMap::new(),
             used_names: FxHashSet::default(),
             temp: 0,
-            doc: Vec::new(),
+            doc: String::new(),
+            depth: 0,
             meta_index: FxHashMap::default(),
             meta_data: Vec::new(),
             reserved_meta: 0,
@@ -191,9 +201,18 @@ impl Printer {
     fn count_parents(&mut self, root: &Expr) {
         let parents = &mut self.parents;
         let reserved = &mut self.reserved_meta;
+        let mut binders = 0;
         visit::post_order(root, |e| {
-            e.kind()
-                .for_each_child(|c| *parents.entry(c.id()).or_insert(0) += 1);
+            match e.kind() {
+                ExprKind::Let(_) => binders += 1,
+                ExprKind::Function(f) => binders += f.params.len(),
+                _ => {}
+            }
+            e.kind().for_each_child(|c| {
+                if c.is_shared() {
+                    *parents.entry(c.id()).or_insert(0) += 1
+                }
+            });
             if let ExprKind::Constant(c) = e.kind() {
                 if let Constant {
                     meta_index: Some(i),
@@ -205,32 +224,45 @@ impl Printer {
                 }
             }
         });
+        self.used_names.reserve(binders);
     }
 
     fn unique(&self, e: &Expr) -> bool {
-        self.parents.get(&e.id()).copied().unwrap_or(0) <= 1
+        self.parents.is_empty() || self.parents.get(&e.id()).copied().unwrap_or(0) <= 1
     }
 
-    fn alloc_var(&mut self, v: &Var) -> String {
-        let mut base = v.name().to_string();
-        if !base.starts_with(|c: char| c.is_ascii_alphabetic()) {
-            base.insert(0, 'v');
-        }
-        let mut name = base.clone();
-        let mut k = 1;
-        while self.used_names.contains(&name) {
-            name = format!("{base}{k}");
-            k += 1;
-        }
-        self.used_names.insert(name.clone());
-        let text = format!("%{name}");
-        self.names.insert(v.id(), text.clone());
-        text
+    /// Names `v` (`%x`, or `%x1` when `%x` is taken) and returns the name.
+    fn alloc_var(&mut self, v: &Var) -> &str {
+        let prefixed;
+        let base = if v.name().starts_with(|c: char| c.is_ascii_alphabetic()) {
+            v.name()
+        } else {
+            prefixed = format!("v{}", v.name());
+            &prefixed
+        };
+        let name = if self.used_names.contains(base) {
+            let mut k = 1;
+            loop {
+                let name = format!("{base}{k}");
+                if !self.used_names.contains(&name) {
+                    break name;
+                }
+                k += 1;
+            }
+        } else {
+            base.to_string()
+        };
+        let mut text = String::with_capacity(name.len() + 1);
+        text.push('%');
+        text.push_str(&name);
+        self.used_names.insert(name);
+        self.names.insert(v.id(), text);
+        self.names.get(v.id()).expect("just inserted")
     }
 
     /// A binder: `%x: T`, with ` /* ty=T */` when its binding site has been type-checked.
     fn binder(&mut self, v: &Var, typed: bool) -> String {
-        let mut s = self.alloc_var(v);
+        let mut s = self.alloc_var(v).to_string();
         if let Some(vd) = &v.virtual_device {
             let _ = write!(s, " {{virtual_device={}}}", attr_value_to_string(vd));
         }
@@ -244,6 +276,11 @@ impl Printer {
     }
 
     fn with_type_comment(&self, e: &Expr, mut text: String) -> String {
+        self.push_type_comment(&mut text, e);
+        text
+    }
+
+    fn push_type_comment(&self, out: &mut String, e: &Expr) {
         if self.opts.types {
             if let Some(t) = e.ty() {
                 if !matches!(
@@ -251,36 +288,125 @@ impl Printer {
                     ExprKind::Var(_) | ExprKind::Op(_) | ExprKind::GlobalVar(_)
                 ) && !matches!(t, Type::Incomplete)
                 {
-                    let _ = write!(text, " /* ty={t} */");
+                    let _ = write!(out, " /* ty={t} */");
                 }
             }
         }
-        text
     }
 
-    /// Prints a scope: its bindings, then its value. Returns the lines joined.
+    /// Starts a line of the current scope (its indentation) and returns the buffer.
+    fn line(&mut self) -> &mut String {
+        for _ in 0..self.depth {
+            self.doc.push_str("  ");
+        }
+        &mut self.doc
+    }
+
+    /// The indentation of the current depth (for a closing brace).
+    fn indentation(&self) -> String {
+        "  ".repeat(self.depth)
+    }
+
+    /// Prints a scope at the current depth: its bindings, then its value, every line indented
+    /// (no newline after the last).
     fn scope(&mut self, e: &Expr) -> String {
-        let saved = std::mem::take(&mut self.doc);
-        let tail = self.tail(e);
-        let mut lines = std::mem::replace(&mut self.doc, saved);
-        lines.push(tail);
-        lines.join("\n")
+        let mut out = String::new();
+        self.scope_into(&mut out, e);
+        out
     }
 
-    /// The value of a scope: let chains become `let` lines, iteratively.
-    fn tail(&mut self, e: &Expr) -> String {
-        let mut cur = e.clone();
+    /// [`Printer::scope`], appended to `out` (the scope's lines are written there directly).
+    fn scope_into(&mut self, out: &mut String, e: &Expr) {
+        let saved = std::mem::replace(&mut self.doc, std::mem::take(out));
+        self.tail_into(e);
+        *out = std::mem::replace(&mut self.doc, saved);
+    }
+
+    /// Writes a scope's lines and its value's line (without a final newline) into `doc`.
+    /// An `if` printed inline as the value is written in place, its branches' lines straight
+    /// into `doc` one level deeper: nested `if`s cost their output, not a copy per level.
+    fn tail_into(&mut self, e: &Expr) {
+        let value = self.tail(e);
+        let ExprKind::If(i) = value.kind() else {
+            let text = self.text(value, true);
+            self.line().push_str(&text);
+            return;
+        };
+        if !self.unique(value) || self.memo.contains_key(&value.id()) {
+            let text = self.text(value, true);
+            self.line().push_str(&text);
+            return;
+        }
+        if value.is_shared() {
+            self.memo.insert(value.id(), Printed::Inlined);
+        }
+        let cond = self.text(&i.cond, true);
+        let line = self.line();
+        line.push_str("if (");
+        line.push_str(&cond);
+        line.push_str(") {\n");
+        stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || {
+            self.depth += 1;
+            self.tail_into(&i.then_branch);
+            self.doc.push('\n');
+            self.depth -= 1;
+            self.line().push_str("} else {\n");
+            self.depth += 1;
+            self.tail_into(&i.else_branch);
+            self.doc.push('\n');
+            self.depth -= 1;
+        });
+        self.line().push('}');
+        let mut comment = String::new();
+        self.push_type_comment(&mut comment, value);
+        self.doc.push_str(&comment);
+    }
+
+    /// [`Printer::scope`] one level deeper.
+    fn nested_scope(&mut self, e: &Expr) -> String {
+        self.depth += 1;
+        let s = self.scope(e);
+        self.depth -= 1;
+        s
+    }
+
+    /// Writes the `let` lines of a scope's let chain, iteratively; returns the scope's value.
+    fn tail<'e>(&mut self, e: &'e Expr) -> &'e Expr {
+        let mut cur = e;
+        let mut value = String::new();
         while let ExprKind::Let(l) = cur.kind() {
             if self.memo.contains_key(&cur.id()) {
                 break;
             }
             let name = self.binder(&l.var, cur.ty().is_some());
-            let value = self.text(&l.value, true);
-            self.doc.push(format!("let {name} = {value};"));
-            let body = l.body.clone();
-            cur = body;
+            value.clear();
+            self.push_text(&mut value, &l.value, true);
+            let line = self.line();
+            line.push_str("let ");
+            line.push_str(&name);
+            line.push_str(" = ");
+            line.push_str(&value);
+            line.push_str(";\n");
+            cur = &l.body;
         }
-        self.text(&cur, true)
+        cur
+    }
+
+    /// Appends the text of `e` where it is used (see [`Printer::text`]).
+    fn push_text(&mut self, out: &mut String, e: &Expr, try_inline: bool) {
+        if always_inline(e) {
+            return self.push_atom(out, e);
+        }
+        // The common case of a let value or an inlined argument: a node used once whose
+        // children are atoms is written in place, without the memo.
+        if try_inline && self.unique(e) && !self.memo.contains_key(&e.id()) && children_are_atoms(e)
+        {
+            self.visit_into(out, e);
+            self.push_type_comment(out, e);
+            return;
+        }
+        let text = self.text(e, try_inline);
+        out.push_str(&text);
     }
 
     /// The text of `e` where it is used: inline when atomic (or used once and `try_inline`),
@@ -293,7 +419,14 @@ impl Printer {
         match self.memo.get(&e.id()) {
             Some(Printed::Bound(t)) => t.clone(),
             Some(Printed::Raw(_)) if try_inline && self.unique(e) => {
-                match self.memo.insert(e.id(), Printed::Inlined) {
+                // A node with one reference cannot be reached again: forget it (keeping the
+                // memo small); a shared one is marked.
+                let entry = if e.is_shared() {
+                    self.memo.insert(e.id(), Printed::Inlined)
+                } else {
+                    self.memo.remove(&e.id())
+                };
+                match entry {
                     Some(Printed::Raw(text)) => text,
                     _ => unreachable!("checked above"),
                 }
@@ -310,7 +443,11 @@ impl Printer {
                 };
                 let t = format!("%{}", self.temp);
                 self.temp += 1;
-                self.doc.push(format!("{t} = {text};"));
+                let line = self.line();
+                line.push_str(&t);
+                line.push_str(" = ");
+                line.push_str(&text);
+                line.push_str(";\n");
                 self.memo.insert(e.id(), Printed::Bound(t.clone()));
                 t
             }
@@ -356,14 +493,55 @@ impl Printer {
 
     /// The text of one node whose children have been visited.
     fn visit(&mut self, e: &Expr) -> String {
+        let mut out = String::new();
+        self.visit_into(&mut out, e);
+        out
+    }
+
+    /// Appends the text of one node whose children have been visited.
+    fn visit_into(&mut self, out: &mut String, e: &Expr) {
         match e.kind() {
             ExprKind::Call(c) => {
-                let args: Vec<String> = c.args.iter().map(|a| self.text(a, false)).collect();
-                let callee = self.text(&c.callee, false);
-                let mut parts = args;
-                parts.extend(self.attrs(c));
-                format!("{callee}({})", parts.join(", "))
+                // Arguments are printed before the callee (temporaries are numbered in that
+                // order); a callee whose text has no side effects can be written first.
+                let callee_first = match c.callee.kind() {
+                    ExprKind::Op(_) | ExprKind::GlobalVar(_) => true,
+                    ExprKind::Var(v) => self.names.contains(v.id()),
+                    _ => false,
+                };
+                let mut args = String::new();
+                let dest = if callee_first {
+                    self.push_text(out, &c.callee, false);
+                    out.push('(');
+                    &mut *out
+                } else {
+                    &mut args
+                };
+                for (k, a) in c.args.iter().enumerate() {
+                    if k > 0 {
+                        dest.push_str(", ");
+                    }
+                    self.push_text(dest, a, false);
+                }
+                let mut first = c.args.is_empty();
+                self.push_attrs(dest, c, &mut first);
+                if !callee_first {
+                    self.push_text(out, &c.callee, false);
+                    out.push('(');
+                    out.push_str(&args);
+                }
+                out.push(')');
             }
+            kind => {
+                let text = self.visit_other(e, kind);
+                out.push_str(&text);
+            }
+        }
+    }
+
+    fn visit_other(&mut self, e: &Expr, kind: &ExprKind) -> String {
+        match kind {
+            ExprKind::Call(_) => unreachable!("visit_into prints calls"),
             ExprKind::Tuple(fs) => {
                 let fields: Vec<String> = fs.iter().map(|f| self.text(f, false)).collect();
                 if fields.len() == 1 {
@@ -378,41 +556,55 @@ impl Printer {
             }),
             ExprKind::If(i) => stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || {
                 let cond = self.text(&i.cond, true);
-                let t = indent(&self.scope(&i.then_branch));
-                let f = indent(&self.scope(&i.else_branch));
-                format!("if ({cond}) {{\n{t}\n}} else {{\n{f}\n}}")
+                let t = self.nested_scope(&i.then_branch);
+                let f = self.nested_scope(&i.else_branch);
+                let ind = self.indentation();
+                format!("if ({cond}) {{\n{t}\n{ind}}} else {{\n{f}\n{ind}}}")
             }),
             ExprKind::Let(_) => stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || {
-                format!("(\n{}\n)", indent(&self.scope(e)))
+                let body = self.nested_scope(e);
+                format!("(\n{body}\n{})", self.indentation())
             }),
             _ => self.atom(e),
         }
     }
 
     fn atom(&mut self, e: &Expr) -> String {
+        let mut out = String::new();
+        self.push_atom(&mut out, e);
+        out
+    }
+
+    fn push_atom(&mut self, out: &mut String, e: &Expr) {
         match e.kind() {
-            ExprKind::Var(v) => match self.names.get(&v.id()) {
-                Some(n) => n.clone(),
-                None => {
+            ExprKind::Var(v) => {
+                if self.names.get(v.id()).is_none() {
                     // A free variable: declare it where it is first used.
-                    let mut decl = self.alloc_var(v);
+                    let mut decl = self.alloc_var(v).to_string();
                     if let Some(t) = v.ann() {
                         let _ = write!(decl, ": {t}");
                     }
-                    self.doc.push(format!("free_var {decl};"));
-                    self.names[&v.id()].clone()
+                    let line = self.line();
+                    line.push_str("free_var ");
+                    line.push_str(&decl);
+                    line.push_str(";\n");
                 }
-            },
-            ExprKind::GlobalVar(g) => format!("@{}", g.name()),
-            ExprKind::Op(op) => op.name().to_string(),
+                out.push_str(self.names.get(v.id()).expect("named above"));
+            }
+            ExprKind::GlobalVar(g) => {
+                out.push('@');
+                out.push_str(g.name());
+            }
+            ExprKind::Op(op) => out.push_str(op.name()),
             ExprKind::Constant(c) => {
                 let text = self.constant(e, c);
+                out.push_str(&text);
                 match (&c.data, &c.ty) {
                     // An opaque constant's type lives only in this comment: always print it.
                     (None, Some(t)) if !(self.opts.types && e.ty().is_some()) => {
-                        format!("{text} /* ty={t} */")
+                        let _ = write!(out, " /* ty={t} */");
                     }
-                    _ => self.with_type_comment(e, text),
+                    _ => self.push_type_comment(out, e),
                 }
             }
             _ => unreachable!("atom() is only called on atomic nodes"),
@@ -438,11 +630,17 @@ impl Printer {
         format!("meta[relay.Constant][{idx}]")
     }
 
-    fn attrs(&self, c: &Call) -> Vec<String> {
-        let mut out = Vec::new();
+    /// Appends `, k=v` for each attribute not at its default (no comma before the first
+    /// item of the list when `first`).
+    fn push_attrs(&self, out: &mut String, c: &Call, first: &mut bool) {
         let schema = match c.callee.kind() {
             ExprKind::Op(op) => op.schema,
             _ => None,
+        };
+        let mut sep = |out: &mut String| {
+            if !std::mem::replace(first, false) {
+                out.push_str(", ");
+            }
         };
         for (k, v) in c.attrs.fields() {
             if let Some(s) = schema {
@@ -450,18 +648,26 @@ impl Printer {
                     continue;
                 }
             }
-            out.push(format!("{k}={}", attr_value_to_string(v)));
+            sep(out);
+            let _ = write!(out, "{k}={}", attr_value_to_string(v));
         }
         if !matches!(c.callee.kind(), ExprKind::Op(_)) {
             if let Some(key) = c.attrs.type_key() {
-                out.push(format!("attrs_type_key={}", quote(key)));
+                sep(out);
+                let _ = write!(out, "attrs_type_key={}", quote(key));
             }
         }
-        out
     }
 
     /// `prefix(params, attrs) -> R {\n  body\n}`.
     fn function(&mut self, prefix: &str, f: &Function, typed: bool) -> String {
+        let mut out = String::new();
+        self.function_into(&mut out, prefix, f, typed);
+        out
+    }
+
+    /// [`Printer::function`], appended to `out`.
+    fn function_into(&mut self, out: &mut String, prefix: &str, f: &Function, typed: bool) {
         let mut parts: Vec<String> = f.params.iter().map(|p| self.binder(p, typed)).collect();
         for (k, v) in &f.attrs {
             parts.push(format!("{k}={}", attr_value_to_string(v)));
@@ -470,8 +676,14 @@ impl Printer {
         if let Some(r) = &f.ret_type {
             let _ = write!(head, " -> {r}");
         }
-        let body = self.scope(&f.body);
-        format!("{head} {{\n{}\n}}", indent(&body))
+        out.push_str(&head);
+        out.push_str(" {\n");
+        self.depth += 1;
+        self.scope_into(out, &f.body);
+        self.depth -= 1;
+        out.push('\n');
+        out.push_str(&self.indentation());
+        out.push('}');
     }
 
     fn append_metadata(&self, out: &mut String) {
@@ -496,18 +708,11 @@ impl Printer {
     }
 }
 
-fn indent(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 64);
-    for (i, line) in s.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        if !line.is_empty() {
-            out.push_str("  ");
-        }
-        out.push_str(line);
-    }
-    out
+/// True when every child of `e` is printed as an atom (so printing `e` cannot recurse).
+fn children_are_atoms(e: &Expr) -> bool {
+    let mut all = true;
+    e.kind().for_each_child(|c| all &= always_inline(c));
+    all
 }
 
 /// A 0-d constant of a dtype with a literal syntax, as TVM prints it.
@@ -538,6 +743,10 @@ pub fn float_text(v: f64, bits: u8) -> Option<String> {
     }
     if v.is_infinite() {
         return Some(if v > 0.0 { "inf".into() } else { "-inf".into() });
+    }
+    // Integers below 10^6 (exact in every float width up to 2048): `%g` prints their digits.
+    if v.fract() == 0.0 && v.abs() < 1e6 && v != 0.0 {
+        return Some((v as i64).to_string());
     }
     let same = |s: &str| -> bool {
         let Ok(p) = s.parse::<f64>() else {
