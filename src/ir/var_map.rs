@@ -161,6 +161,16 @@ impl<T> VarMap<T> {
         old
     }
 
+    /// Removes and returns every entry (dense ones in id order first).
+    pub fn drain(&mut self) -> impl Iterator<Item = (u64, T)> + '_ {
+        let base = self.base;
+        self.len = 0;
+        let dense = self.dense.drain(..).enumerate();
+        dense
+            .filter_map(move |(k, v)| v.map(|v| (base + k as u64, v)))
+            .chain(self.sparse.drain())
+    }
+
     pub fn clear(&mut self) {
         self.dense.clear();
         self.sparse.clear();
@@ -220,7 +230,13 @@ mod tests {
         }
         assert!(m.sparse.len() <= 1, "{} ids in the map", m.sparse.len());
         assert_eq!(m.get(3), Some(&3));
+        let mut drained: Vec<(u64, u64)> = m.drain().collect();
+        drained.sort();
+        assert_eq!(drained.len(), 10_001);
+        assert_eq!(drained[0], (3, 3));
+        assert!(m.is_empty() && m.get(1_000_001).is_none());
+        m.insert(1, 1);
         m.clear();
-        assert!(m.is_empty() && m.get(1001).is_none());
+        assert!(m.is_empty() && m.get(1).is_none());
     }
 }

@@ -27,7 +27,7 @@ use crate::ir::mutate::{
     rebuild_tuple, MutateState, Mutator,
 };
 use crate::ir::visit::post_order;
-use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Type, Var};
+use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Type, Var, VarMap};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 mod purity;
@@ -35,7 +35,7 @@ mod purity;
 /// Eliminates dead (and, with `inline_once`, single-use) let bindings in every function.
 pub fn dead_code_elimination(m: &Module, inline_once: bool, ignore_impurity: bool) -> Module {
     let purity = if ignore_impurity {
-        FxHashMap::default()
+        VarMap::new()
     } else {
         purity::analyse(m)
     };
@@ -57,87 +57,110 @@ pub(crate) fn first_order(ty: Option<&Type>) -> bool {
     !matches!(ty, Some(Type::Func(_)))
 }
 
-fn is_pure(purity: &FxHashMap<u64, bool>, default: bool, v: &Var) -> bool {
-    purity.get(&v.id()).copied().unwrap_or(default)
+fn is_pure(purity: &VarMap<bool>, default: bool, v: &Var) -> bool {
+    purity.get(v.id()).copied().unwrap_or(default)
+}
+
+/// What the usage count knows of a let-bound variable.
+struct VarInfo<'a> {
+    value: &'a Expr,
+    uses: u32,
+    /// Function nesting level of the binding.
+    level: u32,
 }
 
 /// Use counts of let-bound variables (TVM's `UsageVisitor`).
-struct Usage {
-    values: FxHashMap<u64, Expr>,
-    uses: FxHashMap<u64, usize>,
+struct Usage<'a> {
+    vars: VarMap<VarInfo<'a>>,
 }
 
-enum Step {
-    Visit(Expr),
+/// A step of the usage walk. The number is the reach's ordinal: TVM counts every time a node
+/// is reached and stops at the third. A node with one reference is reached only through its
+/// parent (or, for a let value, through its variable's first use), once per time the parent is
+/// processed, so its count is the parent's; only shared nodes need a counter of their own.
+enum Step<'a> {
+    Visit(&'a Expr, u8),
     /// The next let of a chain (counted without the visit limit, as TVM's let loop does).
-    Let(Expr),
+    Let(&'a Expr, u8),
     LeaveFunction,
 }
 
-impl Usage {
-    fn count(root: &Expr, purity: &FxHashMap<u64, bool>, default: bool) -> Usage {
+impl<'a> Usage<'a> {
+    fn count(root: &'a Expr, purity: &VarMap<bool>, default: bool) -> Usage<'a> {
         let mut u = Usage {
-            values: FxHashMap::default(),
-            uses: FxHashMap::default(),
+            vars: VarMap::new(),
         };
         let mut visits: FxHashMap<usize, u8> = FxHashMap::default();
-        let mut level_of: FxHashMap<u64, usize> = FxHashMap::default();
-        let mut level = 0usize;
-        let mut stack = vec![Step::Visit(root.clone())];
+        let mut level = 0u32;
+        let mut stack = vec![Step::Visit(root, 1)];
         while let Some(step) = stack.pop() {
-            let e = match step {
+            let (e, n) = match step {
                 Step::LeaveFunction => {
                     level -= 1;
                     continue;
                 }
-                Step::Let(e) => {
-                    *visits.entry(e.id()).or_default() += 1;
-                    e
+                Step::Let(e, n) => {
+                    if e.is_shared() {
+                        let c = visits.entry(e.id()).or_default();
+                        *c = c.saturating_add(1);
+                        (e, *c)
+                    } else {
+                        (e, n)
+                    }
                 }
-                Step::Visit(e) => {
-                    let n = visits.entry(e.id()).or_default();
-                    *n = n.saturating_add(1);
-                    if *n > 2 {
+                Step::Visit(e, n) => {
+                    let n = if e.is_shared() {
+                        let c = visits.entry(e.id()).or_default();
+                        *c = c.saturating_add(1);
+                        *c
+                    } else {
+                        n
+                    };
+                    if n > 2 {
                         continue;
                     }
-                    e
+                    (e, n)
                 }
             };
             match e.kind() {
                 ExprKind::Var(v) => {
-                    if let Some(value) = u.values.get(&v.id()) {
-                        let n = u.uses.entry(v.id()).or_default();
-                        *n += 1;
-                        let first = *n == 1;
-                        if level_of.get(&v.id()).is_some_and(|&l| l < level) {
-                            *n += 1;
+                    if let Some(info) = u.vars.get_mut(v.id()) {
+                        info.uses += 1;
+                        let first = info.uses == 1;
+                        if info.level < level {
+                            info.uses += 1;
                         }
                         if first && is_pure(purity, default, v) {
-                            stack.push(Step::Visit(value.clone()));
+                            stack.push(Step::Visit(info.value, 1));
                         }
                     }
                 }
                 ExprKind::Let(l) => {
-                    u.values.insert(l.var.id(), l.value.clone());
-                    u.uses.insert(l.var.id(), 0);
-                    level_of.insert(l.var.id(), level);
+                    u.vars.insert(
+                        l.var.id(),
+                        VarInfo {
+                            value: &l.value,
+                            uses: 0,
+                            level,
+                        },
+                    );
                     match l.body.kind() {
-                        ExprKind::Let(_) => stack.push(Step::Let(l.body.clone())),
-                        _ => stack.push(Step::Visit(l.body.clone())),
+                        ExprKind::Let(_) => stack.push(Step::Let(&l.body, n)),
+                        _ => stack.push(Step::Visit(&l.body, n)),
                     }
                     if !is_pure(purity, default, &l.var) {
-                        stack.push(Step::Visit(l.value.clone()));
+                        stack.push(Step::Visit(&l.value, n));
                     }
                 }
                 ExprKind::Function(f) => {
                     level += 1;
                     stack.push(Step::LeaveFunction);
-                    stack.push(Step::Visit(f.body.clone()));
+                    stack.push(Step::Visit(&f.body, n));
                 }
                 kind => {
-                    let mut kids = Vec::new();
-                    kind.for_each_child(|c| kids.push(c.clone()));
-                    stack.extend(kids.into_iter().rev().map(Step::Visit));
+                    let start = stack.len();
+                    kind.for_each_child(|c| stack.push(Step::Visit(c, n)));
+                    stack[start..].reverse();
                 }
             }
         }
@@ -152,23 +175,26 @@ enum Action {
     Keep,
 }
 
-struct Eliminator<'a> {
+struct Eliminator<'u, 'a> {
     inline_once: bool,
-    usage: &'a Usage,
-    purity: &'a FxHashMap<u64, bool>,
+    usage: &'u Usage<'a>,
+    purity: &'u VarMap<bool>,
     default: bool,
     /// Original values of inlined variables -> their rewritten form.
     wanted: FxHashSet<usize>,
     rewritten: FxHashMap<usize, Expr>,
-    inlined: FxHashSet<u64>,
+    inlined: VarMap<()>,
 }
 
-impl Eliminator<'_> {
+impl Eliminator<'_, '_> {
     fn action(&self, v: &Var) -> Action {
-        if !self.usage.values.contains_key(&v.id()) || !is_pure(self.purity, self.default, v) {
+        let Some(info) = self.usage.vars.get(v.id()) else {
+            return Action::Keep;
+        };
+        if !is_pure(self.purity, self.default, v) {
             return Action::Keep;
         }
-        match self.usage.uses.get(&v.id()).copied().unwrap_or(0) {
+        match info.uses {
             0 => Action::Elide,
             1 if self.inline_once => Action::Inline,
             _ => Action::Keep,
@@ -176,7 +202,7 @@ impl Eliminator<'_> {
     }
 
     fn note(&mut self, e: &Expr, out: Expr) -> Expr {
-        if self.wanted.contains(&e.id()) {
+        if !self.wanted.is_empty() && self.wanted.contains(&e.id()) {
             self.rewritten.insert(e.id(), out.clone());
         }
         out
@@ -186,8 +212,8 @@ impl Eliminator<'_> {
 fn eliminate(
     f: &Expr,
     inline_once: bool,
-    usage: &Usage,
-    purity: &FxHashMap<u64, bool>,
+    usage: &Usage<'_>,
+    purity: &VarMap<bool>,
     default: bool,
 ) -> Expr {
     let mut m = Eliminator {
@@ -197,7 +223,7 @@ fn eliminate(
         default,
         wanted: FxHashSet::default(),
         rewritten: FxHashMap::default(),
-        inlined: FxHashSet::default(),
+        inlined: VarMap::new(),
     };
     if inline_once {
         let mut wanted = FxHashSet::default();
@@ -213,13 +239,18 @@ fn eliminate(
     mutate_with(&mut m, f, &mut MutateState::default())
 }
 
-impl Mutator for Eliminator<'_> {
+impl Mutator for Eliminator<'_, '_> {
     fn var(&mut self, e: &Expr, v: &Var) -> Expr {
         let mut out = e.clone();
         if self.action(v) == Action::Inline {
-            let value = &self.usage.values[&v.id()];
+            let value = self
+                .usage
+                .vars
+                .get(v.id())
+                .expect("inlined vars are let-bound")
+                .value;
             if let Some(r) = self.rewritten.get(&value.id()) {
-                self.inlined.insert(v.id());
+                self.inlined.insert(v.id(), ());
                 out = r.clone();
             }
         }
@@ -246,7 +277,7 @@ impl Mutator for Eliminator<'_> {
     fn let_(&mut self, e: &Expr, var: &Var, value: Expr, body: Expr) -> Expr {
         let out = match self.action(var) {
             Action::Elide => body,
-            Action::Inline if self.inlined.contains(&var.id()) => body,
+            Action::Inline if self.inlined.contains(var.id()) => body,
             _ => rebuild_let(e, var.clone(), value, body),
         };
         self.note(e, out)

@@ -9,7 +9,7 @@
 
 use super::first_order;
 use crate::ir::mutate::{walk, Visitor};
-use crate::ir::{Expr, ExprKind, Function, Module};
+use crate::ir::{Expr, ExprKind, Function, Module, VarMap};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// TVM's `kMaxCallDepth`.
@@ -27,12 +27,15 @@ const PURE: Purity = Purity {
 };
 
 /// Let-bound variable id -> whether its value is pure to evaluate.
-pub(super) fn analyse(m: &Module) -> FxHashMap<u64, bool> {
+pub(super) fn analyse(m: &Module) -> VarMap<bool> {
     let mut a = Analysis {
         module: m,
         memo: FxHashMap::default(),
-        params: FxHashMap::default(),
-        let_values: FxHashMap::default(),
+        results: Vec::new(),
+        scratch: Vec::new(),
+        params: VarMap::new(),
+        lets: VarMap::new(),
+        pending: Vec::new(),
         globals: FxHashMap::default(),
         depth: 0,
         cut: FxHashSet::default(),
@@ -44,22 +47,35 @@ pub(super) fn analyse(m: &Module) -> FxHashMap<u64, bool> {
             }
         }
     }
-    a.let_values
-        .iter()
-        .filter_map(|(v, value)| a.memo.get(&value.id()).map(|p| (*v, p.pure_eval)))
-        .collect()
+    let mut out = VarMap::new();
+    for (id, p) in a.lets.drain() {
+        if let Some(p) = p {
+            out.insert(id, p.pure_eval);
+        }
+    }
+    out
 }
 
 fn nonzero(f: &Function, attr: &str) -> bool {
     f.attr(attr).is_some_and(|v| v.as_int().unwrap_or(1) != 0)
 }
 
+/// The analysis walks each global post-order; a node's purity goes to the memo when the node
+/// is shared (it may be reached again) and onto the `results` stack otherwise, where its
+/// parent takes it (children push their results in order, so they are the top entries).
 struct Analysis<'m> {
     module: &'m Module,
     memo: FxHashMap<usize, Purity>,
+    results: Vec<Purity>,
+    /// Children's results of the node being computed (reused).
+    scratch: Vec<Purity>,
     /// Function parameters: pure to evaluate; call-pure only when first-order.
-    params: FxHashMap<u64, Purity>,
-    let_values: FxHashMap<u64, Expr>,
+    params: VarMap<Purity>,
+    /// Let-bound variables: the purity of their value, `None` while it is being analysed (a
+    /// use inside its own value, as in a recursive function, is assumed pure).
+    lets: VarMap<Option<Purity>>,
+    /// Lets whose value is being analysed, innermost last: (variable id, value node id).
+    pending: Vec<(u64, usize)>,
     /// Globals analysed or being analysed (assumed pure meanwhile).
     globals: FxHashMap<String, Purity>,
     depth: usize,
@@ -85,18 +101,35 @@ impl Analysis<'_> {
             };
         }
         self.globals.insert(name.to_string(), PURE);
+        // A clone: the root is then shared, so its result lands in the memo.
         let func = func.clone();
+        let results = std::mem::take(&mut self.results);
         stacker::maybe_grow(64 * 1024, 1024 * 1024, || walk(self, &func));
+        self.results = results;
         let p = self.memo[&func.id()];
         self.globals.insert(name.to_string(), p);
         p
     }
 
-    fn get(&self, e: &Expr) -> Purity {
-        self.memo.get(&e.id()).copied().unwrap_or(PURE)
+    /// Pops the results of `e`'s children (in child order) into `kids`.
+    fn children(&mut self, e: &Expr, kids: &mut Vec<Purity>) {
+        let mut unshared = 0;
+        e.kind()
+            .for_each_child(|c| unshared += usize::from(!c.is_shared()));
+        let base = self.results.len() - unshared;
+        let mut next = base;
+        e.kind().for_each_child(|c| {
+            if c.is_shared() {
+                kids.push(self.memo.get(&c.id()).copied().unwrap_or(PURE));
+            } else {
+                kids.push(self.results[next]);
+                next += 1;
+            }
+        });
+        self.results.truncate(base);
     }
 
-    fn compute(&mut self, e: &Expr) -> Purity {
+    fn compute(&mut self, e: &Expr, kids: &[Purity]) -> Purity {
         match e.kind() {
             ExprKind::Constant(_) => PURE,
             ExprKind::Op(op) => Purity {
@@ -105,12 +138,11 @@ impl Analysis<'_> {
             },
             ExprKind::GlobalVar(g) => self.global(g.name()),
             ExprKind::Var(v) => {
-                let pure_call = match self.let_values.get(&v.id()) {
-                    // A use inside its own value (a recursive function) is assumed call-pure.
-                    Some(value) => self.get(value).pure_call,
+                let pure_call = match self.lets.get(v.id()) {
+                    Some(value) => value.unwrap_or(PURE).pure_call,
                     None => self
                         .params
-                        .get(&v.id())
+                        .get(v.id())
                         .map_or(first_order(v.ann()), |p| p.pure_call),
                 };
                 Purity {
@@ -118,55 +150,67 @@ impl Analysis<'_> {
                     pure_call,
                 }
             }
-            ExprKind::Function(f) => {
-                let body = self.get(&f.body);
+            ExprKind::Function(_) => {
+                let body = kids[0];
                 Purity {
                     pure_eval: true,
                     pure_call: body.pure_eval && body.pure_call,
                 }
             }
-            ExprKind::Let(l) => {
-                let (value, body) = (self.get(&l.value), self.get(&l.body));
+            ExprKind::Let(_) => {
+                let (value, body) = (kids[0], kids[1]);
                 Purity {
                     pure_eval: value.pure_eval && body.pure_eval,
                     pure_call: body.pure_call,
                 }
             }
-            ExprKind::Call(c) => {
+            ExprKind::Call(_) => {
                 self.depth -= 1;
-                let callee = self.get(&c.callee);
-                let args = c.args.iter().all(|a| self.get(a).pure_eval);
+                let callee = kids[0];
+                let args = kids[1..].iter().all(|a| a.pure_eval);
                 Purity {
                     pure_eval: args && callee.pure_eval && callee.pure_call,
                     pure_call: first_order(e.ty()) || callee.pure_call,
                 }
             }
-            ExprKind::If(i) => {
-                let (c, t, f) = (
-                    self.get(&i.cond),
-                    self.get(&i.then_branch),
-                    self.get(&i.else_branch),
-                );
+            ExprKind::If(_) => {
+                let (c, t, f) = (kids[0], kids[1], kids[2]);
                 Purity {
                     pure_eval: c.pure_eval && t.pure_eval && f.pure_eval,
                     pure_call: t.pure_call && f.pure_call,
                 }
             }
-            ExprKind::Tuple(fs) => Purity {
-                pure_eval: fs.iter().all(|f| self.get(f).pure_eval),
+            ExprKind::Tuple(_) => Purity {
+                pure_eval: kids.iter().all(|f| f.pure_eval),
                 pure_call: true,
             },
-            ExprKind::TupleGetItem(t, _) => Purity {
-                pure_eval: self.get(t).pure_eval,
+            ExprKind::TupleGetItem(..) => Purity {
+                pure_eval: kids[0].pure_eval,
                 pure_call: first_order(e.ty()),
             },
+        }
+    }
+
+    /// Records `p` as the purity of `e`, and of the let variable `e` is the value of.
+    fn finish(&mut self, e: &Expr, p: Purity) {
+        if e.is_shared() {
+            self.memo.insert(e.id(), p);
+        } else {
+            self.results.push(p);
+        }
+        while let Some(&(var, value)) = self.pending.last() {
+            if value != e.id() {
+                break;
+            }
+            self.pending.pop();
+            self.lets.insert(var, Some(p));
         }
     }
 }
 
 impl Visitor for Analysis<'_> {
     fn pre(&mut self, e: &Expr) -> bool {
-        if self.memo.contains_key(&e.id()) {
+        if e.is_shared() && self.memo.contains_key(&e.id()) {
             return false;
         }
         match e.kind() {
@@ -185,7 +229,16 @@ impl Visitor for Analysis<'_> {
                 }
             }
             ExprKind::Let(l) => {
-                self.let_values.insert(l.var.id(), l.value.clone());
+                // A value already analysed (shared, reached before) is not visited again.
+                match self.memo.get(&l.value.id()).filter(|_| l.value.is_shared()) {
+                    Some(p) => {
+                        self.lets.insert(l.var.id(), Some(*p));
+                    }
+                    None => {
+                        self.lets.insert(l.var.id(), None);
+                        self.pending.push((l.var.id(), l.value.id()));
+                    }
+                }
             }
             _ => {}
         }
@@ -193,7 +246,8 @@ impl Visitor for Analysis<'_> {
     }
 
     fn visit(&mut self, e: &Expr) {
-        if self.memo.contains_key(&e.id()) {
+        if e.is_shared() && self.memo.contains_key(&e.id()) {
+            // Reached again through another global's walk: its result is in the memo.
             return;
         }
         let p = if self.cut.remove(&e.id()) {
@@ -202,8 +256,13 @@ impl Visitor for Analysis<'_> {
                 pure_call: first_order(e.ty()),
             }
         } else {
-            self.compute(e)
+            let mut kids = std::mem::take(&mut self.scratch);
+            kids.clear();
+            self.children(e, &mut kids);
+            let p = self.compute(e, &kids);
+            self.scratch = kids;
+            p
         };
-        self.memo.insert(e.id(), p);
+        self.finish(e, p);
     }
 }
