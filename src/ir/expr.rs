@@ -201,7 +201,7 @@ impl Function {
 pub enum ExprKind {
     Var(Var),
     GlobalVar(GlobalVar),
-    Constant(Box<Constant>),
+    Constant(Arc<Constant>),
     Tuple(Vec<Expr>),
     TupleGetItem(Expr, usize),
     Call(Call),
@@ -263,7 +263,7 @@ impl Expr {
 
     /// A constant node (untyped until type inference runs, as in TVM).
     pub fn constant(c: Constant) -> Expr {
-        Expr::new(ExprKind::Constant(Box::new(c)))
+        Expr::new(ExprKind::Constant(Arc::new(c)))
     }
 
     pub fn tuple(fields: Vec<Expr>) -> Expr {

@@ -212,7 +212,7 @@ fn complex_constant(e: &Expr) -> Option<Arg> {
 fn constant_expr(t: TensorData, span: Span) -> Expr {
     let c = Constant::from_data(t);
     let ty = c.ty.clone().map(|t| Type::Tensor(Arc::new(t)));
-    Expr::with_info(ExprKind::Constant(Box::new(c)), ty, span)
+    Expr::with_info(ExprKind::Constant(Arc::new(c)), ty, span)
 }
 
 /// `shape_of` / `ndarray_size` of an argument whose checked type has a static shape.

@@ -7,6 +7,7 @@ use nom::character::complete::{char, digit1};
 use nom::combinator::{opt, recognize};
 use nom::sequence::pair;
 use nom::IResult;
+use smallvec::{smallvec, SmallVec};
 use std::borrow::Cow;
 
 /// The parser's error: where it happened, what was expected there, or a message that replaces
@@ -14,7 +15,8 @@ use std::borrow::Cow;
 #[derive(Debug, Clone)]
 pub struct PErr<'a> {
     pub input: &'a str,
-    pub expected: Vec<Cow<'static, str>>,
+    /// (Inline: a failed alternative is part of normal parsing and must not allocate.)
+    pub expected: SmallVec<[Cow<'static, str>; 1]>,
     pub message: Option<String>,
     pub label: Option<String>,
     /// Length of the offending text, for the caret (0 = one character).
@@ -25,7 +27,7 @@ impl<'a> PErr<'a> {
     pub fn expected(input: &'a str, what: impl Into<Cow<'static, str>>) -> Self {
         PErr {
             input,
-            expected: vec![what.into()],
+            expected: smallvec![what.into()],
             message: None,
             label: None,
             len: 0,
@@ -35,7 +37,7 @@ impl<'a> PErr<'a> {
     pub fn message(input: &'a str, len: usize, msg: impl Into<String>) -> Self {
         PErr {
             input,
-            expected: Vec::new(),
+            expected: SmallVec::new(),
             message: Some(msg.into()),
             label: None,
             len,
@@ -50,7 +52,7 @@ impl<'a> PErr<'a> {
 
 impl<'a> nom::error::ParseError<&'a str> for PErr<'a> {
     fn from_error_kind(input: &'a str, kind: nom::error::ErrorKind) -> Self {
-        PErr::expected(input, kind.description().to_string())
+        PErr::expected(input, kind_text(kind))
     }
 
     fn append(_: &'a str, _: nom::error::ErrorKind, other: Self) -> Self {
@@ -144,13 +146,42 @@ pub fn type_comment(i: &str) -> Option<(&str, &str)> {
     Some((ty, &body[end + 2..]))
 }
 
+/// nom's description of an error kind, made `'static` once per kind (see [`quoted`]).
+fn kind_text(kind: nom::error::ErrorKind) -> &'static str {
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<rustc_hash::FxHashMap<nom::error::ErrorKind, &'static str>>> =
+        OnceLock::new();
+    let mut cache = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    cache
+        .entry(kind)
+        .or_insert_with(|| Box::leak(kind.description().to_string().into_boxed_str()))
+}
+
+/// `` `s` ``, made once per distinct `s` (the grammar's keywords and symbols, a fixed set), so
+/// that a failed alternative does not format a message it will most likely drop.
+fn quoted(s: &'static str) -> &'static str {
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<rustc_hash::FxHashMap<&'static str, &'static str>>> =
+        OnceLock::new();
+    let mut cache = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    cache
+        .entry(s)
+        .or_insert_with(|| Box::leak(format!("`{s}`").into_boxed_str()))
+}
+
 /// Punctuation or an operator, after whitespace.
 pub fn sym<'a>(s: &'static str) -> impl Fn(&'a str) -> R<'a, &'a str> {
     move |i| {
         let (i, _) = ws(i)?;
         match tag::<_, _, PErr>(s)(i) {
             Ok(r) => Ok(r),
-            Err(_) => fail(i, format!("`{s}`")),
+            Err(_) => fail(i, quoted(s)),
         }
     }
 }
@@ -192,7 +223,7 @@ pub fn keyword<'a>(kw: &'static str) -> impl Fn(&'a str) -> R<'a, &'a str> {
         let (i, _) = ws(i)?;
         match raw_ident(i) {
             Ok((rest, id)) if id == kw => Ok((rest, id)),
-            _ => fail(i, format!("`{kw}`")),
+            _ => fail(i, quoted(kw)),
         }
     }
 }

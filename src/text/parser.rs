@@ -119,35 +119,52 @@ fn split_metadata<'t>(
     Ok((body, meta))
 }
 
-/// Lexical scopes: name to the innermost binding (a var expression).
+/// Lexical scopes, the local variables in scope: one stack of bindings, and per name the index of its innermost
+/// binding (each binding remembers the one it shadows).
 #[derive(Default)]
 struct Scopes<'s> {
-    map: FxHashMap<&'s str, Vec<Expr>>,
-    frames: Vec<Vec<&'s str>>,
+    map: FxHashMap<&'s str, u32>,
+    bindings: Vec<Binding<'s>>,
+    /// Where each open frame's bindings start.
+    frames: Vec<usize>,
+}
+
+struct Binding<'s> {
+    name: &'s str,
+    expr: Expr,
+    shadows: Option<u32>,
 }
 
 impl<'s> Scopes<'s> {
     fn push(&mut self) {
-        self.frames.push(Vec::new());
+        self.frames.push(self.bindings.len());
     }
     fn pop(&mut self) {
-        for name in self.frames.pop().unwrap_or_default() {
-            if let Some(v) = self.map.get_mut(name) {
-                v.pop();
-                if v.is_empty() {
-                    self.map.remove(name);
-                }
-            }
+        let start = self.frames.pop().unwrap_or(0);
+        if start == 0 {
+            // The outermost frame: nothing outlives it.
+            self.map.clear();
+            self.bindings.clear();
+            return;
+        }
+        for b in self.bindings.drain(start..).rev() {
+            match b.shadows {
+                Some(i) => self.map.insert(b.name, i),
+                None => self.map.remove(b.name),
+            };
         }
     }
     fn bind(&mut self, name: &'s str, e: Expr) {
-        self.map.entry(name).or_default().push(e);
-        if let Some(f) = self.frames.last_mut() {
-            f.push(name);
-        }
+        let index = u32::try_from(self.bindings.len()).expect("fewer than 2^32 bindings");
+        let shadows = self.map.insert(name, index);
+        self.bindings.push(Binding {
+            name,
+            expr: e,
+            shadows,
+        });
     }
     fn lookup(&self, name: &str) -> Option<&Expr> {
-        self.map.get(name).and_then(|v| v.last())
+        self.map.get(name).map(|&i| &self.bindings[i as usize].expr)
     }
 }
 
@@ -162,6 +179,8 @@ struct P<'s> {
     globals_used: RefCell<Vec<(String, Span)>>,
     ctor_names: RefCell<Vec<String>>,
     meta_consts: RefCell<FxHashMap<usize, Expr>>,
+    /// Payloads of the scalar literals seen, by (int/float, bits, value bits).
+    scalars: RefCell<FxHashMap<(u8, u8, u64), Arc<Constant>>>,
 }
 
 fn op_expr(name: &str) -> Expr {
@@ -179,6 +198,7 @@ impl<'s> P<'s> {
             globals_used: RefCell::default(),
             ctor_names: RefCell::default(),
             meta_consts: RefCell::default(),
+            scalars: RefCell::default(),
         }
     }
 
@@ -512,7 +532,7 @@ impl<'s> P<'s> {
         let last = loop {
             let (r, _) = ws(i)?;
             let start = r;
-            if keyword("free_var")(r).is_ok() {
+            if r.starts_with("free_var") && keyword("free_var")(r).is_ok() {
                 let (r, _) = keyword("free_var")(r)?;
                 let (r, _) = ws(r)?;
                 let at = r;
@@ -531,7 +551,7 @@ impl<'s> P<'s> {
                 i = r;
                 continue;
             }
-            if let Ok((r2, id)) = graph_id(r) {
+            if let Some(Ok((r2, id))) = r.starts_with('%').then(|| graph_id(r)) {
                 if peek(r2, "=") && !peek(r2, "==") {
                     let (r2, _) = sym("=")(r2)?;
                     let (r2, value) = self.bin_expr(r2)?;
@@ -550,7 +570,7 @@ impl<'s> P<'s> {
                     continue;
                 }
             }
-            if keyword("let")(r).is_ok() {
+            if r.starts_with("let") && keyword("let")(r).is_ok() {
                 let (r, _) = keyword("let")(r)?;
                 let (r, _) = ws(r)?;
                 let at = r;
@@ -881,7 +901,23 @@ impl<'s> P<'s> {
     }
 
     fn scalar(&self, n: Number, span: Span) -> Expr {
-        let c = match n {
+        // One payload per distinct literal (nodes stay distinct, as TVM's parser makes them):
+        // a program that writes `1f` a million times holds one tensor.
+        let key = match n {
+            Number::Int(v, bits) => (0u8, bits.unwrap_or(0), v as u64),
+            Number::Float(v, bits) => (1u8, bits, v.to_bits()),
+        };
+        let c = self
+            .scalars
+            .borrow_mut()
+            .entry(key)
+            .or_insert_with(|| Arc::new(Self::scalar_constant(n)))
+            .clone();
+        Expr::with_info(ExprKind::Constant(c), None, span)
+    }
+
+    fn scalar_constant(n: Number) -> Constant {
+        match n {
             Number::Int(v, bits) => {
                 let dt = match bits {
                     Some(8) => DType::INT8,
@@ -900,8 +936,7 @@ impl<'s> P<'s> {
                 };
                 Constant::from_data(TensorData::from_f64(dt, vec![], &[v]))
             }
-        };
-        Expr::with_info(ExprKind::Constant(Box::new(c)), None, span)
+        }
     }
 
     fn meta_expr(&self, i: &'s str) -> R<'s, Expr> {
@@ -937,7 +972,7 @@ impl<'s> P<'s> {
             },
             _ => Constant::opaque(ann, idx),
         };
-        let e = Expr::with_info(ExprKind::Constant(Box::new(c)), None, span);
+        let e = Expr::with_info(ExprKind::Constant(Arc::new(c)), None, span);
         self.meta_consts.borrow_mut().insert(idx, e.clone());
         Ok((r, e))
     }
@@ -952,7 +987,7 @@ impl<'s> P<'s> {
                 let c = Constant::scalar_bool(name == "True");
                 Ok((
                     r,
-                    Expr::with_info(ExprKind::Constant(Box::new(c)), None, span),
+                    Expr::with_info(ExprKind::Constant(Arc::new(c)), None, span),
                 ))
             }
             "inff" => {

@@ -121,7 +121,7 @@ impl<'g, 'a> Resolver<'g, 'a> {
                     // An opaque constant typed from its use: record the type on it too.
                     let mut c = c.clone();
                     if let Some(Type::Tensor(tt)) = &t {
-                        c.ty = Some((**tt).clone());
+                        std::sync::Arc::make_mut(&mut c).ty = Some((**tt).clone());
                     }
                     Expr::with_info(ExprKind::Constant(c), t, e.span())
                 }
