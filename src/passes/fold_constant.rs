@@ -31,9 +31,13 @@ mod nn;
 mod reduce;
 mod shape_ops;
 
-use crate::ir::mutate::{mutate, rebuild_call, rebuild_get_item, rebuild_if, rebuild_let, Mutator};
+use crate::ir::mutate::{
+    mutate, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_let,
+    rebuild_tuple, Mutator,
+};
 use crate::ir::{
     Attrs, Constant, DType, Expr, ExprKind, Function, Module, Op, Span, TensorData, Type, Var,
+    VarMap,
 };
 use eval::{Arg, Folded, Value};
 use rustc_hash::FxHashMap;
@@ -66,19 +70,39 @@ pub(crate) fn is_primitive(f: &Function) -> bool {
         .is_some_and(|v| v.as_int().unwrap_or(0) != 0)
 }
 
+/// A let variable's value is folded before the let's body is visited (post-order: value,
+/// body, let), so uses of the variable in the body can take the constant. The value's result
+/// is caught as it is produced: `pending` holds the lets whose value is being rewritten,
+/// innermost last, and the hook that finishes the value node pops its entry. A shared value
+/// may come out of the mutation's memo without any hook running, so those go through a table
+/// by node instead.
 #[derive(Default)]
 struct Folder {
-    /// The original value of every let-bound variable seen so far.
-    let_value: FxHashMap<u64, Expr>,
-    /// Original node -> the constant it was rewritten to.
-    consts: FxHashMap<usize, Expr>,
+    /// Let variables whose value folded to a constant.
+    consts: VarMap<Expr>,
+    /// (variable, value node) of the lets whose unshared value is being rewritten.
+    pending: Vec<(u64, usize)>,
+    /// Let variables with a shared value -> that value node.
+    shared_lets: VarMap<usize>,
+    /// Shared nodes rewritten to a constant -> the constant.
+    shared_consts: FxHashMap<usize, Expr>,
 }
 
 impl Folder {
-    /// Records `out` when it is a constant, so let-bound uses of `e` can be replaced.
+    /// Records the result of rewriting `e`, when it is a constant a let variable may take.
     fn note(&mut self, e: &Expr, out: Expr) -> Expr {
-        if matches!(out.kind(), ExprKind::Constant(_)) {
-            self.consts.insert(e.id(), out.clone());
+        let constant = matches!(out.kind(), ExprKind::Constant(_));
+        while let Some(&(var, value)) = self.pending.last() {
+            if value != e.id() {
+                break;
+            }
+            self.pending.pop();
+            if constant {
+                self.consts.insert(var, out.clone());
+            }
+        }
+        if constant && e.is_shared() {
+            self.shared_consts.insert(e.id(), out.clone());
         }
         out
     }
@@ -87,9 +111,13 @@ impl Folder {
 impl Mutator for Folder {
     fn pre(&mut self, e: &Expr) -> Option<Expr> {
         match e.kind() {
-            ExprKind::Function(f) if is_primitive(f) => Some(e.clone()),
+            ExprKind::Function(f) if is_primitive(f) => Some(self.note(e, e.clone())),
             ExprKind::Let(l) => {
-                self.let_value.insert(l.var.id(), l.value.clone());
+                if l.value.is_shared() {
+                    self.shared_lets.insert(l.var.id(), l.value.id());
+                } else {
+                    self.pending.push((l.var.id(), l.value.id()));
+                }
                 None
             }
             _ => None,
@@ -97,16 +125,34 @@ impl Mutator for Folder {
     }
 
     fn var(&mut self, e: &Expr, v: &Var) -> Expr {
-        let bound = self
-            .let_value
-            .get(&v.id())
-            .and_then(|val| self.consts.get(&val.id()));
+        let bound = match self.consts.get(v.id()) {
+            Some(c) => Some(c),
+            None => self
+                .shared_lets
+                .get(v.id())
+                .and_then(|value| self.shared_consts.get(value)),
+        };
         let out = bound.cloned().unwrap_or_else(|| e.clone());
         self.note(e, out)
     }
 
     fn constant(&mut self, e: &Expr, _c: &Constant) -> Expr {
         self.note(e, e.clone())
+    }
+
+    // Every hook goes through `note`, so a let's pending value is always caught.
+    fn leaf(&mut self, e: &Expr) -> Expr {
+        self.note(e, e.clone())
+    }
+
+    fn tuple(&mut self, e: &Expr, fields: Vec<Expr>) -> Expr {
+        let out = rebuild_tuple(e, fields);
+        self.note(e, out)
+    }
+
+    fn function(&mut self, e: &Expr, f: &Function, body: Expr) -> Expr {
+        let out = rebuild_function(e, f, body);
+        self.note(e, out)
     }
 
     fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {

@@ -17,7 +17,7 @@ use super::relations::{projection_error, RelKind};
 use super::shape_rules::rule_for;
 use super::solver::{Origin, SolveError, Solver, Term, TV};
 use super::walk::{walk, Walker};
-use crate::ir::{DType, Expr, ExprKind, Function, Type, Var};
+use crate::ir::{DType, Expr, ExprKind, Function, Type, Var, VarMap};
 use rustc_hash::FxHashMap;
 
 pub(super) struct Gen<'a> {
@@ -31,7 +31,7 @@ pub(super) struct Gen<'a> {
     /// Scalar tensor types, allocated once per dtype.
     scalars: FxHashMap<DType, Type>,
     /// Every variable's solver variable (and, once resolved, its annotated copy), by `Var` id.
-    pub vars: FxHashMap<u64, VarSlot>,
+    pub vars: VarMap<VarSlot>,
     /// The type of each global function, `fn (params) -> ret`.
     pub globals: FxHashMap<&'a str, TV>,
     /// Index of the global function being walked (for error locations).
@@ -80,7 +80,7 @@ impl<'a> Gen<'a> {
             memo: FxHashMap::default(),
             opaque: FxHashMap::default(),
             scalars: FxHashMap::default(),
-            vars: FxHashMap::default(),
+            vars: VarMap::new(),
             globals: FxHashMap::default(),
             func: u32::MAX,
         }
@@ -105,10 +105,10 @@ impl<'a> Gen<'a> {
         self.var_slot(v).tv
     }
 
-    /// The slot of a `Var` (one hash lookup), created from its annotation on first sight.
+    /// The slot of a `Var` (one table lookup), created from its annotation on first sight.
     pub fn var_slot(&mut self, v: &Var) -> &mut VarSlot {
         let s = &mut self.s;
-        self.vars.entry(v.id()).or_insert_with(|| VarSlot {
+        self.vars.get_or_insert_with(v.id(), || VarSlot {
             tv: match v.ann() {
                 Some(a) => s.of_type(a),
                 None => s.hole(),
@@ -173,12 +173,15 @@ impl<'a> Gen<'a> {
             unreachable!("Bind is pushed for lets")
         };
         if l.var.ann().is_none() {
-            if let std::collections::hash_map::Entry::Vacant(slot) = self.vars.entry(l.var.id()) {
+            if !self.vars.contains(l.var.id()) {
                 // The common case: the variable simply has its value's type.
-                slot.insert(VarSlot {
-                    tv: vt,
-                    typed: None,
-                });
+                self.vars.insert(
+                    l.var.id(),
+                    VarSlot {
+                        tv: vt,
+                        typed: None,
+                    },
+                );
                 return Ok(());
             }
         }
