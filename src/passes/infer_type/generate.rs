@@ -172,18 +172,16 @@ impl<'a> Gen<'a> {
         let ExprKind::Let(l) = e.kind() else {
             unreachable!("Bind is pushed for lets")
         };
-        if l.var.ann().is_none() {
-            if !self.vars.contains(l.var.id()) {
-                // The common case: the variable simply has its value's type.
-                self.vars.insert(
-                    l.var.id(),
-                    VarSlot {
-                        tv: vt,
-                        typed: None,
-                    },
-                );
-                return Ok(());
-            }
+        if l.var.ann().is_none() && !self.vars.contains(l.var.id()) {
+            // The common case: the variable simply has its value's type.
+            self.vars.insert(
+                l.var.id(),
+                VarSlot {
+                    tv: vt,
+                    typed: None,
+                },
+            );
+            return Ok(());
         }
         let xt = self.var(&l.var);
         self.s.unify(xt, vt).map_err(|m| {
