@@ -261,11 +261,13 @@ fn snapshots(s: &mut Session) -> Vec<Module> {
 
 #[test]
 fn a_runs_history_shares_structure_between_steps() {
-    // The bound is 3x one module; in unique nodes (op nodes now shared, so they no
-    // longer pad every module) a whole-graph rewrite plus its retyping costs a full copy, and
-    // the measure is 4.0x / 4.2x: guard at 4.5x (see tests/history_memory.rs and
-    // benches/README.md). Counted in unique expression nodes (deterministic); `tests/history_memory.rs` counts
-    // heap bytes and `examples/history_memory.rs` measures both on a 100k-node model.
+    // The bound is 3x one module, in bytes (`tests/history_memory.rs`). In unique
+    // expression nodes (deterministic) the measure is 3.0x / 2.8x: the user pipeline holds
+    // three full copies (the untyped input, the typed one, the LeakyRelu rewrite; the
+    // InferTypes after the rewrite keep it, its new nodes being typed on build) and the
+    // standard one SimplifyInference's graph plus the rewrites by ECSE and CanonicalizeOps.
+    // Guard at 3.25x. `examples/history_memory.rs` measures both on a 100k-node model
+    // (README.md, "Benchmarks").
     let input = passlab::text::parse_module(&passlab::testgen::conv_model(300), "conv").unwrap();
     for (name, def) in passlab::testgen::HISTORY_PIPELINES {
         let mut s = Session::new();
@@ -284,7 +286,7 @@ fn a_runs_history_shares_structure_between_steps() {
             .unwrap();
         let all = unique_nodes(&kept);
         assert!(
-            2 * all <= 9 * one,
+            4 * all <= 13 * one,
             "{name}: {} modules hold {all} unique nodes, the largest {one}",
             kept.len()
         );

@@ -5,7 +5,9 @@
 //!
 //! Needs the checked type of `x` (run InferType first): a bias_add whose data type is unknown
 //! is left unchanged. One post-order mutation per optimizable function; the rewritten `add`
-//! keeps the checked type of the bias_add it replaces, as TVM sets it. Nothing else changes.
+//! has the checked type of the bias_add it replaces, as TVM sets it, and with a typed bias
+//! the new `expand_dims` is typed too (`infer_type::typed_call`), so the InferType after this
+//! pass rebuilds nothing. Nothing else changes.
 
 use super::simplify_inference::{expand_to_axis, op_call};
 use crate::ir::mutate::{mutate, rebuild_call, Mutator};
@@ -41,7 +43,12 @@ impl Mutator for Canonicalizer {
             let axis = if axis < 0 { axis + ndim as i64 } else { axis };
             if (0..ndim as i64).contains(&axis) {
                 let bias = expand_to_axis(b.clone(), ndim, axis as usize);
-                return op_call("add", vec![x.clone(), bias], vec![]).with_ty(e.ty().cloned());
+                let add = op_call("add", vec![x.clone(), bias], vec![]);
+                // Typed on build when the bias is typed; else the bias_add's type, as TVM sets it.
+                return match add.ty() {
+                    Some(_) => add,
+                    None => add.with_ty(e.ty().cloned()),
+                };
             }
         }
         rebuild_call(e, callee, args)

@@ -24,11 +24,16 @@
 //! for ADTs/`match` (type definitions pass through untouched) or type parameters.
 
 mod generate;
+mod on_build;
 mod relations;
 mod resolve;
 pub(crate) mod shape_rules;
 mod solver;
 mod walk;
+
+pub use on_build::{
+    call_type, constant_type, node_type, typed_call, typed_constant, typed_node, with_node_type,
+};
 
 use crate::diagnostic::Diagnostic;
 use crate::ir::{Expr, Module, Span};

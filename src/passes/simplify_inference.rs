@@ -18,7 +18,11 @@
 //! Constants are scalars of the data dtype built as TVM's `MakeConstantScalar(dtype, float)`.
 //! A call whose data type is unknown (untyped module, or not a tensor) is left unchanged;
 //! `group_norm` also needs a static shape. Everything else is unchanged and shared.
+//! The new nodes carry the types InferType would give them (`infer_type::typed_call`), so
+//! the rewritten nodes' ancestors keep their types and the InferType that follows rebuilds
+//! nothing (one copy of the graph in a run's history, not two).
 
+use super::infer_type::{typed_call, typed_constant};
 use crate::ir::mutate::{mutate, rebuild_call, rebuild_get_item, Mutator};
 use crate::ir::{
     AttrValue, Attrs, Constant, DType, Expr, ExprKind, Module, Op, TensorData, TensorType,
@@ -39,7 +43,9 @@ pub fn simplify_inference(m: &Module) -> Module {
     }
 }
 
-/// A call of `name` with the given attributes (defaults filled in from the schema).
+/// A call of `name` with the given attributes (defaults filled in from the schema), typed
+/// when its arguments are (`infer_type::typed_call`), so the InferType after this pass keeps
+/// the rewritten graph as it is.
 pub(crate) fn op_call(name: &str, args: Vec<Expr>, attrs: Vec<(&str, AttrValue)>) -> Expr {
     let op = Op::get(name).unwrap_or_else(|| panic!("op {name} is registered"));
     let given = attrs
@@ -49,10 +55,11 @@ pub(crate) fn op_call(name: &str, args: Vec<Expr>, attrs: Vec<(&str, AttrValue)>
     let attrs = op
         .make_attrs(given)
         .unwrap_or_else(|e| panic!("attributes of {name}: {e}"));
-    Expr::call(Expr::op(op), args, attrs)
+    typed_call(op, args, attrs)
 }
 
-/// TVM's `MakeConstantScalar(dtype, value)`: the value as a C `float`, converted to `dtype`.
+/// TVM's `MakeConstantScalar(dtype, value)`: the value as a C `float`, converted to `dtype`
+/// (typed, as InferType would type it).
 pub(crate) fn scalar(dtype: DType, value: f64) -> Expr {
     let v = value as f32 as f64;
     let data = if dtype.is_float() {
@@ -60,7 +67,7 @@ pub(crate) fn scalar(dtype: DType, value: f64) -> Expr {
     } else {
         TensorData::from_i64(dtype, vec![], &[v as i64])
     };
-    Expr::constant(Constant::from_data(data))
+    typed_constant(Constant::from_data(data))
 }
 
 /// TVM's `ExpandBiasToMatchAxis(bias, ndim, {axis})`.

@@ -1,15 +1,23 @@
 //! Rewrite rules for `function_pass(rewrite=[...])`: `"add(?x, 0f) => ?x"`. Both sides are
 //! Relay expressions in which `?name` stands for any subexpression; a name used twice on the
 //! left must match equal subexpressions. Rules apply bottom-up, repeatedly at each node.
+//!
+//! In a typed function, a replacement is built typed (`infer_type::typed_node`: calls of ops
+//! by their type rules, tuples, projections, and the rule's constants), and a rebuilt call
+//! whose children's types changed is retyped the same way, so the InferType after a rewriting
+//! pass does not rebuild the whole graph again. In an untyped function nothing gets a type.
 
 use crate::ir::mutate::{mutate, rebuild_call, Mutator};
-use crate::ir::{expr_equal, Attrs, Expr, ExprKind, Var};
+use crate::ir::{expr_equal, Attrs, Call, Constant, Expr, ExprKind, Span, Var};
+use crate::passes::infer_type::{typed_node, with_node_type};
 use rustc_hash::FxHashMap;
 
 /// One parsed rule.
 pub struct Rule {
     lhs: Expr,
     rhs: Expr,
+    /// `rhs` with its constants typed, for matches of typed nodes.
+    rhs_typed: Expr,
     text: String,
 }
 
@@ -46,6 +54,7 @@ impl Rule {
         Ok(Rule {
             lhs: parts[0].clone(),
             rhs: parts[1].clone(),
+            rhs_typed: mutate(&mut TypeConstants, &parts[1]),
             text: src.trim().to_string(),
         })
     }
@@ -121,23 +130,96 @@ fn matches(pat: &Expr, e: &Expr, binds: &mut FxHashMap<u64, Expr>) -> bool {
     }
 }
 
-struct Subst<'a>(&'a FxHashMap<u64, Expr>);
+/// Gives a replacement's constants their types (shared by every match the rule makes).
+struct TypeConstants;
+impl Mutator for TypeConstants {
+    fn constant(&mut self, e: &Expr, _c: &Constant) -> Expr {
+        with_node_type(e.clone())
+    }
+}
+
+/// Instantiates a replacement: wildcards become what they matched; the template's nodes
+/// above them are rebuilt, typed where their children's types determine it when `typed` (the
+/// matched node had a type), untyped otherwise.
+struct Subst<'a> {
+    binds: &'a FxHashMap<u64, Expr>,
+    typed: bool,
+}
+
+impl Subst<'_> {
+    fn build(&self, kind: ExprKind, span: Span) -> Expr {
+        if self.typed {
+            typed_node(kind, span)
+        } else {
+            Expr::with_info(kind, None, span)
+        }
+    }
+}
+
 impl Mutator for Subst<'_> {
     fn var(&mut self, e: &Expr, v: &Var) -> Expr {
-        self.0.get(&v.id()).cloned().unwrap_or_else(|| e.clone())
+        self.binds
+            .get(&v.id())
+            .cloned()
+            .unwrap_or_else(|| e.clone())
+    }
+
+    fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
+        let Some(c) = e.as_call() else {
+            return rebuild_call(e, callee, args);
+        };
+        if callee.ptr_eq(&c.callee) && args.iter().zip(&c.args).all(|(a, b)| a.ptr_eq(b)) {
+            return e.clone();
+        }
+        let attrs = attrs.clone();
+        self.build(
+            ExprKind::Call(Call {
+                callee,
+                args,
+                attrs,
+            }),
+            e.span(),
+        )
+    }
+
+    fn tuple(&mut self, e: &Expr, fields: Vec<Expr>) -> Expr {
+        match e.kind() {
+            ExprKind::Tuple(old) if old.iter().zip(&fields).all(|(a, b)| a.ptr_eq(b)) => e.clone(),
+            _ => self.build(ExprKind::Tuple(fields), e.span()),
+        }
+    }
+
+    fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
+        match e.kind() {
+            ExprKind::TupleGetItem(t, _) if t.ptr_eq(&tuple) => e.clone(),
+            _ => self.build(ExprKind::TupleGetItem(tuple, index), e.span()),
+        }
     }
 }
 
 struct Apply<'a>(&'a [Rule]);
 impl Mutator for Apply<'_> {
     fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, _attrs: &Attrs) -> Expr {
-        let mut cur = rebuild_call(e, callee, args);
+        // A rebuilt call whose children changed type (a rule fired below with a differently
+        // typed result) does not keep its type: retype it from its children.
+        let rebuilt = rebuild_call(e, callee, args);
+        let mut cur = if rebuilt.ptr_eq(e) || e.ty().is_none() {
+            rebuilt
+        } else {
+            with_node_type(rebuilt)
+        };
         for _ in 0..100 {
             let mut fired = false;
             for rule in self.0 {
                 let mut binds = FxHashMap::default();
                 if matches(&rule.lhs, &cur, &mut binds) {
-                    cur = mutate(&mut Subst(&binds), &rule.rhs);
+                    let typed = cur.ty().is_some();
+                    let rhs = if typed { &rule.rhs_typed } else { &rule.rhs };
+                    let mut subst = Subst {
+                        binds: &binds,
+                        typed,
+                    };
+                    cur = mutate(&mut subst, rhs);
                     fired = true;
                     break;
                 }

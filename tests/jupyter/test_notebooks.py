@@ -68,7 +68,10 @@ EXPECTED = {
         "break": ["breakpoint 1: before FoldConstant", "│ 1 ┆ before FoldConstant ┆ 0"],
         "run": ["paused before FoldConstant (3 of 5) in sequential"],
         "where": ["sequential > FoldConstant", "running `m2 = seq(m)`"],
-        "ir": ["%0 = add(%var, 1e-05f);", "multiply(2f /* ty=float32 */, 3f"],
+        "ir": [
+            "%0 = add(%var, 1e-05f /* ty=float32 */) /* ty=Tensor[(4), float32] */;",
+            "multiply(2f /* ty=float32 */, 3f",
+        ],
         "typo": ["the module has no function @mian"],
         "step": [
             "FoldConstant changed @main",

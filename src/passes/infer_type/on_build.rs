@@ -1,0 +1,156 @@
+//! Types on build: the checked type a new node gets from its children's types, computed when
+//! a pass builds it, so that the InferType after the pass has nothing to rebuild.
+//!
+//! Why: nodes are immutable, so InferType can only give an untyped node a type by building a
+//! new one, and then every ancestor of it too (a parent whose child changed is a new node).
+//! A pass that rewrites one call per layer of a deep model (SimplifyInference's batch_norm,
+//! CanonicalizeOps' bias_add, a session's rewrite rules) used to leave untyped calls all
+//! along the graph, and the InferType after it rebuilt the whole graph: one more full copy in
+//! a run's history. With the new calls typed, the pass's rebuilt ancestors keep their types
+//! (`ir::mutate` inherits a type when the children's types are unchanged) and InferType
+//! returns every node as it is.
+//!
+//! Invariant: a type set here is exactly the type InferType computes for the node (so
+//! InferType keeps the node). It is computed with the same shape rules
+//! (`shape_rules::rule_for`) over the same argument types, and only when that is certain:
+//! every child has a complete type, and the rule neither fails nor would refine an
+//! argument's type (a rule may assign input types, e.g. conv2d's weight; InferType would then
+//! change the argument, which type-on-build cannot). Otherwise the node is left untyped, as
+//! before, and InferType types it.
+
+use super::shape_rules::{rule_for, Rel, Rule};
+use super::solver::merge;
+use crate::ir::{Attrs, Call, Constant, DType, Expr, ExprKind, Op, Span, Type};
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::sync::Arc;
+
+/// The type InferType gives a constant (`None` for an opaque constant of unknown type). Scalar
+/// types are allocated once per dtype and thread (passes build many scalar constants).
+pub fn constant_type(c: &Constant) -> Option<Type> {
+    thread_local! {
+        static SCALARS: RefCell<FxHashMap<DType, Type>> = RefCell::default();
+    }
+    let t = c.ty.as_ref()?;
+    if !t.shape.is_empty() {
+        return Some(Type::Tensor(Arc::new(t.clone())));
+    }
+    Some(SCALARS.with(|s| {
+        s.borrow_mut()
+            .entry(t.dtype)
+            .or_insert_with(|| Type::scalar(t.dtype))
+            .clone()
+    }))
+}
+
+/// The type InferType sees for `e` as the child of a node: a constant's own type, else the
+/// checked type `e` carries, when complete. Ops, globals and function literals have none here
+/// (their types depend on the module or on their uses).
+fn child_type(e: &Expr) -> Option<Type> {
+    match e.kind() {
+        ExprKind::Constant(c) => constant_type(c),
+        ExprKind::Op(_) | ExprKind::GlobalVar(_) | ExprKind::Function(_) => None,
+        _ => e.ty().filter(|t| t.is_complete()).cloned(),
+    }
+}
+
+/// The type of `op(args)` with `attrs`, as InferType computes it from the arguments' types;
+/// `None` when an argument's type is not known here or InferType would do more than assign
+/// the result (see the module note), or the call is ill-typed.
+pub fn call_type(op: Op, attrs: &Attrs, args: &[Expr]) -> Option<Type> {
+    if op.num_inputs >= 0 && op.num_inputs as usize != args.len() {
+        return None;
+    }
+    let rule = rule_for(op)?;
+    let mut types: Vec<Option<Type>> = Vec::with_capacity(args.len() + 1);
+    for a in args {
+        types.push(Some(child_type(a)?));
+    }
+    let n = args.len();
+    let f = match rule {
+        Rule::Identity => return types.first().cloned().flatten(),
+        Rule::Fn(f) => f,
+    };
+    types.push(None);
+    let mut rel = Rel::new(op.name(), attrs, &types);
+    if !matches!(f(&mut rel), Ok(true)) {
+        return None;
+    }
+    let mut out: Option<Type> = None;
+    for (i, t) in std::mem::take(&mut rel.assigned) {
+        // What unifying the assignment would do: nothing to a known input (or to a result
+        // already assigned), or the node is left to InferType.
+        let known = if i == n {
+            out.as_ref()
+        } else {
+            types[i].as_ref()
+        };
+        match known {
+            None if i == n => out = Some(t),
+            Some(k) if matches!(merge(k, &t), Ok(None)) => {}
+            _ => return None,
+        }
+    }
+    out.filter(Type::is_complete)
+}
+
+/// The type InferType gives a node of `kind` from its children's types: calls of ops (by the
+/// op's rule), tuples, tuple projections and constants; `None` for anything else or when a
+/// child's type is not known.
+pub fn node_type(kind: &ExprKind) -> Option<Type> {
+    match kind {
+        ExprKind::Call(c) => match c.callee.kind() {
+            ExprKind::Op(op) => call_type(*op, &c.attrs, &c.args),
+            _ => None,
+        },
+        ExprKind::Tuple(fields) => fields
+            .iter()
+            .map(child_type)
+            .collect::<Option<Vec<_>>>()
+            .map(Type::tuple),
+        ExprKind::TupleGetItem(t, i) => match child_type(t)? {
+            Type::Tuple(fs) => fs.get(*i).cloned(),
+            _ => None,
+        },
+        ExprKind::Constant(c) => constant_type(c),
+        _ => None,
+    }
+}
+
+/// A new node of `kind` with the type [`node_type`] gives it (untyped if none).
+pub fn typed_node(kind: ExprKind, span: Span) -> Expr {
+    let ty = node_type(&kind);
+    Expr::with_info(kind, ty, span)
+}
+
+/// A new call of `op`, typed when its arguments' types determine the result.
+pub fn typed_call(op: Op, args: Vec<Expr>, attrs: Attrs) -> Expr {
+    let ty = call_type(op, &attrs, &args);
+    Expr::with_info(
+        ExprKind::Call(Call {
+            callee: Expr::op(op),
+            args,
+            attrs,
+        }),
+        ty,
+        Span::DUMMY,
+    )
+}
+
+/// A new constant node carrying its type.
+pub fn typed_constant(c: Constant) -> Expr {
+    let ty = constant_type(&c);
+    Expr::with_info(ExprKind::Constant(Box::new(c)), ty, Span::DUMMY)
+}
+
+/// `e` itself when it has a type or [`node_type`] knows none, else a copy of it with that
+/// type (for nodes built by code that does not type them).
+pub fn with_node_type(e: Expr) -> Expr {
+    if e.ty().is_some() {
+        return e;
+    }
+    match node_type(e.kind()) {
+        Some(t) => e.with_ty(Some(t)),
+        None => e,
+    }
+}
