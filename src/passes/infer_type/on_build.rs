@@ -140,7 +140,7 @@ pub fn typed_call(op: Op, args: Vec<Expr>, attrs: Attrs) -> Expr {
 /// A new constant node carrying its type.
 pub fn typed_constant(c: Constant) -> Expr {
     let ty = constant_type(&c);
-    Expr::with_info(ExprKind::Constant(Box::new(c)), ty, Span::DUMMY)
+    Expr::with_info(ExprKind::Constant(std::sync::Arc::new(c)), ty, Span::DUMMY)
 }
 
 /// `e` itself when it has a type or [`node_type`] knows none, else a copy of it with that
