@@ -134,7 +134,9 @@ pub fn mutate<M: Mutator + ?Sized>(m: &mut M, root: &Expr) -> Expr {
 pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut MutateState) -> Expr {
     enum Task<'a> {
         Visit(&'a Expr),
-        Build(&'a Expr),
+        /// The node, and whether it was shared when visited (asked before its hook runs: an
+        /// unchanged result is a second handle to the node itself).
+        Build(&'a Expr, bool),
     }
     state.keep.push(root.clone());
     // Borrowed nodes, as in `walk`: `root` owns them all for the whole mutation.
@@ -157,12 +159,12 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
                     results.push(r);
                     continue;
                 }
-                tasks.push(Task::Build(e));
+                tasks.push(Task::Build(e, shared));
                 let start = tasks.len();
                 e.kind().for_each_child(|k| tasks.push(Task::Visit(k)));
                 tasks[start..].reverse();
             }
-            Task::Build(e) => {
+            Task::Build(e, shared) => {
                 let mut n = 0;
                 e.kind().for_each_child(|_| n += 1);
                 let base = results.len() - n;
@@ -203,7 +205,7 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
                         }
                     }
                 };
-                if e.is_shared() {
+                if shared {
                     state.memo.insert(e.id(), out.clone());
                 }
                 if !out.ptr_eq(e) {
@@ -392,5 +394,31 @@ mod tests {
         let mut c = Count(0);
         walk(&mut c, m.get("main").unwrap());
         assert_eq!(c.0, 2);
+    }
+
+    #[test]
+    fn the_memo_holds_only_shared_nodes() {
+        // An unchanged node's result is a second handle to it: sharing is judged before the
+        // hook runs, or every unchanged node of a pass would land in the memo.
+        struct Identity;
+        impl Mutator for Identity {}
+        let m = parse_module(
+            "def @main(%x: float32) { %0 = add(%x, 1f); let %y = multiply(%0, %0); negative(%y) }",
+            "t",
+        )
+        .unwrap();
+        let f = m.get("main").unwrap();
+        let mut state = MutateState::default();
+        let out = mutate_with(&mut Identity, f, &mut state);
+        assert!(out.ptr_eq(f));
+        let body = &f.as_function().unwrap().body;
+        let ExprKind::Let(l) = body.kind() else {
+            panic!("a let")
+        };
+        let shared_add = &l.value.as_call().unwrap().args[0];
+        assert!(state.get(shared_add).is_some(), "the add has two parents");
+        assert!(state.get(body).is_none(), "the let has one");
+        assert!(state.get(&l.value).is_none(), "the multiply has one");
+        assert!(state.get(&l.body).is_none(), "the negative has one");
     }
 }

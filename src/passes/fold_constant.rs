@@ -101,7 +101,8 @@ impl Folder {
                 self.consts.insert(var, out.clone());
             }
         }
-        if constant && e.is_shared() {
+        // Shared: more handles than its parent's edge (and `out`, when it is `e` itself).
+        if constant && e.strong_count() > 1 + usize::from(out.ptr_eq(e)) {
             self.shared_consts.insert(e.id(), out.clone());
         }
         out
