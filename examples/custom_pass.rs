@@ -43,7 +43,7 @@ fn collapse_ifs(e: &Expr, memo: &mut HashMap<usize, Expr>) -> Expr {
             } else {
                 e.rebuild(ExprKind::Call(Call {
                     callee,
-                    args,
+                    args: args.into(),
                     attrs: c.attrs.clone(),
                 }))
             }

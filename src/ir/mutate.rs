@@ -259,7 +259,7 @@ pub fn rebuild_call(orig: &Expr, callee: Expr, args: Vec<Expr>) -> Expr {
     Expr::with_info(
         ExprKind::Call(Call {
             callee,
-            args,
+            args: args.into(),
             attrs: c.attrs.clone(),
         }),
         ty,

@@ -69,7 +69,8 @@ pub struct FuncType {
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Type {
     Tensor(Arc<TensorType>),
-    Tuple(Arc<[Type]>),
+    /// (`Arc<Vec>`, a thin pointer, not `Arc<[Type]>`: keeps `Type` at two words.)
+    Tuple(Arc<Vec<Type>>),
     Func(Arc<FuncType>),
     /// `_`: to be filled in by type inference.
     Incomplete,
@@ -95,7 +96,7 @@ impl Type {
     }
 
     pub fn tuple(fields: Vec<Type>) -> Type {
-        Type::Tuple(fields.into())
+        Type::Tuple(Arc::new(fields))
     }
 
     pub fn func(params: Vec<Type>, ret: Type) -> Type {

@@ -182,7 +182,7 @@ impl Fuser<'_> {
         let callee = Expr::with_info(ExprKind::Function(Box::new(func)), fn_ty, orig.span());
         let call = Call {
             callee,
-            args: info.args,
+            args: info.args.into(),
             attrs: Attrs::NONE,
         };
         Expr::with_info(ExprKind::Call(call), ret, orig.span())
@@ -240,7 +240,7 @@ impl Mutator for Fuser<'_> {
         let new_args = self.new_arguments(&c.args, args, group);
         let kind = ExprKind::Call(Call {
             callee,
-            args: new_args,
+            args: new_args.into(),
             attrs: attrs.clone(),
         });
         let new_call = Expr::with_info(kind, e.ty().cloned(), e.span());

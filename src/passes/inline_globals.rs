@@ -215,7 +215,7 @@ impl Mutator for Inliner<'_> {
         if external(f) || f.params.len() != args.len() {
             let kind = ExprKind::Call(Call {
                 callee: substitute(fexpr, &[], true),
-                args,
+                args: args.into(),
                 attrs: attrs.clone(),
             });
             return Expr::with_info(kind, e.ty().cloned(), e.span());

@@ -227,7 +227,7 @@ impl Mutator for Lifter<'_> {
             Some(g) => {
                 let call = Call {
                     callee: g,
-                    args,
+                    args: args.into(),
                     attrs: attrs.clone(),
                 };
                 Expr::with_info(ExprKind::Call(call), e.ty().cloned(), e.span())

@@ -211,7 +211,7 @@ impl<'h> Rewriter<'h> {
         } else {
             let call = Call {
                 callee: callee.clone(),
-                args: new_args,
+                args: new_args.into(),
                 attrs: new.attrs,
             };
             Expr::with_info(ExprKind::Call(call), None, e.span())

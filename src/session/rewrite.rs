@@ -175,7 +175,7 @@ impl Mutator for Subst<'_> {
         self.build(
             ExprKind::Call(Call {
                 callee,
-                args,
+                args: args.into(),
                 attrs,
             }),
             e.span(),

@@ -146,33 +146,33 @@ pub fn type_comment(i: &str) -> Option<(&str, &str)> {
     Some((ty, &body[end + 2..]))
 }
 
-/// nom's description of an error kind, made `'static` once per kind (see [`quoted`]).
+/// nom's description of an error kind, made `'static` once per kind and thread (see
+/// [`quoted`]).
 fn kind_text(kind: nom::error::ErrorKind) -> &'static str {
-    use std::sync::{Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<rustc_hash::FxHashMap<nom::error::ErrorKind, &'static str>>> =
-        OnceLock::new();
-    let mut cache = CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    cache
-        .entry(kind)
-        .or_insert_with(|| Box::leak(kind.description().to_string().into_boxed_str()))
+    thread_local! {
+        static CACHE: std::cell::RefCell<rustc_hash::FxHashMap<nom::error::ErrorKind, &'static str>> =
+            Default::default();
+    }
+    CACHE.with_borrow_mut(|cache| {
+        *cache
+            .entry(kind)
+            .or_insert_with(|| Box::leak(kind.description().to_string().into_boxed_str()))
+    })
 }
 
-/// `` `s` ``, made once per distinct `s` (the grammar's keywords and symbols, a fixed set), so
-/// that a failed alternative does not format a message it will most likely drop.
+/// `` `s` ``, made once per distinct `s` and thread (the grammar's keywords and symbols, a
+/// fixed set), so that a failed alternative does not format a message it will most likely
+/// drop.
 fn quoted(s: &'static str) -> &'static str {
-    use std::sync::{Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<rustc_hash::FxHashMap<&'static str, &'static str>>> =
-        OnceLock::new();
-    let mut cache = CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    cache
-        .entry(s)
-        .or_insert_with(|| Box::leak(format!("`{s}`").into_boxed_str()))
+    thread_local! {
+        static CACHE: std::cell::RefCell<rustc_hash::FxHashMap<&'static str, &'static str>> =
+            Default::default();
+    }
+    CACHE.with_borrow_mut(|cache| {
+        *cache
+            .entry(s)
+            .or_insert_with(|| Box::leak(format!("`{s}`").into_boxed_str()))
+    })
 }
 
 /// Punctuation or an operator, after whitespace.

@@ -147,6 +147,15 @@ impl<'s> Scopes<'s> {
             self.bindings.clear();
             return;
         }
+        if self.bindings.len() - start > start {
+            // Cheaper to index the bindings that stay than to unwind the ones that go.
+            self.bindings.truncate(start);
+            self.map.clear();
+            for (i, b) in self.bindings.iter().enumerate() {
+                self.map.insert(b.name, i as u32);
+            }
+            return;
+        }
         for b in self.bindings.drain(start..).rev() {
             match b.shadows {
                 Some(i) => self.map.insert(b.name, i),
@@ -657,7 +666,7 @@ impl<'s> P<'s> {
             operands.push(Expr::with_info(
                 ExprKind::Call(Call {
                     callee: op_expr(op),
-                    args: vec![l, r],
+                    args: vec![l, r].into(),
                     attrs: Attrs::NONE,
                 }),
                 None,
@@ -832,7 +841,7 @@ impl<'s> P<'s> {
         Ok(Expr::with_info(
             ExprKind::Call(Call {
                 callee,
-                args,
+                args: args.into(),
                 attrs,
             }),
             None,
@@ -1334,5 +1343,51 @@ fn token_len(i: &str) -> usize {
                 .unwrap_or(rest.len())
     } else {
         c.len_utf8()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Leaving a scope restores what its bindings shadowed, whether the scope is unwound one
+    /// binding at a time or the bindings that stay are indexed again (a scope larger than
+    /// everything outside it).
+    #[test]
+    fn leaving_a_scope_restores_shadowed_names() {
+        for inner_lets in [1, 2, 5] {
+            let lets: String = (0..inner_lets)
+                .map(|k| format!("let %x = add(%y, {k}f); "))
+                .collect();
+            let text = format!(
+                "def @main(%x: float32, %w: float32) {{ %0 = fn (%y: float32) {{ {lets}%x }}; %0(%x) }}"
+            );
+            let m = parse_module(&text, "t").unwrap();
+            let f = m.get_function("main").unwrap();
+            let call = f.body.as_call().unwrap();
+            // `%0(%x)`: the outer parameter, not the inner let.
+            assert_eq!(
+                call.args[0].as_var(),
+                Some(&f.params[0]),
+                "{inner_lets} lets"
+            );
+            let inner = call.callee.as_function().unwrap();
+            let mut e = &inner.body;
+            let mut last = None;
+            while let ExprKind::Let(l) = e.kind() {
+                last = Some(l.var.clone());
+                e = &l.body;
+            }
+            assert_eq!(
+                e.as_var(),
+                last.as_ref(),
+                "{inner_lets} lets: the innermost %x"
+            );
+        }
+        let err = parse_module(
+            "def @main(%a: float32) { %0 = fn (%b: float32) { let %c = %b; let %d = %c; %d }; %c }",
+            "t",
+        );
+        assert!(err.is_err(), "%c is out of scope after the function");
     }
 }

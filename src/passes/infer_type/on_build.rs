@@ -129,7 +129,7 @@ pub fn typed_call(op: Op, args: Vec<Expr>, attrs: Attrs) -> Expr {
     Expr::with_info(
         ExprKind::Call(Call {
             callee: Expr::op(op),
-            args,
+            args: args.into(),
             attrs,
         }),
         ty,

@@ -163,7 +163,7 @@ impl<'g, 'a> Resolver<'g, 'a> {
                     || {
                         ExprKind::Call(crate::ir::Call {
                             callee,
-                            args,
+                            args: args.into(),
                             attrs,
                         })
                     },
