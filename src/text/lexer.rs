@@ -146,33 +146,29 @@ pub fn type_comment(i: &str) -> Option<(&str, &str)> {
     Some((ty, &body[end + 2..]))
 }
 
-/// nom's description of an error kind, made `'static` once per kind and thread (see
-/// [`quoted`]).
-fn kind_text(kind: nom::error::ErrorKind) -> &'static str {
+/// A `'static` text made once per key and thread: the failure texts of the grammar's fixed
+/// set of keywords, symbols and nom error kinds, so a failed alternative formats nothing.
+/// Keys are exact: (namespace, error kind number or a literal's address and length).
+fn leak_once(key: (u8, usize, usize), make: impl FnOnce() -> String) -> &'static str {
     thread_local! {
-        static CACHE: std::cell::RefCell<rustc_hash::FxHashMap<nom::error::ErrorKind, &'static str>> =
+        static CACHE: std::cell::RefCell<rustc_hash::FxHashMap<(u8, usize, usize), &'static str>> =
             Default::default();
     }
     CACHE.with_borrow_mut(|cache| {
         *cache
-            .entry(kind)
-            .or_insert_with(|| Box::leak(kind.description().to_string().into_boxed_str()))
+            .entry(key)
+            .or_insert_with(|| Box::leak(make().into_boxed_str()))
     })
 }
 
-/// `` `s` ``, made once per distinct `s` and thread (the grammar's keywords and symbols, a
-/// fixed set), so that a failed alternative does not format a message it will most likely
-/// drop.
+/// nom's description of an error kind.
+fn kind_text(kind: nom::error::ErrorKind) -> &'static str {
+    leak_once((0, kind as usize, 0), || kind.description().to_string())
+}
+
+/// `` `s` ``.
 fn quoted(s: &'static str) -> &'static str {
-    thread_local! {
-        static CACHE: std::cell::RefCell<rustc_hash::FxHashMap<&'static str, &'static str>> =
-            Default::default();
-    }
-    CACHE.with_borrow_mut(|cache| {
-        *cache
-            .entry(s)
-            .or_insert_with(|| Box::leak(format!("`{s}`").into_boxed_str()))
-    })
+    leak_once((1, s.as_ptr() as usize, s.len()), || format!("`{s}`"))
 }
 
 /// Punctuation or an operator, after whitespace.
