@@ -24,4 +24,4 @@ pub use op::{Op, OpPattern};
 pub use structural::{expr_equal, expr_hash, module_equal, module_hash};
 pub use tensor::{Constant, TensorData};
 pub use types::{Dim, TensorType, Type};
-pub use var_map::VarMap;
+pub use var_map::{PendingLets, VarMap};

@@ -2,28 +2,50 @@
 //! deterministic transcripts) advance by hand.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// A monotonic clock: time elapsed since some fixed origin.
 pub trait Clock: Send + Sync {
     fn now(&self) -> Duration;
+
+    /// A reading in the clock's own units (for the TSC clock, CPU ticks): cheaper than
+    /// [`Clock::now`], for callers that keep readings and convert only their differences.
+    fn raw(&self) -> u64 {
+        u64::try_from(self.now().as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// Nanoseconds between two [`Clock::raw`] readings (0 when `end` is not after `start`).
+    fn raw_delta_nanos(&self, start: u64, end: u64) -> u64 {
+        end.saturating_sub(start)
+    }
 }
 
 /// The machine's monotonic clock, read through `quanta` (the CPU's invariant time-stamp
 /// counter, calibrated against the OS clock once per process): about 10 ns a read where the
 /// OS clock costs 35 ns on this VM, and PassTimingInstrument reads it twice per pass. Falls
 /// back to the OS clock where no usable TSC exists.
-#[derive(Clone, Copy, Debug)]
+///
+/// `raw` is the bare counter read (no scaling, no thread-local lookup of a mocked clock): the
+/// timing instrument keeps raw readings and scales only the difference when a pass ends.
+#[derive(Clone, Debug)]
 pub struct SystemClock {
-    origin: quanta::Instant,
+    clock: quanta::Clock,
+    origin: u64,
+}
+
+/// One calibrated clock per process: calibrating takes up to a few milliseconds, so every
+/// `SystemClock` clones this one (clones share the calibration).
+fn process_clock() -> &'static quanta::Clock {
+    static CLOCK: OnceLock<quanta::Clock> = OnceLock::new();
+    CLOCK.get_or_init(quanta::Clock::new)
 }
 
 impl SystemClock {
     pub fn new() -> SystemClock {
-        SystemClock {
-            origin: quanta::Instant::now(),
-        }
+        let clock = process_clock().clone();
+        let origin = clock.raw();
+        SystemClock { clock, origin }
     }
 }
 
@@ -35,7 +57,16 @@ impl Default for SystemClock {
 
 impl Clock for SystemClock {
     fn now(&self) -> Duration {
-        self.origin.elapsed()
+        Duration::from_nanos(self.raw_delta_nanos(self.origin, self.clock.raw()))
+    }
+
+    #[inline]
+    fn raw(&self) -> u64 {
+        self.clock.raw()
+    }
+
+    fn raw_delta_nanos(&self, start: u64, end: u64) -> u64 {
+        self.clock.delta_as_nanos(start, end)
     }
 }
 

@@ -14,7 +14,7 @@
 //! An id stays where it was first inserted: one that went to the hash map before the window
 //! grew over it is still found there.
 
-use super::expr::Var;
+use super::expr::{Expr, Var};
 use rustc_hash::FxHashMap;
 
 /// A map from variable id to `T`.
@@ -175,6 +175,32 @@ impl<T> VarMap<T> {
         self.dense.clear();
         self.sparse.clear();
         self.len = 0;
+    }
+}
+
+/// The lets whose value a post-order traversal is inside, innermost last, as (variable id,
+/// value node id): a pass that wants a let variable's result (a constant, a purity) pushes the
+/// let when it enters it and catches the value's result as the value node finishes, before
+/// the let's body is visited. Nested lets whose values are the same node finish together.
+#[derive(Default)]
+pub struct PendingLets(Vec<(u64, usize)>);
+
+impl PendingLets {
+    /// `var`'s value is about to be traversed.
+    pub fn push(&mut self, var: &Var, value: &Expr) {
+        self.0.push((var.id(), value.id()));
+    }
+
+    /// `e` has just finished: calls `f` with the id of every pending variable whose value
+    /// it is, and forgets them.
+    pub fn finish(&mut self, e: &Expr, mut f: impl FnMut(u64)) {
+        while let Some(&(var, value)) = self.0.last() {
+            if value != e.id() {
+                break;
+            }
+            self.0.pop();
+            f(var);
+        }
     }
 }
 

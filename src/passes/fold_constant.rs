@@ -36,8 +36,8 @@ use crate::ir::mutate::{
     rebuild_tuple, Mutator,
 };
 use crate::ir::{
-    Attrs, Constant, DType, Expr, ExprKind, Function, Module, Op, Span, TensorData, Type, Var,
-    VarMap,
+    Attrs, Constant, DType, Expr, ExprKind, Function, Module, Op, PendingLets, Span, TensorData,
+    Type, Var, VarMap,
 };
 use eval::{Arg, Folded, Value};
 use rustc_hash::FxHashMap;
@@ -81,7 +81,7 @@ struct Folder {
     /// Let variables whose value folded to a constant.
     consts: VarMap<Expr>,
     /// (variable, value node) of the lets whose unshared value is being rewritten.
-    pending: Vec<(u64, usize)>,
+    pending: PendingLets,
     /// Let variables with a shared value -> that value node.
     shared_lets: VarMap<usize>,
     /// Shared nodes rewritten to a constant -> the constant.
@@ -92,15 +92,12 @@ impl Folder {
     /// Records the result of rewriting `e`, when it is a constant a let variable may take.
     fn note(&mut self, e: &Expr, out: Expr) -> Expr {
         let constant = matches!(out.kind(), ExprKind::Constant(_));
-        while let Some(&(var, value)) = self.pending.last() {
-            if value != e.id() {
-                break;
-            }
-            self.pending.pop();
+        let consts = &mut self.consts;
+        self.pending.finish(e, |var| {
             if constant {
-                self.consts.insert(var, out.clone());
+                consts.insert(var, out.clone());
             }
-        }
+        });
         // Shared: more handles than its parent's edge (and `out`, when it is `e` itself).
         if constant && e.strong_count() > 1 + usize::from(out.ptr_eq(e)) {
             self.shared_consts.insert(e.id(), out.clone());
@@ -117,7 +114,7 @@ impl Mutator for Folder {
                 if l.value.is_shared() {
                     self.shared_lets.insert(l.var.id(), l.value.id());
                 } else {
-                    self.pending.push((l.var.id(), l.value.id()));
+                    self.pending.push(&l.var, &l.value);
                 }
                 None
             }

@@ -262,7 +262,7 @@ impl Mutator for Lifter<'_> {
             let mut binding = Vec::new();
             for (v, u) in &frame.captured {
                 let ty = v.ann().cloned().or_else(|| u.ty().cloned());
-                let p = Var::with_device(v.name(), ty.clone(), v.virtual_device.clone());
+                let p = v.with_ann(ty.clone());
                 binding.push((
                     v.clone(),
                     Expr::with_info(ExprKind::Var(p.clone()), ty, u.span()),

@@ -33,7 +33,7 @@ struct Subst {
 impl Subst {
     fn rename(&mut self, v: &Var) {
         if self.fresh {
-            let nv = Var::with_device(v.name(), v.ann().cloned(), v.virtual_device.clone());
+            let nv = v.with_ann(v.ann().cloned());
             self.renamed.insert(v.id(), nv);
         }
     }

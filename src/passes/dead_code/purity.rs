@@ -9,7 +9,7 @@
 
 use super::first_order;
 use crate::ir::mutate::{walk, Visitor};
-use crate::ir::{Expr, ExprKind, Function, Module, VarMap};
+use crate::ir::{Expr, ExprKind, Function, Module, PendingLets, VarMap};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// TVM's `kMaxCallDepth`.
@@ -35,7 +35,7 @@ pub(super) fn analyse(m: &Module) -> VarMap<bool> {
         scratch: Vec::new(),
         params: VarMap::new(),
         lets: VarMap::new(),
-        pending: Vec::new(),
+        pending: PendingLets::default(),
         globals: FxHashMap::default(),
         depth: 0,
         cut: FxHashSet::default(),
@@ -74,8 +74,8 @@ struct Analysis<'m> {
     /// Let-bound variables: the purity of their value, `None` while it is being analysed (a
     /// use inside its own value, as in a recursive function, is assumed pure).
     lets: VarMap<Option<Purity>>,
-    /// Lets whose value is being analysed, innermost last: (variable id, value node id).
-    pending: Vec<(u64, usize)>,
+    /// Lets whose value is being analysed.
+    pending: PendingLets,
     /// Globals analysed or being analysed (assumed pure meanwhile).
     globals: FxHashMap<String, Purity>,
     depth: usize,
@@ -198,13 +198,10 @@ impl Analysis<'_> {
         } else {
             self.results.push(p);
         }
-        while let Some(&(var, value)) = self.pending.last() {
-            if value != e.id() {
-                break;
-            }
-            self.pending.pop();
-            self.lets.insert(var, Some(p));
-        }
+        let lets = &mut self.lets;
+        self.pending.finish(e, |var| {
+            lets.insert(var, Some(p));
+        });
     }
 }
 
@@ -236,7 +233,7 @@ impl Visitor for Analysis<'_> {
                     }
                     None => {
                         self.lets.insert(l.var.id(), None);
-                        self.pending.push((l.var.id(), l.value.id()));
+                        self.pending.push(&l.var, &l.value);
                     }
                 }
             }
