@@ -6,6 +6,7 @@ paused and while a resumed run works; completion and is_complete while paused; s
 down with a run paused."""
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -291,7 +292,9 @@ def test_interrupts_while_paused_and_while_running(kernel):
     km.interrupt_kernel()
     reply = wait_reply(kc, msg_id)
     assert reply["status"] == "error" and reply["ename"] == "Interrupted", reply
-    assert "interrupted before pass InferType" in reply["evalue"]
+    # The boundary is the next pass to start: an InferType, or (one time in ten) the next
+    # nested Sequential of the pipeline.
+    assert re.search(r"interrupted before pass (InferType|sequential)\b", reply["evalue"]), reply
     assert time.time() - start < 5
     assert failing(kc, "where") == "no run is paused"
     assert failing(kc, "out") == "unknown name `out`"
