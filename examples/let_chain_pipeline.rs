@@ -13,6 +13,24 @@ use std::time::Instant;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// The process's resident and peak resident memory (Linux; empty elsewhere): on a VM whose
+/// fresh pages are slow to fault in, new memory is a large part of a stage's time.
+fn memory() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().strip_suffix(" kB"))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(|kb| format!("{:>6} MB", kb / 1024))
+    };
+    match (field("VmRSS:"), field("VmHWM:")) {
+        (Some(rss), Some(peak)) => format!("rss {rss}  peak {peak}"),
+        _ => String::new(),
+    }
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(100_000);
@@ -21,7 +39,8 @@ fn main() {
     let total = Instant::now();
     let mut t = Instant::now();
     let mut lap = |stage: &str| -> bool {
-        println!("{stage:<20} {:>8.0} ms", t.elapsed().as_secs_f64() * 1e3);
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        println!("{stage:<20} {ms:>8.0} ms  {}", memory());
         t = Instant::now();
         until.as_deref() == Some(stage)
     };

@@ -128,8 +128,34 @@ impl DType {
     }
 }
 
+impl DType {
+    /// The name of a common single-lane type, without formatting (printers write a type per
+    /// node, most often one of these).
+    pub fn static_name(&self) -> Option<&'static str> {
+        if self.lanes != 1 {
+            return None;
+        }
+        Some(match (self.code, self.bits) {
+            (DTypeCode::Bool, _) => "bool",
+            (DTypeCode::Float, 32) => "float32",
+            (DTypeCode::Float, 16) => "float16",
+            (DTypeCode::Float, 64) => "float64",
+            (DTypeCode::Int, 32) => "int32",
+            (DTypeCode::Int, 64) => "int64",
+            (DTypeCode::Int, 8) => "int8",
+            (DTypeCode::Int, 16) => "int16",
+            (DTypeCode::UInt, 8) => "uint8",
+            (DTypeCode::BFloat, 16) => "bfloat16",
+            _ => return None,
+        })
+    }
+}
+
 impl fmt::Display for DType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(name) = self.static_name() {
+            return f.write_str(name);
+        }
         match self.code {
             DTypeCode::Bool => f.write_str("bool")?,
             DTypeCode::Int => write!(f, "int{}", self.bits)?,

@@ -136,7 +136,7 @@ impl fmt::Display for Dim {
 impl fmt::Display for TensorType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.shape.is_empty() {
-            return write!(f, "{}", self.dtype);
+            return fmt::Display::fmt(&self.dtype, f);
         }
         f.write_str("Tensor[(")?;
         for (i, d) in self.shape.iter().enumerate() {
@@ -152,7 +152,7 @@ impl fmt::Display for TensorType {
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Type::Tensor(t) => write!(f, "{t}"),
+            Type::Tensor(t) => fmt::Display::fmt(&**t, f),
             Type::Tuple(fields) => {
                 f.write_str("(")?;
                 for (i, t) in fields.iter().enumerate() {

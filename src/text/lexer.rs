@@ -98,8 +98,16 @@ pub fn fatal<'a, T>(i: &'a str, len: usize, msg: impl Into<String>) -> R<'a, T> 
 /// Skips whitespace, `//` line comments and nested `/* */` block comments.
 pub fn ws(mut i: &str) -> R<'_, ()> {
     loop {
-        let trimmed = i.trim_start_matches([' ', '\t', '\n', '\r']);
-        i = trimmed;
+        // Byte by byte (all four are ASCII, so the cut is a char boundary): the lexer calls
+        // this before every token, most often with nothing to skip.
+        let blank = i
+            .bytes()
+            .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .count();
+        i = &i[blank..];
+        if !i.starts_with('/') {
+            return Ok((i, ()));
+        }
         if let Some(rest) = i.strip_prefix("//") {
             i = rest.find('\n').map(|n| &rest[n..]).unwrap_or("");
         } else if i.starts_with("/*") {
@@ -116,11 +124,13 @@ pub fn ws(mut i: &str) -> R<'_, ()> {
                     if depth == 0 {
                         break;
                     }
-                } else if rest.is_empty() {
-                    return fatal(start, 2, "unterminated block comment");
                 } else {
-                    let n = rest.chars().next().map(char::len_utf8).unwrap_or(1);
-                    rest = &rest[n..];
+                    // Skip to the next `/` or `*` after this character.
+                    let n = rest.chars().next().map_or(0, char::len_utf8);
+                    match rest[n..].find(['/', '*']) {
+                        Some(k) => rest = &rest[n + k..],
+                        None => return fatal(start, 2, "unterminated block comment"),
+                    }
                 }
             }
             i = rest;
@@ -484,6 +494,15 @@ mod tests {
         let (rest, _) = ws("/* a /* b */ c */ // x\n  y").unwrap();
         assert_eq!(rest, "y");
         assert!(ws("/* open").is_err());
+        // Stars, slashes and multi-byte characters inside; ends exactly at the close.
+        let (rest, _) = ws("/* é*/x").unwrap();
+        assert_eq!(rest, "x");
+        let (rest, _) = ws("/* a*b / c ** / ✓ /*é*/ */\t\r\n/**/%x").unwrap();
+        assert_eq!(rest, "%x");
+        assert_eq!(ws("/ x").unwrap().0, "/ x");
+        for open in ["/*", "/* /* */", "/* é", "/* *", "/* /"] {
+            assert!(ws(open).is_err(), "{open}");
+        }
     }
 
     #[test]

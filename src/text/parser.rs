@@ -198,11 +198,21 @@ fn op_expr(name: &str) -> Expr {
 
 impl<'s> P<'s> {
     fn new(src: &'s str, meta: MetaTable) -> Self {
+        // Sized up front from the text (two fast scans), so that a large program's binding
+        // tables are not rehashed while they grow: ` = ` ends every binder of a `let` and of
+        // a graph binding (`%0 = ...`), and almost nothing else.
+        let binders = src.matches(" = ").count();
+        let lets = src.matches("let ").count().min(binders);
+        let mut scopes = Scopes::default();
+        scopes.map.reserve(lets);
+        scopes.bindings.reserve(lets);
+        let mut graph = FxHashMap::default();
+        graph.reserve(binders - lets);
         P {
             src,
             meta,
-            scopes: RefCell::default(),
-            graph: RefCell::default(),
+            scopes: RefCell::new(scopes),
+            graph: RefCell::new(graph),
             free: RefCell::default(),
             globals_used: RefCell::default(),
             ctor_names: RefCell::default(),

@@ -73,6 +73,9 @@ pub fn print_module_with(m: &Module, opts: PrintOptions) -> String {
         p.names.clear();
         p.used_names.clear();
         p.count_parents(e);
+        // Room for the definition's text up front (a typed let chain prints about 24 bytes
+        // a node): a large module's text is not copied again and again as it grows.
+        out.reserve(p.nodes * if opts.types { 24 } else { 12 });
         separate(&mut out);
         match e.kind() {
             ExprKind::Function(f) => {
@@ -170,6 +173,8 @@ struct Printer {
     meta_index: FxHashMap<usize, usize>,
     meta_data: Vec<Option<Arc<TensorData>>>,
     reserved_meta: usize,
+    /// Distinct nodes of the definition last counted (sizes the output buffer).
+    nodes: usize,
 }
 
 fn always_inline(e: &Expr) -> bool {
@@ -193,6 +198,7 @@ impl Printer {
             meta_index: FxHashMap::default(),
             meta_data: Vec::new(),
             reserved_meta: 0,
+            nodes: 0,
         }
     }
 
@@ -202,7 +208,9 @@ impl Printer {
         let parents = &mut self.parents;
         let reserved = &mut self.reserved_meta;
         let mut binders = 0;
+        let mut nodes = 0usize;
         visit::post_order(root, |e| {
+            nodes += 1;
             match e.kind() {
                 ExprKind::Let(_) => binders += 1,
                 ExprKind::Function(f) => binders += f.params.len(),
@@ -225,6 +233,7 @@ impl Printer {
             }
         });
         self.used_names.reserve(binders);
+        self.nodes = nodes;
     }
 
     fn unique(&self, e: &Expr) -> bool {
@@ -233,46 +242,50 @@ impl Printer {
 
     /// Names `v` (`%x`, or `%x1` when `%x` is taken) and returns the name.
     fn alloc_var(&mut self, v: &Var) -> &str {
-        let prefixed;
-        let base = if v.name().starts_with(|c: char| c.is_ascii_alphabetic()) {
-            v.name()
-        } else {
-            prefixed = format!("v{}", v.name());
-            &prefixed
-        };
-        let name = if self.used_names.contains(base) {
-            let mut k = 1;
-            loop {
-                let name = format!("{base}{k}");
-                if !self.used_names.contains(&name) {
-                    break name;
-                }
-                k += 1;
-            }
-        } else {
-            base.to_string()
-        };
-        let mut text = String::with_capacity(name.len() + 1);
+        // `text` is `%` + the name; `used_names` holds names without the `%`.
+        let mut text = String::with_capacity(v.name().len() + 3);
         text.push('%');
-        text.push_str(&name);
-        self.used_names.insert(name);
+        if !v.name().starts_with(|c: char| c.is_ascii_alphabetic()) {
+            text.push('v');
+        }
+        text.push_str(v.name());
+        if self.used_names.contains(&text[1..]) {
+            let base = text.len();
+            for k in 1usize.. {
+                text.truncate(base);
+                let _ = write!(text, "{k}");
+                if !self.used_names.contains(&text[1..]) {
+                    break;
+                }
+            }
+        }
+        self.used_names.insert(text[1..].to_string());
         self.names.insert(v.id(), text);
         self.names.get(v.id()).expect("just inserted")
     }
 
     /// A binder: `%x: T`, with ` /* ty=T */` when its binding site has been type-checked.
     fn binder(&mut self, v: &Var, typed: bool) -> String {
-        let mut s = self.alloc_var(v).to_string();
+        let mut s = String::new();
+        self.binder_into(&mut s, v, typed);
+        s
+    }
+
+    /// [`Printer::binder`], appended to `out`.
+    fn binder_into(&mut self, out: &mut String, v: &Var, typed: bool) {
+        out.push_str(self.alloc_var(v));
         if let Some(vd) = &v.virtual_device {
-            let _ = write!(s, " {{virtual_device={}}}", attr_value_to_string(vd));
+            let _ = write!(out, " {{virtual_device={}}}", attr_value_to_string(vd));
         }
         if let Some(t) = v.ann() {
-            let _ = write!(s, ": {t}");
+            out.push_str(": ");
+            push_type(out, t);
             if self.opts.types && typed {
-                let _ = write!(s, " /* ty={t} */");
+                out.push_str(" /* ty=");
+                push_type(out, t);
+                out.push_str(" */");
             }
         }
-        s
     }
 
     fn with_type_comment(&self, e: &Expr, mut text: String) -> String {
@@ -288,7 +301,9 @@ impl Printer {
                     ExprKind::Var(_) | ExprKind::Op(_) | ExprKind::GlobalVar(_)
                 ) && !matches!(t, Type::Incomplete)
                 {
-                    let _ = write!(out, " /* ty={t} */");
+                    out.push_str(" /* ty=");
+                    push_type(out, t);
+                    out.push_str(" */");
                 }
             }
         }
@@ -373,12 +388,14 @@ impl Printer {
     /// Writes the `let` lines of a scope's let chain, iteratively; returns the scope's value.
     fn tail<'e>(&mut self, e: &'e Expr) -> &'e Expr {
         let mut cur = e;
-        let mut value = String::new();
+        let (mut name, mut value) = (String::new(), String::new());
         while let ExprKind::Let(l) = cur.kind() {
             if self.memo.contains_key(&cur.id()) {
                 break;
             }
-            let name = self.binder(&l.var, cur.ty().is_some());
+            // Named before its value is printed (the value's temporaries come after it).
+            name.clear();
+            self.binder_into(&mut name, &l.var, cur.ty().is_some());
             value.clear();
             self.push_text(&mut value, &l.value, true);
             let line = self.line();
@@ -709,6 +726,22 @@ impl Printer {
 }
 
 /// True when every child of `e` is printed as an atom (so printing `e` cannot recurse).
+/// Appends a type's text; a scalar of a common dtype (a let chain's every binder and node)
+/// without going through the formatter.
+fn push_type(out: &mut String, t: &Type) {
+    match t {
+        Type::Tensor(tt) if tt.shape.is_empty() => match tt.dtype.static_name() {
+            Some(name) => out.push_str(name),
+            None => {
+                let _ = write!(out, "{t}");
+            }
+        },
+        _ => {
+            let _ = write!(out, "{t}");
+        }
+    }
+}
+
 fn children_are_atoms(e: &Expr) -> bool {
     let mut all = true;
     e.kind().for_each_child(|c| all &= always_inline(c));
