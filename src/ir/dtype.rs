@@ -126,9 +126,7 @@ impl DType {
             lanes,
         })
     }
-}
 
-impl DType {
     /// The name of a common single-lane type, without formatting (printers write a type per
     /// node, most often one of these).
     pub fn static_name(&self) -> Option<&'static str> {

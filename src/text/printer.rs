@@ -72,10 +72,10 @@ pub fn print_module_with(m: &Module, opts: PrintOptions) -> String {
         p.parents.clear();
         p.names.clear();
         p.used_names.clear();
-        p.count_parents(e);
+        let nodes = p.count_parents(e);
         // Room for the definition's text up front (a typed let chain prints about 24 bytes
         // a node): a large module's text is not copied again and again as it grows.
-        out.reserve(p.nodes * if opts.types { 24 } else { 12 });
+        out.reserve(nodes * if opts.types { 24 } else { 12 });
         separate(&mut out);
         match e.kind() {
             ExprKind::Function(f) => {
@@ -173,8 +173,6 @@ struct Printer {
     meta_index: FxHashMap<usize, usize>,
     meta_data: Vec<Option<Arc<TensorData>>>,
     reserved_meta: usize,
-    /// Distinct nodes of the definition last counted (sizes the output buffer).
-    nodes: usize,
 }
 
 fn always_inline(e: &Expr) -> bool {
@@ -198,13 +196,13 @@ impl Printer {
             meta_index: FxHashMap::default(),
             meta_data: Vec::new(),
             reserved_meta: 0,
-            nodes: 0,
         }
     }
 
     /// Counts parent edges of every node (for "used once" inlining) and reserves the meta
     /// indices of opaque constants.
-    fn count_parents(&mut self, root: &Expr) {
+    /// Returns the number of distinct nodes (to size the output).
+    fn count_parents(&mut self, root: &Expr) -> usize {
         let parents = &mut self.parents;
         let reserved = &mut self.reserved_meta;
         let mut binders = 0;
@@ -233,7 +231,7 @@ impl Printer {
             }
         });
         self.used_names.reserve(binders);
-        self.nodes = nodes;
+        nodes
     }
 
     fn unique(&self, e: &Expr) -> bool {
@@ -729,14 +727,13 @@ impl Printer {
 /// Appends a type's text; a scalar of a common dtype (a let chain's every binder and node)
 /// without going through the formatter.
 fn push_type(out: &mut String, t: &Type) {
-    match t {
-        Type::Tensor(tt) if tt.shape.is_empty() => match tt.dtype.static_name() {
-            Some(name) => out.push_str(name),
-            None => {
-                let _ = write!(out, "{t}");
-            }
-        },
-        _ => {
+    let name = match t {
+        Type::Tensor(tt) if tt.shape.is_empty() => tt.dtype.static_name(),
+        _ => None,
+    };
+    match name {
+        Some(name) => out.push_str(name),
+        None => {
             let _ = write!(out, "{t}");
         }
     }
