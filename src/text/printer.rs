@@ -17,7 +17,8 @@ use super::metadata;
 use crate::ir::op::is_default;
 use crate::ir::VarMap;
 use crate::ir::*;
-use rustc_hash::{FxHashMap, FxHashSet};
+use hashbrown::HashTable;
+use rustc_hash::FxHashMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -71,7 +72,6 @@ pub fn print_module_with(m: &Module, opts: PrintOptions) -> String {
         p.memo.clear();
         p.parents.clear();
         p.names.clear();
-        p.used_names.clear();
         let nodes = p.count_parents(e);
         // Room for the definition's text up front (a typed let chain prints about 24 bytes
         // a node): a large module's text is not copied again and again as it grows.
@@ -156,14 +156,91 @@ enum Printed {
     Inlined,
 }
 
+/// The variable names of one definition: all of them in one string (`%a%b%x1...`), found by
+/// variable and by text. Two small tables and no allocation per name, where a map of
+/// `String`s and a set of them cost two allocations and two hash tables of owned keys a
+/// binder (a million-let chain has a million binders).
+#[derive(Default)]
+struct VarNames {
+    /// Every name, each with its `%`.
+    text: String,
+    /// Each named variable's name, as a byte range of `text` (with the `%`).
+    by_var: VarMap<(u32, u32)>,
+    /// The names taken (ranges of `text` without the `%`), hashed by their text.
+    taken: HashTable<(u32, u32)>,
+}
+
+impl VarNames {
+    fn clear(&mut self) {
+        self.text.clear();
+        self.by_var.clear();
+        self.taken.clear();
+    }
+
+    fn reserve(&mut self, binders: usize) {
+        self.text.reserve(binders * 8);
+        self.taken.reserve(binders, |&(a, b)| {
+            hash_name(&self.text[a as usize..b as usize])
+        });
+    }
+
+    fn contains(&self, id: u64) -> bool {
+        self.by_var.contains(id)
+    }
+
+    fn get(&self, id: u64) -> Option<&str> {
+        let &(a, b) = self.by_var.get(id)?;
+        Some(&self.text[a as usize..b as usize])
+    }
+
+    fn is_taken(&self, name: &str) -> bool {
+        let text = &self.text;
+        self.taken
+            .find(hash_name(name), |&(a, b)| {
+                &text[a as usize..b as usize] == name
+            })
+            .is_some()
+    }
+
+    /// Names `v`: its own name, or the name with the first free number appended.
+    fn alloc(&mut self, v: &Var) -> &str {
+        let start = self.text.len();
+        self.text.push('%');
+        if !v.name().starts_with(|c: char| c.is_ascii_alphabetic()) {
+            self.text.push('v');
+        }
+        self.text.push_str(v.name());
+        let base = self.text.len();
+        let mut k = 0usize;
+        while self.is_taken(&self.text[start + 1..]) {
+            k += 1;
+            self.text.truncate(base);
+            let _ = write!(self.text, "{k}");
+        }
+        let end = self.text.len();
+        let (a, b) = (start as u32 + 1, end as u32);
+        let text = &self.text;
+        self.taken
+            .insert_unique(hash_name(&text[start + 1..]), (a, b), |&(a, b)| {
+                hash_name(&text[a as usize..b as usize])
+            });
+        self.by_var.insert(v.id(), (start as u32, end as u32));
+        &self.text[start..end]
+    }
+}
+
+fn hash_name(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(name)
+}
+
 struct Printer {
     opts: PrintOptions,
     memo: FxHashMap<usize, Printed>,
     /// Parent edges of the nodes that had more than one reference when counted (a node with
     /// one reference has at most one parent).
     parents: FxHashMap<usize, u32>,
-    names: VarMap<String>,
-    used_names: FxHashSet<String>,
+    names: VarNames,
     temp: usize,
     /// Lines of the scope being printed, each indented to `depth` and ended by `\n`.
     doc: String,
@@ -188,8 +265,7 @@ impl Printer {
             opts,
             memo: FxHashMap::default(),
             parents: FxHashMap::default(),
-            names: VarMap::new(),
-            used_names: FxHashSet::default(),
+            names: VarNames::default(),
             temp: 0,
             doc: String::new(),
             depth: 0,
@@ -230,7 +306,7 @@ impl Printer {
                 }
             }
         });
-        self.used_names.reserve(binders);
+        self.names.reserve(binders);
         nodes
     }
 
@@ -240,26 +316,7 @@ impl Printer {
 
     /// Names `v` (`%x`, or `%x1` when `%x` is taken) and returns the name.
     fn alloc_var(&mut self, v: &Var) -> &str {
-        // `text` is `%` + the name; `used_names` holds names without the `%`.
-        let mut text = String::with_capacity(v.name().len() + 3);
-        text.push('%');
-        if !v.name().starts_with(|c: char| c.is_ascii_alphabetic()) {
-            text.push('v');
-        }
-        text.push_str(v.name());
-        if self.used_names.contains(&text[1..]) {
-            let base = text.len();
-            for k in 1usize.. {
-                text.truncate(base);
-                let _ = write!(text, "{k}");
-                if !self.used_names.contains(&text[1..]) {
-                    break;
-                }
-            }
-        }
-        self.used_names.insert(text[1..].to_string());
-        self.names.insert(v.id(), text);
-        self.names.get(v.id()).expect("just inserted")
+        self.names.alloc(v)
     }
 
     /// A binder: `%x: T`, with ` /* ty=T */` when its binding site has been type-checked.
