@@ -161,6 +161,15 @@ impl<T> VarMap<T> {
         old
     }
 
+    /// Every entry, in no particular order (dense ones in id order first).
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &T)> + '_ {
+        let base = self.base;
+        let dense = self.dense.iter().enumerate();
+        dense
+            .filter_map(move |(k, v)| v.as_ref().map(|v| (base + k as u64, v)))
+            .chain(self.sparse.iter().map(|(&k, v)| (k, v)))
+    }
+
     /// Removes and returns every entry (dense ones in id order first).
     pub fn drain(&mut self) -> impl Iterator<Item = (u64, T)> + '_ {
         let base = self.base;

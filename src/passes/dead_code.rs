@@ -216,6 +216,15 @@ fn eliminate(
     purity: &VarMap<bool>,
     default: bool,
 ) -> Expr {
+    // Nothing to drop or inline (a live program, or DCE run twice): the rewrite would rebuild
+    // nothing, so it is not walked at all.
+    let acts = |(id, info): (u64, &VarInfo<'_>)| {
+        (purity.get(id).copied().unwrap_or(default))
+            && (info.uses == 0 || (inline_once && info.uses == 1))
+    };
+    if !usage.vars.iter().any(acts) {
+        return f.clone();
+    }
     let mut m = Eliminator {
         inline_once,
         usage,
