@@ -135,8 +135,8 @@ impl<'g, 'a> Resolver<'g, 'a> {
         let changed = |old: &[&Expr]| old.iter().zip(kids).any(|(a, b)| !a.ptr_eq(b));
         Ok(match e.kind() {
             ExprKind::Tuple(fs) => {
-                let old: Vec<&Expr> = fs.iter().collect();
-                Self::finish(e, changed(&old), || ExprKind::Tuple(kids.to_vec()), t)
+                let ch = fs.iter().zip(kids).any(|(a, b)| !a.ptr_eq(b));
+                Self::finish(e, ch, || ExprKind::Tuple(kids.to_vec()), t)
             }
             ExprKind::TupleGetItem(x, i) => Self::finish(
                 e,
@@ -145,26 +145,23 @@ impl<'g, 'a> Resolver<'g, 'a> {
                 t,
             ),
             ExprKind::Call(c) => {
+                // The kids are the arguments, after the callee unless it is an op.
                 let op_callee = matches!(c.callee.kind(), ExprKind::Op(_));
                 let (callee, args) = if op_callee {
-                    (c.callee.clone(), kids.to_vec())
+                    (&c.callee, kids)
                 } else {
-                    (kids[0].clone(), kids[1..].to_vec())
+                    (&kids[0], &kids[1..])
                 };
-                let mut old: Vec<&Expr> = Vec::with_capacity(kids.len());
-                if !op_callee {
-                    old.push(&c.callee);
-                }
-                old.extend(c.args.iter());
-                let attrs = c.attrs.clone();
+                let ch =
+                    !callee.ptr_eq(&c.callee) || c.args.iter().zip(args).any(|(a, b)| !a.ptr_eq(b));
                 Self::finish(
                     e,
-                    changed(&old),
+                    ch,
                     || {
                         ExprKind::Call(crate::ir::Call {
-                            callee,
+                            callee: callee.clone(),
                             args: args.into(),
-                            attrs,
+                            attrs: c.attrs.clone(),
                         })
                     },
                     t,
