@@ -13,6 +13,7 @@
 //! Nesting depth is unbounded: let chains and binding sequences are parsed in a loop, and the
 //! recursive parts grow the stack on demand (`stacker`).
 
+use super::hash_name;
 use super::lexer::*;
 use super::metadata::{self, MetaTable};
 use crate::diagnostic::Diagnostic;
@@ -136,11 +137,6 @@ struct Binding<'s> {
     name: &'s str,
     expr: Expr,
     shadows: Option<u32>,
-}
-
-fn hash_name(name: &str) -> u64 {
-    use std::hash::BuildHasher;
-    rustc_hash::FxBuildHasher.hash_one(name)
 }
 
 impl<'s> Scopes<'s> {

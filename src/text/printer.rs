@@ -13,6 +13,7 @@
 //! Dataflow is walked iteratively; only nested scopes (functions, `if` branches) recurse, and
 //! they grow the stack on demand.
 
+use super::hash_name;
 use super::metadata;
 use crate::ir::op::is_default;
 use crate::ir::VarMap;
@@ -227,11 +228,6 @@ impl VarNames {
         self.by_var.insert(v.id(), (start as u32, end as u32));
         &self.text[start..end]
     }
-}
-
-fn hash_name(name: &str) -> u64 {
-    use std::hash::BuildHasher;
-    rustc_hash::FxBuildHasher.hash_one(name)
 }
 
 struct Printer {
