@@ -229,7 +229,9 @@ struct P<'s> {
     src: &'s str,
     meta: MetaTable,
     scopes: RefCell<Scopes<'s>>,
-    graph: RefCell<FxHashMap<u64, Expr>>,
+    /// Graph bindings `%N = ...` by number: numbers are dense from 0, so [`VarMap`]'s vector
+    /// window holds them (no hashing); others go to its hash map.
+    graph: RefCell<VarMap<Expr>>,
     /// `free_var` declarations (innermost fallback scope).
     free: RefCell<FxHashMap<&'s str, Expr>>,
     /// Globals referenced, with where, to check they are defined.
@@ -246,20 +248,16 @@ fn op_expr(name: &str) -> Expr {
 
 impl<'s> P<'s> {
     fn new(src: &'s str, meta: MetaTable) -> Self {
-        // Sized up front from the text (two fast scans), so that a large program's binding
-        // tables are not rehashed while they grow: ` = ` ends every binder of a `let` and of
-        // a graph binding (`%0 = ...`), and almost nothing else.
-        let binders = src.matches(" = ").count();
-        let lets = src.matches("let ").count().min(binders);
+        // The scope table sized up front from the text (one fast scan), so that a long let
+        // chain's table is not rehashed while it grows. Graph bindings need no estimate.
+        let lets = src.matches("let ").count();
         let mut scopes = Scopes::default();
         scopes.reserve(lets);
-        let mut graph = FxHashMap::default();
-        graph.reserve(binders - lets);
         P {
             src,
             meta,
             scopes: RefCell::new(scopes),
-            graph: RefCell::new(graph),
+            graph: RefCell::default(),
             free: RefCell::default(),
             globals_used: RefCell::default(),
             ctor_names: RefCell::default(),
@@ -623,7 +621,7 @@ impl<'s> P<'s> {
                     let (r2, value) = self.bin_expr(r2)?;
                     let (r2, _) = sym(";")(r2)?;
                     let mut graph = self.graph.borrow_mut();
-                    if graph.contains_key(&id) {
+                    if graph.contains(id) {
                         let len = id.to_string().len() + 1;
                         return fatal(
                             start,
@@ -913,7 +911,7 @@ impl<'s> P<'s> {
         match c {
             '%' => {
                 if let Ok((r, id)) = graph_id(i) {
-                    return match self.graph.borrow().get(&id) {
+                    return match self.graph.borrow().get(id) {
                         Some(e) => Ok((r, e.clone())),
                         None => fatal(i, i.len() - r.len(), format!("%{id} is not bound")),
                     };
