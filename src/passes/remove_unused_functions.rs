@@ -45,6 +45,11 @@ pub fn remove_unused_functions(m: &Module, entries: &[String]) -> Result<Module,
         }
     }
     while let Some(name) = work.pop() {
+        if live.len() == m.len() {
+            // Every function is already reached: no body needs reading (a one-function
+            // module is never walked).
+            break;
+        }
         let Some(f) = m.get(&name) else { continue };
         for g in referenced_globals(f) {
             if m.contains(&g) && live.insert(g.clone()) {
