@@ -1,6 +1,8 @@
 //! The step debugger through the Rust API: what transcripts cannot show (threads, Ctrl-C,
 //! dropping a session while a run is paused, the ANSI and HTML renderings).
 
+mod common;
+
 use passlab::ir::Module;
 use passlab::pass::{module_pass, PassInfo};
 use passlab::session::{PartKind, Session, Value};
@@ -244,21 +246,6 @@ fn unique_nodes(modules: &[Module]) -> usize {
     n
 }
 
-/// The modules the last run's history keeps: history[0] (its input) to history[n].
-fn snapshots(s: &mut Session) -> Vec<Module> {
-    let mut kept = Vec::new();
-    while !s
-        .execute(&format!("h = history[{}]", kept.len()))
-        .is_error()
-    {
-        match s.var("h") {
-            Some(Value::Module(m)) => kept.push(m.clone()),
-            _ => unreachable!("history[k] is a module"),
-        }
-    }
-    kept
-}
-
 #[test]
 fn a_runs_history_shares_structure_between_steps() {
     // The bound is 3x one module, in bytes (`tests/history_memory.rs`). In unique
@@ -277,7 +264,7 @@ fn a_runs_history_shares_structure_between_steps() {
             &mut s,
             "with PassContext(opt_level=3) { out = pipeline(m) }",
         );
-        let kept = snapshots(&mut s);
+        let kept = common::history_snapshots(&mut s);
         assert!(kept.len() > 20, "{name}: {} snapshots", kept.len());
         let one = kept
             .iter()

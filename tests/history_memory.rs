@@ -8,7 +8,8 @@
 //! allocate concurrently.
 //! `examples/history_memory.rs` reports the same measure on a 100k-node model.
 
-use passlab::ir::Module;
+mod common;
+
 use passlab::session::{Session, Value};
 use stats_alloc::{StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
@@ -41,21 +42,6 @@ fn run(layers: usize, def: &str) -> Session {
     s
 }
 
-fn snapshots(s: &mut Session) -> Vec<Module> {
-    let mut kept = Vec::new();
-    while !s
-        .execute(&format!("h = history[{}]", kept.len()))
-        .is_error()
-    {
-        match s.var("h") {
-            Some(Value::Module(m)) => kept.push(m.clone()),
-            _ => unreachable!("history[k] is a module"),
-        }
-    }
-    ok(s, "h = None");
-    kept
-}
-
 #[test]
 fn a_history_costs_at_most_three_modules_in_heap_bytes() {
     const LAYERS: usize = 400;
@@ -65,7 +51,7 @@ fn a_history_costs_at_most_three_modules_in_heap_bytes() {
 
         let base = live();
         let mut s = run(LAYERS, def);
-        let kept = snapshots(&mut s);
+        let kept = common::history_snapshots(&mut s);
         let n = kept.len();
         // A step that returned its input is the same module as the one before it.
         let distinct: Vec<usize> = (0..n)
@@ -85,7 +71,7 @@ fn a_history_costs_at_most_three_modules_in_heap_bytes() {
         for &k in &distinct {
             let base = live();
             let mut s = run(LAYERS, def);
-            let one = snapshots(&mut s).swap_remove(k);
+            let one = common::history_snapshots(&mut s).swap_remove(k);
             drop(s);
             largest = largest.max(live() - base);
             drop(one);

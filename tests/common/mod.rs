@@ -54,3 +54,22 @@ pub fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static)
         .join()
         .expect("the small-stack thread panicked")
 }
+
+/// The modules the last run's history keeps, history[0] (its input) to history[n], read
+/// through the language (`h = history[k]` until it fails); `h` is unbound afterwards.
+pub fn history_snapshots(s: &mut passlab::session::Session) -> Vec<passlab::ir::Module> {
+    use passlab::session::Value;
+    let mut kept = Vec::new();
+    while !s
+        .execute(&format!("h = history[{}]", kept.len()))
+        .is_error()
+    {
+        match s.var("h") {
+            Some(Value::Module(m)) => kept.push(m.clone()),
+            _ => unreachable!("history[k] is a module"),
+        }
+    }
+    let out = s.execute("h = None");
+    assert!(!out.is_error(), "{}", out.plain());
+    kept
+}
