@@ -300,3 +300,35 @@ impl Mutator for Eliminator<'_, '_> {
         self.note(e, out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::dead_code_elimination;
+    use crate::text::parse_module;
+
+    #[test]
+    fn a_program_with_nothing_dead_comes_back_as_the_same_functions() {
+        let live = parse_module(
+            "def @main(%x: float32) { let %a = add(%x, 1f); let %b = multiply(%a, %a); %b }",
+            "live",
+        )
+        .unwrap();
+        let out = dead_code_elimination(&live, false, false);
+        let (before, after) = (live.get("main").unwrap(), out.get("main").unwrap());
+        assert!(
+            after.ptr_eq(before),
+            "nothing to drop: the function is returned as is"
+        );
+        // With inline_once, %a (used twice) stays and %b (used once) is inlined: a rewrite.
+        let inlined = dead_code_elimination(&live, true, false);
+        assert!(!inlined.get("main").unwrap().ptr_eq(before));
+        // A dead let is dropped.
+        let dead = parse_module(
+            "def @main(%x: float32) { let %a = add(%x, 1f); let %b = multiply(%x, %x); %b }",
+            "dead",
+        )
+        .unwrap();
+        let out = crate::text::print_module(&dead_code_elimination(&dead, false, false));
+        assert!(!out.contains("add("), "{out}");
+    }
+}
