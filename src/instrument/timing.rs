@@ -181,7 +181,9 @@ impl Instrument for PassTimingInstrument {
         while st.open.len() > cx.depth {
             st.abandon();
         }
-        st.open.resize(cx.depth, None);
+        if st.open.len() < cx.depth {
+            st.open.resize(cx.depth, None);
+        }
         let idx = st.nodes.len();
         let id = match u32::try_from(idx) {
             Ok(id) if id != NONE => id,

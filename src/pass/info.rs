@@ -103,6 +103,12 @@ impl PassInfo {
         self.0.kind == PassKind::Sequential
     }
 
+    /// How many handles share this info (tests check what the funnel keeps alive).
+    #[cfg(test)]
+    pub(crate) fn handle_count(&self) -> usize {
+        Arc::strong_count(&self.0)
+    }
+
     /// True when both handles are the same info value.
     pub fn same_as(&self, other: &PassInfo) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
