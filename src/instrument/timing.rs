@@ -37,19 +37,45 @@ impl TimingRecord {
 /// Times every pass run.
 ///
 /// Speed: per pass, two raw clock reads (the CPU's time-stamp counter, scaled only when the
-/// pass ends), two spin-lock acquisitions (a compare-exchange each; the release is a plain
-/// store, and the lock is never held across a pass body, so it is never contended by a
-/// running pipeline) and one 48-byte record pushed on a vector that keeps its capacity.
+/// records are read), two spin-lock acquisitions (a compare-exchange each; the release is a
+/// plain store, and the lock is never held across a pass body, so it is never contended by a
+/// running pipeline) and two 40-byte events appended to a vector that keeps its capacity.
+/// The tree of records is built from the events when they are read, not while passes run.
 pub struct PassTimingInstrument {
     clock: Arc<dyn Clock>,
     state: spin::Mutex<State>,
 }
 
+/// What the callbacks log, in call order.
+#[derive(Default)]
+struct State {
+    events: Vec<Event>,
+}
+
+enum Event {
+    /// `run_before_pass`, with the raw clock reading when the pass started.
+    Start {
+        name: Arc<str>,
+        raw: u64,
+        depth: usize,
+    },
+    /// `run_after_pass`; `name` is the address of the pass's name (it matches its `Start`'s
+    /// name, which keeps that address alive).
+    End { name: usize, raw: u64, depth: usize },
+    /// `exit_pass_ctx`: every record still open is dropped.
+    Exit,
+}
+
+fn name_address(name: &Arc<str>) -> usize {
+    Arc::as_ptr(name) as *const u8 as usize
+}
+
 /// No record: the `u32` links below use it instead of `Option<u32>` (8 bytes each).
 const NONE: u32 = u32::MAX;
 
+/// The records as a tree, built from the events.
 #[derive(Default)]
-struct State {
+struct Tree {
     nodes: Vec<Node>,
     roots: Vec<usize>,
     /// Indices of the records still running, outermost first.
@@ -98,16 +124,27 @@ impl PassTimingInstrument {
 
     /// The finished top-level records, in execution order.
     pub fn records(&self) -> Vec<TimingRecord> {
-        let st = self.state.lock();
-        st.roots.iter().map(|&i| st.record(i)).collect()
+        let mut tree = Tree::default();
+        {
+            let st = self.state.lock();
+            for e in &st.events {
+                match e {
+                    Event::Start { name, raw, depth } => tree.start(name, *raw, *depth),
+                    Event::End { name, raw, depth } => tree.end(*name, *raw, *depth, &*self.clock),
+                    Event::Exit => {
+                        while !tree.open.is_empty() {
+                            tree.abandon();
+                        }
+                    }
+                }
+            }
+        }
+        tree.roots.iter().map(|&i| tree.record(i)).collect()
     }
 
     /// Forgets every record (keeping the storage for the next run).
     pub fn clear(&self) {
-        let mut st = self.state.lock();
-        st.nodes.clear();
-        st.roots.clear();
-        st.open.clear();
+        self.state.lock().events.clear();
     }
 
     /// TVM's text rendering, byte for byte: one line per record, depth-first,
@@ -123,7 +160,7 @@ impl PassTimingInstrument {
     }
 }
 
-impl State {
+impl Tree {
     fn record(&self, i: usize) -> TimingRecord {
         let n = &self.nodes[i];
         let mut children = Vec::new();
@@ -164,10 +201,7 @@ impl Instrument for PassTimingInstrument {
     }
 
     fn exit_pass_ctx(&self, _cx: &InstrumentCx<'_>) -> Result<(), InstrumentError> {
-        let mut st = self.state.lock();
-        while !st.open.is_empty() {
-            st.abandon();
-        }
+        self.state.lock().events.push(Event::Exit);
         Ok(())
     }
 
@@ -178,45 +212,15 @@ impl Instrument for PassTimingInstrument {
         cx: &InstrumentCx<'_>,
     ) -> Result<(), InstrumentError> {
         let mut st = self.state.lock();
-        while st.open.len() > cx.depth {
-            st.abandon();
-        }
-        if st.open.len() < cx.depth {
-            st.open.resize(cx.depth, None);
-        }
-        let idx = st.nodes.len();
-        let id = match u32::try_from(idx) {
-            Ok(id) if id != NONE => id,
-            // Four billion records: stop recording rather than wrap.
-            _ => {
-                st.open.push(None);
-                return Ok(());
-            }
-        };
-        let parent = st.open.iter().rev().find_map(|o| *o);
-        match parent {
-            Some(p) => {
-                match st.nodes[p].last_child {
-                    NONE => st.nodes[p].first_child = id,
-                    last => st.nodes[last as usize].next_sibling = id,
-                }
-                st.nodes[p].last_child = id;
-            }
-            None => st.roots.push(idx),
-        }
-        st.open.push(Some(idx));
-        st.nodes.push(Node {
+        st.events.push(Event::Start {
             name: info.name_arc().clone(),
-            start: 0,
-            total: 0,
-            first_child: NONE,
-            last_child: NONE,
-            next_sibling: NONE,
-            abandoned: false,
-            is_root: parent.is_none(),
+            raw: 0,
+            depth: cx.depth,
         });
         // Read last, so the bookkeeping above is not part of the pass's time.
-        st.nodes[idx].start = self.clock.raw();
+        if let Some(Event::Start { raw, .. }) = st.events.last_mut() {
+            *raw = self.clock.raw();
+        }
         Ok(())
     }
 
@@ -226,28 +230,77 @@ impl Instrument for PassTimingInstrument {
         info: &PassInfo,
         cx: &InstrumentCx<'_>,
     ) -> Result<(), InstrumentError> {
-        let now = self.clock.raw();
-        let mut st = self.state.lock();
-        while st.open.len() > cx.depth + 1 {
-            st.abandon();
+        let raw = self.clock.raw();
+        self.state.lock().events.push(Event::End {
+            name: name_address(info.name_arc()),
+            raw,
+            depth: cx.depth,
+        });
+        Ok(())
+    }
+}
+
+impl Tree {
+    /// A pass started at `depth`: records deeper than it were left open by failed passes.
+    fn start(&mut self, name: &Arc<str>, raw: u64, depth: usize) {
+        while self.open.len() > depth {
+            self.abandon();
+        }
+        if self.open.len() < depth {
+            self.open.resize(depth, None);
+        }
+        let idx = self.nodes.len();
+        let id = match u32::try_from(idx) {
+            Ok(id) if id != NONE => id,
+            // Four billion records: stop recording rather than wrap.
+            _ => {
+                self.open.push(None);
+                return;
+            }
+        };
+        let parent = self.open.iter().rev().find_map(|o| *o);
+        match parent {
+            Some(p) => {
+                match self.nodes[p].last_child {
+                    NONE => self.nodes[p].first_child = id,
+                    last => self.nodes[last as usize].next_sibling = id,
+                }
+                self.nodes[p].last_child = id;
+            }
+            None => self.roots.push(idx),
+        }
+        self.open.push(Some(idx));
+        self.nodes.push(Node {
+            name: name.clone(),
+            start: raw,
+            total: 0,
+            first_child: NONE,
+            last_child: NONE,
+            next_sibling: NONE,
+            abandoned: false,
+            is_root: parent.is_none(),
+        });
+    }
+
+    /// The pass at `depth` whose name lives at `name` ended at `raw`.
+    fn end(&mut self, name: usize, raw: u64, depth: usize, clock: &dyn Clock) {
+        while self.open.len() > depth + 1 {
+            self.abandon();
         }
         // A pass that started before this instrument was installed has no open record.
-        if st.open.len() == cx.depth + 1 {
-            match *st.open.last().expect("checked length") {
+        if self.open.len() == depth + 1 {
+            match *self.open.last().expect("checked length") {
                 None => {
-                    st.open.pop();
+                    self.open.pop();
                 }
-                Some(i) => {
-                    let name = &st.nodes[i].name;
-                    if Arc::ptr_eq(name, info.name_arc()) || name == info.name_arc() {
-                        st.open.pop();
-                        let start = st.nodes[i].start;
-                        st.nodes[i].total = self.clock.raw_delta_nanos(start, now);
-                    }
+                Some(i) if name_address(&self.nodes[i].name) == name => {
+                    self.open.pop();
+                    let start = self.nodes[i].start;
+                    self.nodes[i].total = clock.raw_delta_nanos(start, raw);
                 }
+                Some(_) => {}
             }
         }
-        Ok(())
     }
 }
 
