@@ -83,6 +83,12 @@ pub trait Instrument: AsAny + Send + Sync {
         Ok(true)
     }
 
+    /// False when [`Instrument::should_run`] always answers true (the default), so the funnel
+    /// need not call it. An instrument that overrides `should_run` leaves this alone.
+    fn has_should_run(&self) -> bool {
+        true
+    }
+
     /// Called with the input module before a pass that runs.
     fn run_before_pass(
         &self,

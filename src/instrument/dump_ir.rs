@@ -128,6 +128,10 @@ impl Instrument for DumpIR {
         "DumpIR"
     }
 
+    fn has_should_run(&self) -> bool {
+        false
+    }
+
     fn enter_pass_ctx(&self, cx: &InstrumentCx<'_>) -> Result<(), InstrumentError> {
         self.refresh_once(&mut lock(&self.state), cx.sink);
         Ok(())

@@ -23,6 +23,10 @@ impl Instrument for PrintBeforeAll {
         "PrintBeforeAll"
     }
 
+    fn has_should_run(&self) -> bool {
+        false
+    }
+
     fn run_before_pass(
         &self,
         m: &Module,
@@ -38,6 +42,10 @@ impl Instrument for PrintBeforeAll {
 impl Instrument for PrintAfterAll {
     fn name(&self) -> &str {
         "PrintAfterAll"
+    }
+
+    fn has_should_run(&self) -> bool {
+        false
     }
 
     fn run_after_pass(
@@ -72,6 +80,10 @@ impl PassPrintingInstrument {
 impl Instrument for PassPrintingInstrument {
     fn name(&self) -> &str {
         "PassPrintingInstrument"
+    }
+
+    fn has_should_run(&self) -> bool {
+        false
     }
 
     fn run_before_pass(

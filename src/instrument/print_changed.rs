@@ -61,6 +61,10 @@ impl Instrument for PrintChanged {
         "PrintChanged"
     }
 
+    fn has_should_run(&self) -> bool {
+        false
+    }
+
     fn enter_pass_ctx(&self, _cx: &InstrumentCx<'_>) -> Result<(), InstrumentError> {
         lock(&self.inputs).clear();
         Ok(())

@@ -63,6 +63,10 @@ impl Instrument for Stats {
         "Stats"
     }
 
+    fn has_should_run(&self) -> bool {
+        false
+    }
+
     fn enter_pass_ctx(&self, _cx: &InstrumentCx<'_>) -> Result<(), InstrumentError> {
         *lock(&self.state) = StatsState::default();
         Ok(())

@@ -205,6 +205,10 @@ impl Instrument for PassTimingInstrument {
         Ok(())
     }
 
+    fn has_should_run(&self) -> bool {
+        false
+    }
+
     fn run_before_pass(
         &self,
         _m: &Module,

@@ -30,6 +30,10 @@ impl Instrument for Verify {
         "Verify"
     }
 
+    fn has_should_run(&self) -> bool {
+        false
+    }
+
     fn run_after_pass(
         &self,
         m: &Module,

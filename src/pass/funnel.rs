@@ -40,15 +40,19 @@ pub struct PassCx {
     diagnostics: Vec<PassDiagnostic>,
     /// The context's instrument list as last read, with its version (re-read on change).
     instruments: (u64, Arc<[InstrumentRef]>),
+    /// Some instrument of that list has a `should_run` of its own.
+    asks_should_run: bool,
 }
 
 impl PassCx {
     /// A run under `ctx`, finding required passes in `registry` and writing to `sink`.
     pub fn new(ctx: PassContext, registry: Arc<Registry>, sink: Arc<dyn OutputSink>) -> PassCx {
         let instruments = ctx.instruments_versioned();
+        let asks_should_run = asks_should_run(&instruments.1);
         PassCx {
             ctx,
             instruments,
+            asks_should_run,
             registry,
             sink,
             interrupt: None,
@@ -167,7 +171,7 @@ impl PassCx {
             sink: &*self.sink,
             depth: self.frames.len(),
         };
-        if !self.ctx.is_required(info.name()) {
+        if self.asks_should_run && !self.ctx.is_required(info.name()) {
             let mut run = true;
             for inst in list.iter() {
                 run &= instrument::call(&**inst, InstrumentPoint::ShouldRun, Some(info), || {
@@ -191,6 +195,7 @@ impl PassCx {
     fn refresh_instruments(&mut self) {
         if self.ctx.instruments_version() != self.instruments.0 {
             self.instruments = self.ctx.instruments_versioned();
+            self.asks_should_run = asks_should_run(&self.instruments.1);
         }
     }
 
@@ -273,6 +278,10 @@ impl PassCx {
             .into()),
         }
     }
+}
+
+fn asks_should_run(list: &[InstrumentRef]) -> bool {
+    list.iter().any(|i| i.has_should_run())
 }
 
 /// The running passes' infos, held without touching their reference counts: a pass's info is
@@ -367,6 +376,39 @@ mod tests {
             *seen.lock().unwrap(),
             vec![vec!["sequential", "inner", "P"], vec!["sequential", "P"]]
         );
+    }
+
+    /// `should_run` is asked only when some instrument has one; a list mixing both kinds
+    /// still skips, also after the list changes mid-run.
+    #[test]
+    fn should_run_is_asked_when_some_instrument_has_one() {
+        use crate::instrument::{PassTimingInstrument, Skip};
+        let ran = Arc::new(Mutex::new(Vec::new()));
+        let marker = |name: &'static str| {
+            let ran = ran.clone();
+            module_pass(PassInfo::new(name, 0), move |m, _| {
+                ran.lock().unwrap().push(name);
+                Ok(m.clone())
+            })
+        };
+        let timing: InstrumentRef = Arc::new(PassTimingInstrument::new());
+        let ctx = PassContext::builder()
+            .instruments(vec![timing.clone()])
+            .build()
+            .unwrap();
+        let skip_b: InstrumentRef = Arc::new(Skip::new(&["B"]));
+        let swap_in = {
+            let ctx = ctx.clone();
+            let list = vec![timing, skip_b];
+            module_pass(PassInfo::new("Install", 0), move |m, _| {
+                ctx.override_instruments(list.clone(), &NullSink).unwrap();
+                Ok(m.clone())
+            })
+        };
+        let pipeline = sequential(vec![marker("A"), marker("B"), swap_in, marker("B")]);
+        let mut cx = PassCx::new(ctx, Arc::new(Registry::builtin()), Arc::new(NullSink));
+        cx.run(&pipeline, &crate::ir::Module::new()).unwrap();
+        assert_eq!(*ran.lock().unwrap(), vec!["A", "B"]);
     }
 
     /// A body that swaps its `PassCx` away and keeps it: the kept stack still names the
