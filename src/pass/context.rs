@@ -226,6 +226,12 @@ impl PassContext {
         }
     }
 
+    /// True when the gate is `opt_level >=` alone for every pass (no `required_pass`, no
+    /// `disabled_pass`): Sequential then gates its children without reading their names.
+    pub fn gates_by_opt_level_only(&self) -> bool {
+        self.0.required_pass.is_empty() && self.0.disabled_pass.is_empty()
+    }
+
     /// TVM's `PassEnabled`.
     pub fn pass_enabled(&self, info: &PassInfo) -> bool {
         self.gate(info).enabled()
