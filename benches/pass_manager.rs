@@ -1,7 +1,8 @@
 //! Pass-manager overhead: a Sequential of 10,000 no-op passes, with no instrument and with
 //! `PassTimingInstrument`. Two kinds of no-op: a module pass returning its input, and an empty
-//! Sequential (what TVM's peer benchmark uses). TVM 0.27 needs about 800 ns per pass without
-//! instruments and about 1,800 ns with timing; passlab's budget is 40 ns and 180 ns.
+//! Sequential (what TVM's peer benchmark uses). TVM 0.27 needs 490–690 ns per pass without
+//! instruments and 700–1,800 ns with timing on this VM; passlab's budget (20x and 10x lower
+//! than TVM at its quietest) is 24 ns and 70 ns.
 //!
 //! Criterion reports the time of one run of the whole Sequential (10,000 passes, plus the
 //! Sequential itself); the summary printed at the end gives ns per pass (best and median of
