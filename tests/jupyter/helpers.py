@@ -66,8 +66,34 @@ def execute_notebook(name: str, kernel_name: str, timeout: float, **kw) -> dict:
     """Runs notebooks/NAME with nbclient in the kernel it names (which must be `kernel_name`),
     from the notebooks' folder, as a user would; returns its code cells by id. Raises
     CellExecutionError on an unexpected error."""
+    return execute_notebook_nb(name, kernel_name, timeout, **kw)[1]
+
+
+def updating_notebooks() -> bool:
+    """`run.sh --update` (PASSLAB_UPDATE_NOTEBOOKS=1): tests that execute a notebook write its
+    fresh outputs back once every check on it passed."""
+    return os.environ.get("PASSLAB_UPDATE_NOTEBOOKS") == "1"
+
+
+def write_notebook(name: str, nb) -> None:
+    """Writes notebooks/NAME atomically (a temporary file in the same folder, then a rename)."""
+    path = NOTEBOOKS / name
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        nbformat.write(nb, str(tmp))
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def execute_notebook_nb(name: str, kernel_name: str, timeout: float, **kw):
+    """Like `execute_notebook`, also returning the executed notebook (to write it back). When
+    updating, no per-cell timing metadata is recorded (it would change on every run)."""
     from nbclient import NotebookClient
 
+    if updating_notebooks():
+        kw.setdefault("record_timing", False)
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
     assert nb.metadata.kernelspec.name == kernel_name
     client = NotebookClient(
@@ -78,7 +104,7 @@ def execute_notebook(name: str, kernel_name: str, timeout: float, **kw) -> dict:
         **kw,
     )
     client.execute()
-    return {c.get("id"): c for c in nb.cells if c.cell_type == "code"}
+    return nb, {c.get("id"): c for c in nb.cells if c.cell_type == "code"}
 
 
 def kernel_of(notebook: Path) -> str:

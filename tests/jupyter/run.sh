@@ -4,6 +4,8 @@
 #   tests/jupyter/run.sh [pytest args]
 #   tests/jupyter/run.sh --bench      # the latency benchmark instead (ours vs ipykernel)
 #   tests/jupyter/run.sh --evcxr      # the Rust notebooks in evcxr's kernel (evcxr_notebooks.py)
+#   tests/jupyter/run.sh --update     # run the notebook tests and write each passing notebook's
+#                                     # fresh outputs back into notebooks/ (passlab kernel only)
 # PASSLAB_KERNEL_BIN: use this kernel binary instead of building one (the cargo integration
 # test passes the one cargo built). PASSLAB_JUPYTER_VENV: where the venv lives.
 # PASSLAB_EVCXR_JUPYTER: the evcxr_jupyter binary (default: the one on PATH or in ~/.cargo/bin).
@@ -15,6 +17,11 @@ cd "$ROOT"
 REQ=tests/jupyter/requirements.txt
 VENV=${PASSLAB_JUPYTER_VENV:-$ROOT/target/jupyter-venv}
 MODE=${1:-}
+if [ "$MODE" = "--update" ]; then
+  shift
+  export PASSLAB_UPDATE_NOTEBOOKS=1
+  set -- test_notebooks.py "$@"
+fi
 
 EVCXR=
 if [ "$MODE" = "--evcxr" ]; then

@@ -1,7 +1,8 @@
 """Every tutorial notebook executed with nbclient against the installed kernelspec, from the
 notebooks' folder (so relative corpus paths resolve as for a user). No cell may fail unless it
 is tagged `raises-exception` (it demonstrates an error) — and those must fail. Key outputs
-are checked cell by cell."""
+are checked cell by cell. `run.sh --update` writes the fresh outputs back into notebooks/
+once a notebook passes (so the stored outputs show what the current kernel renders)."""
 from __future__ import annotations
 
 import pytest
@@ -10,10 +11,12 @@ from helpers import (
     EVCXR_KERNEL_NAME,
     KERNEL_NAME,
     NOTEBOOKS,
-    execute_notebook,
+    execute_notebook_nb,
     html_of,
     kernel_of,
     text_of,
+    updating_notebooks,
+    write_notebook,
 )
 
 # notebook -> {cell id: [fragments its text output must contain]}
@@ -126,7 +129,7 @@ def test_every_notebook_is_covered():
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_notebook_runs(name):
-    cells = execute_notebook(name, KERNEL_NAME, timeout=120)
+    nb, cells = execute_notebook_nb(name, KERNEL_NAME, timeout=120)
     for cell in cells.values():
         errors = [o for o in cell.outputs if o.output_type == "error"]
         expects_error = "raises-exception" in cell.metadata.get("tags", [])
@@ -142,3 +145,5 @@ def test_notebook_runs(name):
             assert f not in text, f"{name} [{cid}]: {f!r} in\n{text[:2000]}"
     for cid, fragment in HTML.get(name, {}).items():
         assert fragment in html_of(cells[cid]), f"{name} [{cid}]: no {fragment!r} in its HTML"
+    if updating_notebooks():
+        write_notebook(name, nb)
