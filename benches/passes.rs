@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: passlab::alloc::MiMalloc = passlab::alloc::MiMalloc;
 
 /// (label, ops, untyped module).
 fn models() -> Vec<(String, usize, Module)> {

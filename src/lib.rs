@@ -8,6 +8,7 @@
 //! [`lang`] and [`session`] (the command language and its engine), [`repl`], and
 //! [`notebook`] (rich displays in the evcxr Rust notebook kernel).
 
+pub mod alloc;
 pub mod bench;
 pub mod diagnostic;
 pub mod instrument;

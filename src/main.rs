@@ -226,6 +226,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
 }
 
 // mimalloc: IR nodes are many small, short-lived allocations; glibc's malloc spent up to a
-// fifth of a pass's time consolidating free lists on 100k-node models.
+// fifth of a pass's time consolidating free lists on 100k-node models. (Through our own
+// GlobalAlloc: see src/alloc.rs for why not the `mimalloc` crate's.)
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: passlab::alloc::MiMalloc = passlab::alloc::MiMalloc;
