@@ -232,6 +232,10 @@ pub struct ExprNode {
 // 64 bytes (80 with the reference counts: mimalloc's 80-byte size class).
 const _: () = assert!(std::mem::size_of::<ExprNode>() == 64);
 
+/// How far past a node [`Expr::prefetch_next`] fetches: about ten nodes of a traversal's
+/// output, enough to cover a DRAM access at the walk's pace (768 to 3072 measured alike).
+const PREFETCH_AHEAD: usize = 1024;
+
 /// An immutable, shared expression node.
 #[derive(Clone)]
 pub struct Expr(Arc<ExprNode>);
@@ -398,6 +402,29 @@ impl Expr {
     /// borrowed graph, so a node with two parents there always reads as shared.)
     pub fn is_shared(&self) -> bool {
         Arc::strong_count(&self.0) > 1
+    }
+
+    /// Hints the CPU to start fetching the nodes allocated after this one (two cache lines
+    /// [`PREFETCH_AHEAD`] bytes on), for traversals of large programs.
+    ///
+    /// Speculative but usually right: a traversal allocates the nodes it builds in post-order,
+    /// so the next traversal of its output meets them in address order (measured: over 90% of
+    /// consecutive nodes of a typed model sit 96 bytes apart). Reaching a node is a dependent
+    /// load the hardware cannot predict from the pointer chain; fetching ahead in address order
+    /// overlaps those loads. A wrong guess costs one cache line of bandwidth.
+    #[inline(always)]
+    pub fn prefetch_next(&self) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let p = (Arc::as_ptr(&self.0) as *const i8).wrapping_add(PREFETCH_AHEAD);
+            // SAFETY: a prefetch only hints the cache; it never faults and never reads into
+            // the program, so any address (mapped or not, past the allocation or not) is fine.
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(p);
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
+            }
+        }
     }
 
     /// Number of references to this node (for "used once" decisions).

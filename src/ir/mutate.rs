@@ -43,6 +43,7 @@ pub fn walk<V: Visitor + ?Sized>(v: &mut V, root: &Expr) {
             continue;
         }
         stack.push((e, true));
+        e.prefetch_next();
         if v.pre(e) {
             push_children(e, &mut stack, |k| !k.is_shared() || !seen.contains(&k.id()));
         }
@@ -145,6 +146,7 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
     while let Some(task) = tasks.pop() {
         match task {
             Task::Visit(e) => {
+                e.prefetch_next();
                 let shared = e.is_shared();
                 if shared {
                     if let Some(r) = state.memo.get(&e.id()) {

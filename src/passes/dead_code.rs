@@ -109,6 +109,7 @@ impl<'a> Usage<'a> {
                     }
                 }
                 Step::Visit(e, n) => {
+                    e.prefetch_next();
                     let n = if e.is_shared() {
                         let c = visits.entry(e.id()).or_default();
                         *c = c.saturating_add(1);

@@ -79,6 +79,7 @@ fn recursive_lets(root: &Expr) -> FxHashSet<u64> {
             }
             Step::Visit(e) => e,
         };
+        e.prefetch_next();
         if !seen.insert(e.id()) {
             continue;
         }

@@ -68,6 +68,7 @@ impl Graph {
             if !seen.insert(e.id()) {
                 continue;
             }
+            e.prefetch_next();
             stack.push((e.clone(), true));
             let sealed = !e.ptr_eq(root) && e.as_function().is_some_and(is_sealed);
             if !sealed {

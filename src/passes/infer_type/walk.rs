@@ -39,6 +39,7 @@ pub(super) fn walk<'a, W: Walker<'a>>(w: &mut W, root: &'a Expr) -> Result<W::Ou
     while let Some(step) = stack.pop() {
         match step {
             Step::Enter(e) => {
+                e.prefetch_next();
                 let shared = e.strong_count() > 1;
                 if shared {
                     if let Some(v) = w.memo_get(e.id()) {
