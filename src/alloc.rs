@@ -141,7 +141,7 @@ mod tests {
     }
 
     /// The reason for this module: 80-byte nodes with alignment 8 come from the 80-byte class
-    /// (consecutive blocks 80 bytes apart), not 96-byte blocks as through the aligned path.
+    /// (blocks of one page 80 bytes apart), not 96-byte blocks as through the aligned path.
     #[test]
     fn an_80_byte_block_is_not_over_allocated() {
         let a = MiMalloc;
@@ -151,10 +151,10 @@ mod tests {
             let ps: Vec<*mut u8> = (0..256).map(|_| a.alloc(layout)).collect();
             let mut addrs: Vec<usize> = ps.iter().map(|p| *p as usize).collect();
             addrs.sort_unstable();
-            let gaps = addrs.windows(2).map(|w| w[1] - w[0]);
-            let at_80 = gaps.clone().filter(|g| *g == 80).count();
-            assert!(gaps.clone().all(|g| g >= 80));
-            assert!(at_80 > 200, "{at_80} of 255 blocks 80 bytes apart");
+            // The closest two blocks are one block apart, whatever order a reused page's free
+            // list hands them out in.
+            let closest = addrs.windows(2).map(|w| w[1] - w[0]).min();
+            assert_eq!(closest, Some(80));
             for p in ps {
                 a.dealloc(p, layout);
             }
