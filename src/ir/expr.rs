@@ -232,7 +232,7 @@ pub struct ExprNode {
 // 64 bytes (80 with the reference counts: mimalloc's 80-byte size class).
 const _: () = assert!(std::mem::size_of::<ExprNode>() == 64);
 
-/// How far past a node [`Expr::prefetch_next`] fetches: about ten nodes of a traversal's
+/// How far past a node [`Expr::prefetch_next`] fetches: about a dozen nodes of a traversal's
 /// output, enough to cover a DRAM access at the walk's pace (768 to 3072 measured alike).
 const PREFETCH_AHEAD: usize = 1024;
 
@@ -409,9 +409,9 @@ impl Expr {
     ///
     /// Speculative but usually right: a traversal allocates the nodes it builds in post-order,
     /// so the next traversal of its output meets them in address order (measured: over 90% of
-    /// consecutive nodes of a typed model sit 96 bytes apart). Reaching a node is a dependent
-    /// load the hardware cannot predict from the pointer chain; fetching ahead in address order
-    /// overlaps those loads. A wrong guess costs one cache line of bandwidth.
+    /// consecutive nodes of a typed model sit one 80-byte block apart). Reaching a node is a
+    /// dependent load the hardware cannot predict from the pointer chain; fetching ahead in
+    /// address order overlaps those loads. A wrong guess costs one cache line of bandwidth.
     #[inline(always)]
     pub fn prefetch_next(&self) {
         #[cfg(target_arch = "x86_64")]
