@@ -13,7 +13,6 @@ use super::attrs::Attrs;
 use super::expr::{Call, Expr, ExprKind, Function, If, Let, Var};
 use super::tensor::Constant;
 use super::types::Type;
-use rustc_hash::FxHashMap;
 
 /// Read-only traversal. `pre` decides whether to descend into a node's children; `visit` is
 /// called once per unique node, after its children.
@@ -32,7 +31,7 @@ pub trait Visitor {
 /// seen-set: a node with a single reference has a single parent and is reached once (see
 /// [`Expr::is_shared`]), and most nodes of a program are such nodes.
 pub fn walk<V: Visitor + ?Sized>(v: &mut V, root: &Expr) {
-    let mut seen = rustc_hash::FxHashSet::default();
+    let mut seen = super::NodeSet::default();
     let mut stack: Vec<(&Expr, bool)> = vec![(root, false)];
     while let Some((e, expanded)) = stack.pop() {
         if expanded {
@@ -107,7 +106,7 @@ pub trait Mutator {
 /// The memo of a mutation, reusable across several roots (e.g. all functions of a module).
 #[derive(Default)]
 pub struct MutateState {
-    memo: FxHashMap<usize, Expr>,
+    memo: super::NodeMap<Expr>,
     /// Keeps the roots alive, and with them every original node, and every node the mutation
     /// built (memo keys and passes' side tables are node addresses, which must not be reused
     /// while the mutation runs).

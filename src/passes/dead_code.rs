@@ -90,7 +90,7 @@ impl<'a> Usage<'a> {
         let mut u = Usage {
             vars: VarMap::new(),
         };
-        let mut visits: FxHashMap<usize, u8> = FxHashMap::default();
+        let mut visits: crate::ir::NodeMap<u8> = crate::ir::NodeMap::default();
         let mut level = 0u32;
         let mut stack = vec![Step::Visit(root, 1)];
         while let Some(step) = stack.pop() {

@@ -32,7 +32,6 @@ use crate::ir::mutate::{
 };
 use crate::ir::visit::post_order;
 use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Var};
-use rustc_hash::FxHashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Converts every global function of `m` (except those with a `Compiler` attribute) to ANF.
@@ -128,13 +127,13 @@ impl Scopes {
 struct Fill {
     scopes: Scopes,
     global: u32,
-    scope_of: FxHashMap<usize, u32>,
+    scope_of: crate::ir::NodeMap<u32>,
     /// Sub-scopes of lets and functions (one) and ifs (two).
-    subs: FxHashMap<usize, [u32; 2]>,
+    subs: crate::ir::NodeMap<[u32; 2]>,
     /// Let value -> the let's variable, which must bind its result.
-    binder: FxHashMap<usize, Var>,
+    binder: crate::ir::NodeMap<Var>,
     /// Per let: its variable, its value's scope and the length of that list before the value.
-    pending: FxHashMap<usize, (Var, u32, usize)>,
+    pending: crate::ir::NodeMap<(Var, u32, usize)>,
     bound: rustc_hash::FxHashSet<u64>,
 }
 
@@ -156,8 +155,8 @@ impl Fill {
         let global = scopes.child(None);
         let mut order = Vec::new();
         post_order(root, |e| order.push(e.clone()));
-        let mut scope_of: FxHashMap<usize, u32> = FxHashMap::default();
-        let mut subs = FxHashMap::default();
+        let mut scope_of: crate::ir::NodeMap<u32> = crate::ir::NodeMap::default();
+        let mut subs = crate::ir::NodeMap::default();
         scope_of.insert(root.id(), global);
         for n in order.iter().rev() {
             let Some(&s) = scope_of.get(&n.id()) else {
@@ -196,8 +195,8 @@ impl Fill {
             global,
             scope_of,
             subs,
-            binder: FxHashMap::default(),
-            pending: FxHashMap::default(),
+            binder: Default::default(),
+            pending: Default::default(),
             bound: Default::default(),
         }
     }

@@ -18,7 +18,7 @@
 //! (FuseOps leaves those functions alone, so their insides never matter).
 
 use crate::ir::{DType, Expr, ExprKind, Function, OpPattern, Type};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 /// A use of a node by another node.
 #[derive(Clone, Copy, Debug)]
@@ -38,7 +38,7 @@ pub struct Node {
 /// The dataflow graph of one function, in post-DFS order.
 pub struct Graph {
     pub nodes: Vec<Node>,
-    index: FxHashMap<usize, u32>,
+    index: crate::ir::NodeMap<u32>,
 }
 
 /// True for functions FuseOps never looks into.

@@ -25,7 +25,7 @@ pub(super) struct Gen<'a> {
     /// The variable of every node in walk order (read back by resolution).
     pub tape: Vec<TV>,
     /// Variables of shared nodes, by node identity.
-    memo: FxHashMap<usize, TV>,
+    memo: crate::ir::NodeMap<TV>,
     /// Variables of opaque constants (for explaining what stayed unknown).
     pub opaque: FxHashMap<usize, TV>,
     /// Scalar tensor types, allocated once per dtype.
@@ -77,7 +77,7 @@ impl<'a> Gen<'a> {
         Gen {
             s: Solver::with_capacity(capacity),
             tape: Vec::with_capacity(capacity),
-            memo: FxHashMap::default(),
+            memo: Default::default(),
             opaque: FxHashMap::default(),
             scalars: FxHashMap::default(),
             vars: VarMap::new(),

@@ -14,7 +14,6 @@ use super::generate::{describe, Gen};
 use super::solver::{Origin, SolveError, TV};
 use super::walk::{walk, Walker};
 use crate::ir::{visit, Expr, ExprKind, Function, Type, Var};
-use rustc_hash::FxHashMap;
 
 pub(super) enum ResolveError<'a> {
     /// This node's type (its solver variable given) is still (partly) unknown.
@@ -32,7 +31,7 @@ pub(super) struct Resolver<'g, 'a> {
     pub gen: &'g mut Gen<'a>,
     /// Position in the generation tape.
     pos: usize,
-    memo: FxHashMap<usize, Expr>,
+    memo: crate::ir::NodeMap<Expr>,
     /// Keep going past unknown types (leaving them unknown) instead of failing.
     pub lenient: bool,
     /// In lenient mode, the first node whose type stayed unknown.
@@ -44,7 +43,7 @@ impl<'g, 'a> Resolver<'g, 'a> {
         Resolver {
             gen,
             pos: 0,
-            memo: FxHashMap::default(),
+            memo: Default::default(),
             lenient: false,
             first_unresolved: None,
         }
