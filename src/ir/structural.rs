@@ -152,7 +152,7 @@ pub fn module_hash(m: &Module, map_free_vars: bool) -> u64 {
 struct Hash_ {
     map_free: bool,
     var_index: FxHashMap<u64, u64>,
-    memo: FxHashMap<usize, u64>,
+    memo: super::NodeMap<u64>,
 }
 
 impl Hash_ {
@@ -160,7 +160,7 @@ impl Hash_ {
         Hash_ {
             map_free,
             var_index: FxHashMap::default(),
-            memo: FxHashMap::default(),
+            memo: Default::default(),
         }
     }
 

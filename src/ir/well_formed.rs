@@ -45,7 +45,7 @@ pub fn check_expr(e: &Expr) -> Result<(), WellFormedError> {
 struct Checker {
     bound_ever: FxHashSet<u64>,
     in_scope: FxHashMap<u64, usize>,
-    seen: FxHashSet<usize>,
+    seen: super::NodeSet,
 }
 
 enum Step {

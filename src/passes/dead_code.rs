@@ -28,7 +28,6 @@ use crate::ir::mutate::{
 };
 use crate::ir::visit::post_order;
 use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Type, Var, VarMap};
-use rustc_hash::{FxHashMap, FxHashSet};
 
 mod purity;
 
@@ -182,8 +181,8 @@ struct Eliminator<'u, 'a> {
     purity: &'u VarMap<bool>,
     default: bool,
     /// Original values of inlined variables -> their rewritten form.
-    wanted: FxHashSet<usize>,
-    rewritten: FxHashMap<usize, Expr>,
+    wanted: crate::ir::NodeSet,
+    rewritten: crate::ir::NodeMap<Expr>,
     inlined: VarMap<()>,
 }
 
@@ -231,12 +230,12 @@ fn eliminate(
         usage,
         purity,
         default,
-        wanted: FxHashSet::default(),
-        rewritten: FxHashMap::default(),
+        wanted: Default::default(),
+        rewritten: Default::default(),
         inlined: VarMap::new(),
     };
     if inline_once {
-        let mut wanted = FxHashSet::default();
+        let mut wanted = crate::ir::NodeSet::default();
         post_order(f, |e| {
             if let ExprKind::Let(l) = e.kind() {
                 if m.action(&l.var) == Action::Inline {

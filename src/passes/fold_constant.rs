@@ -40,7 +40,6 @@ use crate::ir::{
     Type, Var, VarMap,
 };
 use eval::{Arg, Folded, Value};
-use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 /// Folds constants in every optimizable function of `m`.
@@ -85,7 +84,7 @@ struct Folder {
     /// Let variables with a shared value -> that value node.
     shared_lets: VarMap<usize>,
     /// Shared nodes rewritten to a constant -> the constant.
-    shared_consts: FxHashMap<usize, Expr>,
+    shared_consts: crate::ir::NodeMap<Expr>,
 }
 
 impl Folder {

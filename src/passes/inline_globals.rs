@@ -165,7 +165,7 @@ fn inline_into(f: &Expr, inlinable: &FxHashMap<String, Expr>) -> Expr {
 /// Which global nodes appear somewhere other than as a callee.
 #[derive(Default)]
 struct BareRefs {
-    bare: FxHashSet<usize>,
+    bare: crate::ir::NodeSet,
 }
 
 impl Visitor for BareRefs {
@@ -192,7 +192,7 @@ impl BareRefs {
 
 struct Inliner<'a> {
     inlinable: &'a FxHashMap<String, Expr>,
-    bare: FxHashSet<usize>,
+    bare: crate::ir::NodeSet,
 }
 
 impl Mutator for Inliner<'_> {

@@ -55,7 +55,7 @@ pub fn lambda_lift(m: &Module) -> Result<Module, PassError> {
             nesting: 0,
             frames: Vec::new(),
             letrec: Vec::new(),
-            let_lambda: FxHashMap::default(),
+            let_lambda: Default::default(),
             lambda_map: FxHashMap::default(),
         };
         let new = mutate(&mut lifter, &typed);
@@ -115,7 +115,7 @@ struct Lifter<'a> {
     nesting: usize,
     frames: Vec<Frame>,
     letrec: Vec<Var>,
-    let_lambda: FxHashMap<usize, Var>,
+    let_lambda: crate::ir::NodeMap<Var>,
     lambda_map: FxHashMap<u64, Expr>,
 }
 

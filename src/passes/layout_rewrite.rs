@@ -49,9 +49,9 @@ pub trait LayoutHook {
 pub struct Rewriter<'h> {
     hook: &'h dyn LayoutHook,
     /// (old, new) layouts of rewritten call results, by node identity.
-    alt: FxHashMap<usize, (L, L)>,
+    alt: crate::ir::NodeMap<(L, L)>,
     /// Realized tuples whose fields had other layouts: the fields before realization.
-    tuples: FxHashMap<usize, Vec<(Expr, L, L)>>,
+    tuples: crate::ir::NodeMap<Vec<(Expr, L, L)>>,
     memo: FxHashMap<(usize, String, String), Expr>,
 }
 
@@ -59,8 +59,8 @@ impl<'h> Rewriter<'h> {
     pub fn new(hook: &'h dyn LayoutHook) -> Rewriter<'h> {
         Rewriter {
             hook,
-            alt: FxHashMap::default(),
-            tuples: FxHashMap::default(),
+            alt: Default::default(),
+            tuples: Default::default(),
             memo: FxHashMap::default(),
         }
     }

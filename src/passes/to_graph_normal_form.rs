@@ -54,9 +54,9 @@ pub fn to_graph_expr(e: &Expr) -> Expr {
 struct Gnf {
     /// Let-bound variable -> the identity of its original value.
     values: FxHashMap<u64, usize>,
-    wanted: FxHashSet<usize>,
+    wanted: crate::ir::NodeSet,
     /// Original let value -> its rewritten form.
-    rewritten: FxHashMap<usize, Expr>,
+    rewritten: crate::ir::NodeMap<Expr>,
     /// Variables used inside their own value.
     recursive: FxHashSet<u64>,
 }

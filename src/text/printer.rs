@@ -19,7 +19,6 @@ use crate::ir::op::is_default;
 use crate::ir::VarMap;
 use crate::ir::*;
 use hashbrown::HashTable;
-use rustc_hash::FxHashMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -232,10 +231,10 @@ impl VarNames {
 
 struct Printer {
     opts: PrintOptions,
-    memo: FxHashMap<usize, Printed>,
+    memo: crate::ir::NodeMap<Printed>,
     /// Parent edges of the nodes that had more than one reference when counted (a node with
     /// one reference has at most one parent).
-    parents: FxHashMap<usize, u32>,
+    parents: crate::ir::NodeMap<u32>,
     names: VarNames,
     temp: usize,
     /// Lines of the scope being printed, each indented to `depth` and ended by `\n`.
@@ -243,7 +242,7 @@ struct Printer {
     /// Nesting depth of the scope being printed (two spaces of indentation each).
     depth: usize,
     /// Tensor constants written to the metadata section, by node.
-    meta_index: FxHashMap<usize, usize>,
+    meta_index: crate::ir::NodeMap<usize>,
     meta_data: Vec<Option<Arc<TensorData>>>,
     reserved_meta: usize,
 }
@@ -259,13 +258,13 @@ impl Printer {
     fn new(opts: PrintOptions) -> Self {
         Printer {
             opts,
-            memo: FxHashMap::default(),
-            parents: FxHashMap::default(),
+            memo: Default::default(),
+            parents: Default::default(),
             names: VarNames::default(),
             temp: 0,
             doc: String::new(),
             depth: 0,
-            meta_index: FxHashMap::default(),
+            meta_index: Default::default(),
             meta_data: Vec::new(),
             reserved_meta: 0,
         }

@@ -10,7 +10,7 @@
 use super::first_order;
 use crate::ir::mutate::{walk, Visitor};
 use crate::ir::{Expr, ExprKind, Function, Module, PendingLets, VarMap};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// TVM's `kMaxCallDepth`.
 const MAX_CALL_DEPTH: usize = 25;
@@ -30,7 +30,7 @@ const PURE: Purity = Purity {
 pub(super) fn analyse(m: &Module) -> VarMap<bool> {
     let mut a = Analysis {
         module: m,
-        memo: FxHashMap::default(),
+        memo: Default::default(),
         results: Vec::new(),
         scratch: Vec::new(),
         params: VarMap::new(),
@@ -38,7 +38,7 @@ pub(super) fn analyse(m: &Module) -> VarMap<bool> {
         pending: PendingLets::default(),
         globals: FxHashMap::default(),
         depth: 0,
-        cut: FxHashSet::default(),
+        cut: Default::default(),
     };
     for (g, e) in m.functions() {
         if let Some(f) = e.as_function() {
@@ -65,7 +65,7 @@ fn nonzero(f: &Function, attr: &str) -> bool {
 /// parent takes it (children push their results in order, so they are the top entries).
 struct Analysis<'m> {
     module: &'m Module,
-    memo: FxHashMap<usize, Purity>,
+    memo: crate::ir::NodeMap<Purity>,
     results: Vec<Purity>,
     /// Children's results of the node being computed (reused).
     scratch: Vec<Purity>,
@@ -80,7 +80,7 @@ struct Analysis<'m> {
     globals: FxHashMap<String, Purity>,
     depth: usize,
     /// Calls reached at the maximum depth: assumed impure, children not visited.
-    cut: FxHashSet<usize>,
+    cut: crate::ir::NodeSet,
 }
 
 impl Analysis<'_> {

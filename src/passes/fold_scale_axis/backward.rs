@@ -24,7 +24,6 @@ use super::{
 use crate::ir::mutate::{mutate, rebuild_call, Mutator};
 use crate::ir::visit::post_order;
 use crate::ir::{Attrs, Call, Expr, ExprKind};
-use rustc_hash::FxHashMap;
 
 /// Backward scale folding of one typed function (see the module documentation).
 pub fn backward_fold_scale_axis(f: &Expr) -> Expr {
@@ -49,13 +48,13 @@ fn op_name(c: &Call) -> Option<&'static str> {
 }
 
 /// The axes each single-use call can take a scale on.
-fn prepare(order: &[Expr]) -> FxHashMap<usize, Message> {
-    let mut uses: FxHashMap<usize, usize> = FxHashMap::default();
+fn prepare(order: &[Expr]) -> crate::ir::NodeMap<Message> {
+    let mut uses: crate::ir::NodeMap<usize> = Default::default();
     for e in order {
         e.kind()
             .for_each_child(|k| *uses.entry(k.id()).or_default() += 1);
     }
-    let mut messages: FxHashMap<usize, Message> = FxHashMap::default();
+    let mut messages: crate::ir::NodeMap<Message> = Default::default();
     for e in order {
         let Some(c) = e.as_call() else { continue };
         if uses.get(&e.id()).copied().unwrap_or(0) != 1 {
@@ -107,8 +106,8 @@ enum Step {
 }
 
 /// Decides, consumers first, which multiplies fold and how every node on their chains changes.
-fn plan(order: &[Expr], messages: &FxHashMap<usize, Message>) -> FxHashMap<usize, Step> {
-    let mut plan: FxHashMap<usize, Step> = FxHashMap::default();
+fn plan(order: &[Expr], messages: &crate::ir::NodeMap<Message>) -> crate::ir::NodeMap<Step> {
+    let mut plan: crate::ir::NodeMap<Step> = Default::default();
     for e in order.iter().rev() {
         let Some(c) = e.as_call() else { continue };
         if op_name(c) != Some("multiply") || c.args.len() != 2 {
@@ -145,7 +144,7 @@ fn chain(
     root: &Expr,
     m: &Message,
     scale: &Expr,
-    messages: &FxHashMap<usize, Message>,
+    messages: &crate::ir::NodeMap<Message>,
 ) -> Option<Vec<(usize, Step)>> {
     let mut steps = Vec::new();
     let mut stack = vec![root.clone()];
@@ -198,7 +197,7 @@ fn chain(
 }
 
 struct Backward {
-    plan: FxHashMap<usize, Step>,
+    plan: crate::ir::NodeMap<Step>,
 }
 
 impl Mutator for Backward {

@@ -21,7 +21,6 @@ use super::{
 use crate::ir::mutate::{mutate, rebuild_call, Mutator};
 use crate::ir::visit::post_order;
 use crate::ir::{Attrs, Call, Expr, ExprKind};
-use rustc_hash::FxHashMap;
 
 /// Forward scale folding of one typed function (see the module documentation).
 pub fn forward_fold_scale_axis(f: &Expr) -> Expr {
@@ -35,13 +34,13 @@ pub fn forward_fold_scale_axis(f: &Expr) -> Expr {
     mutate(
         &mut Forward {
             messages,
-            scaled: FxHashMap::default(),
+            scaled: Default::default(),
         },
         f,
     )
 }
 
-type Messages = FxHashMap<usize, Option<Message>>;
+type Messages = crate::ir::NodeMap<Option<Message>>;
 
 fn update(messages: &mut Messages, e: &Expr, m: Option<Message>) {
     let slot = messages.entry(e.id()).or_insert_with(|| m.clone());
@@ -124,7 +123,7 @@ struct Scaled {
 struct Forward {
     messages: Messages,
     /// Results of the rewrite that stand for a scaled value, by node identity.
-    scaled: FxHashMap<usize, Scaled>,
+    scaled: crate::ir::NodeMap<Scaled>,
 }
 
 impl Forward {

@@ -18,7 +18,6 @@
 //! (FuseOps leaves those functions alone, so their insides never matter).
 
 use crate::ir::{DType, Expr, ExprKind, Function, OpPattern, Type};
-use rustc_hash::FxHashSet;
 
 /// A use of a node by another node.
 #[derive(Clone, Copy, Debug)]
@@ -57,7 +56,7 @@ impl Graph {
     /// The graph of `root` (a function expression).
     pub fn build(root: &Expr) -> Graph {
         let mut order = Vec::new();
-        let mut seen = FxHashSet::default();
+        let mut seen = crate::ir::NodeSet::default();
         // Iterative post-order that does not descend into sealed nested functions.
         let mut stack: Vec<(Expr, bool)> = vec![(root.clone(), false)];
         while let Some((e, expanded)) = stack.pop() {

@@ -27,7 +27,7 @@ pub(super) struct Gen<'a> {
     /// Variables of shared nodes, by node identity.
     memo: crate::ir::NodeMap<TV>,
     /// Variables of opaque constants (for explaining what stayed unknown).
-    pub opaque: FxHashMap<usize, TV>,
+    pub opaque: crate::ir::NodeMap<TV>,
     /// Scalar tensor types, allocated once per dtype.
     scalars: FxHashMap<DType, Type>,
     /// Every variable's solver variable (and, once resolved, its annotated copy), by `Var` id.
@@ -78,7 +78,7 @@ impl<'a> Gen<'a> {
             s: Solver::with_capacity(capacity),
             tape: Vec::with_capacity(capacity),
             memo: Default::default(),
-            opaque: FxHashMap::default(),
+            opaque: Default::default(),
             scalars: FxHashMap::default(),
             vars: VarMap::new(),
             globals: FxHashMap::default(),
