@@ -69,6 +69,8 @@ fn recursive_lets(root: &Expr) -> FxHashSet<u64> {
     }
     let mut out = FxHashSet::default();
     let mut active = FxHashSet::default();
+    // Node addresses, but FxHash rather than `ir::NodeSet`: measured 10% faster here on the
+    // conv 100k model (benches/README.md, stop 17).
     let mut seen = FxHashSet::default();
     let mut stack = vec![Step::Visit(root.clone())];
     while let Some(step) = stack.pop() {
