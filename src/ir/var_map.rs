@@ -7,7 +7,9 @@
 //! `[base, base + dense.len())` index a vector directly, in the order the program binds them,
 //! and the few ids outside the window (variables made by an earlier parse or a later pass)
 //! go to a hash map. The window only grows while it stays proportionate to the number of
-//! entries, so a sparse set of ids never allocates a huge vector; while the window holds only
+//! entries (upwards, and downwards for ids made in descending order, as a pass that rebuilds
+//! a let chain from the inside out makes them), so a sparse set of ids never allocates a
+//! huge vector; while the window holds only
 //! a few slots, an id far from it moves the window there (the old entries go to the hash map:
 //! one parameter parsed long before a million let variables does not keep them out).
 //!
@@ -101,6 +103,23 @@ impl<T> VarMap<T> {
             let want = (self.dense.len() * 2).max(i as usize + 1).min(cap);
             self.dense.resize_with(want, || None);
             return Some(i as usize);
+        }
+        // Below the window: grow it downwards on the same terms (a pass that rebuilds a let
+        // chain from the inside out makes its variables in descending order).
+        if !self.dense.is_empty() && id < self.base {
+            let top = self.base + self.dense.len() as u64;
+            let span = top - id;
+            let cap = 2 * self.len as u64 + SLACK + 1;
+            if span <= cap {
+                let want = (self.dense.len() as u64 * 2).max(span).min(cap).min(top);
+                let grow = (want - self.dense.len() as u64) as usize;
+                let mut dense = Vec::with_capacity(want as usize);
+                dense.resize_with(grow, || None);
+                dense.append(&mut self.dense);
+                self.dense = dense;
+                self.base = top - want;
+                return Some((id - self.base) as usize);
+            }
         }
         if self.dense.len() <= REBASE {
             // Move the few entries of the window to the hash map and start over at `id`.
@@ -271,6 +290,26 @@ mod tests {
         assert_eq!(drained[0], (3, 3));
         assert!(m.is_empty() && m.get(1_000_001).is_none());
         m.insert(1, 1);
+        m.clear();
+        assert!(m.is_empty() && m.get(1).is_none());
+        // Descending ids (a let chain rebuilt from the inside out) stay in the window too.
+        let mut m = VarMap::new();
+        m.insert(1 << 40, 0);
+        for id in (2_000_000..2_100_000u64).rev() {
+            m.insert(id, id);
+        }
+        assert!(m.sparse.len() <= 1, "{} ids in the map", m.sparse.len());
+        assert!(
+            m.dense.len() <= 2 * m.len() + SLACK as usize,
+            "window {}",
+            m.dense.len()
+        );
+        for id in (2_000_000..2_100_000u64).step_by(997) {
+            assert_eq!(m.get(id), Some(&id));
+        }
+        assert_eq!(m.get(1 << 40), Some(&0));
+        assert_eq!(m.get(1_999_999), None);
+        assert_eq!(m.len(), 100_001);
         m.clear();
         assert!(m.is_empty() && m.get(1).is_none());
     }
