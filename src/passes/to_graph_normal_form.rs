@@ -19,8 +19,8 @@ use crate::ir::mutate::{
     mutate, mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if,
     rebuild_tuple, MutateState, Mutator,
 };
-use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Var};
-use rustc_hash::{FxHashMap, FxHashSet};
+use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Var, VarMap};
+use rustc_hash::FxHashSet;
 
 /// Converts every optimizable function of `m` to graph normal form.
 pub fn to_graph_normal_form(m: &Module) -> Module {
@@ -37,23 +37,15 @@ pub fn to_graph_expr(e: &Expr) -> Expr {
     if e.as_function().is_some_and(|f| f.skips_optimization()) {
         return e.clone();
     }
-    let mut g = Gnf {
-        recursive: recursive_lets(e),
-        ..Gnf::default()
-    };
-    crate::ir::visit::post_order(e, |n| {
-        if let ExprKind::Let(l) = n.kind() {
-            g.values.insert(l.var.id(), l.value.id());
-            g.wanted.insert(l.value.id());
-        }
-    });
+    let mut g = Gnf::default();
+    g.scan(e);
     mutate_with(&mut g, e, &mut MutateState::default())
 }
 
 #[derive(Default)]
 struct Gnf {
     /// Let-bound variable -> the identity of its original value.
-    values: FxHashMap<u64, usize>,
+    values: VarMap<usize>,
     wanted: crate::ir::NodeSet,
     /// Original let value -> its rewritten form.
     rewritten: crate::ir::NodeMap<Expr>,
@@ -61,48 +53,50 @@ struct Gnf {
     recursive: FxHashSet<u64>,
 }
 
-/// The let-bound variables that occur inside their own value.
-fn recursive_lets(root: &Expr) -> FxHashSet<u64> {
-    enum Step {
-        Visit(Expr),
-        Leave(u64),
-    }
-    let mut out = FxHashSet::default();
-    let mut active = FxHashSet::default();
-    // Node addresses, but FxHash rather than `ir::NodeSet`: measured 10% faster here on the
-    // conv 100k model (benches/README.md, stop 17).
-    let mut seen = FxHashSet::default();
-    let mut stack = vec![Step::Visit(root.clone())];
-    while let Some(step) = stack.pop() {
-        let e = match step {
-            Step::Leave(v) => {
-                active.remove(&v);
+impl Gnf {
+    /// One walk over the unique nodes of `root`: records every let (its variable's value, and
+    /// that value as wanted) and the let-bound variables that occur inside their own value.
+    /// Borrowed nodes on the stack, so only shared nodes need the seen-set.
+    fn scan(&mut self, root: &Expr) {
+        enum Step<'a> {
+            Visit(&'a Expr),
+            Leave(u64),
+        }
+        let mut active = FxHashSet::default();
+        let mut seen = crate::ir::NodeSet::default();
+        let mut stack = vec![Step::Visit(root)];
+        while let Some(step) = stack.pop() {
+            let e = match step {
+                Step::Leave(v) => {
+                    active.remove(&v);
+                    continue;
+                }
+                Step::Visit(e) => e,
+            };
+            e.prefetch_next();
+            if e.is_shared() && !seen.insert(e.id()) {
                 continue;
             }
-            Step::Visit(e) => e,
-        };
-        e.prefetch_next();
-        if !seen.insert(e.id()) {
-            continue;
-        }
-        match e.kind() {
-            ExprKind::Var(v) if active.contains(&v.id()) => {
-                out.insert(v.id());
-            }
-            ExprKind::Let(l) => {
-                stack.push(Step::Visit(l.body.clone()));
-                stack.push(Step::Leave(l.var.id()));
-                stack.push(Step::Visit(l.value.clone()));
-                active.insert(l.var.id());
-            }
-            kind => {
-                let mut kids = Vec::new();
-                kind.for_each_child(|c| kids.push(c.clone()));
-                stack.extend(kids.into_iter().rev().map(Step::Visit));
+            match e.kind() {
+                ExprKind::Var(v) if !active.is_empty() && active.contains(&v.id()) => {
+                    self.recursive.insert(v.id());
+                }
+                ExprKind::Let(l) => {
+                    self.values.insert(l.var.id(), l.value.id());
+                    self.wanted.insert(l.value.id());
+                    stack.push(Step::Visit(&l.body));
+                    stack.push(Step::Leave(l.var.id()));
+                    stack.push(Step::Visit(&l.value));
+                    active.insert(l.var.id());
+                }
+                kind => {
+                    let n = stack.len();
+                    kind.for_each_child(|c| stack.push(Step::Visit(c)));
+                    stack[n..].reverse();
+                }
             }
         }
     }
-    out
 }
 
 /// Replaces one variable by an expression.
@@ -132,7 +126,7 @@ impl Gnf {
 
 impl Mutator for Gnf {
     fn var(&mut self, e: &Expr, v: &Var) -> Expr {
-        let out = match self.values.get(&v.id()) {
+        let out = match self.values.get(v.id()) {
             Some(value) if !self.recursive.contains(&v.id()) => self
                 .rewritten
                 .get(value)
