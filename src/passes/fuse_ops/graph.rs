@@ -56,33 +56,34 @@ impl Graph {
     /// The graph of `root` (a function expression).
     pub fn build(root: &Expr) -> Graph {
         let mut order = Vec::new();
+        let mut index: crate::ir::NodeMap<u32> = crate::ir::NodeMap::default();
+        // Borrowed nodes on the stack, so a node with one reference is reached once (through
+        // its parent) and only shared ones need the seen-set (see `Expr::is_shared`).
         let mut seen = crate::ir::NodeSet::default();
         // Iterative post-order that does not descend into sealed nested functions.
-        let mut stack: Vec<(Expr, bool)> = vec![(root.clone(), false)];
+        let mut stack: Vec<(&Expr, bool)> = vec![(root, false)];
         while let Some((e, expanded)) = stack.pop() {
             if expanded {
-                order.push(e);
+                index.insert(e.id(), order.len() as u32);
+                order.push(e.clone());
                 continue;
             }
-            if !seen.insert(e.id()) {
+            if e.is_shared() && !seen.insert(e.id()) {
                 continue;
             }
             e.prefetch_next();
-            stack.push((e.clone(), true));
+            stack.push((e, true));
             let sealed = !e.ptr_eq(root) && e.as_function().is_some_and(is_sealed);
             if !sealed {
-                for k in e.children().into_iter().rev() {
-                    if !seen.contains(&k.id()) {
-                        stack.push((k.clone(), false));
+                let start = stack.len();
+                e.kind().for_each_child(|k| {
+                    if !k.is_shared() || !seen.contains(&k.id()) {
+                        stack.push((k, false));
                     }
-                }
+                });
+                stack[start..].reverse();
             }
         }
-        let index = order
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.id(), i as u32))
-            .collect();
         let nodes = order
             .into_iter()
             .map(|expr| Node {
