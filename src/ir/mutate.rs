@@ -31,11 +31,26 @@ pub trait Visitor {
 /// seen-set: a node with a single reference has a single parent and is reached once (see
 /// [`Expr::is_shared`]), and most nodes of a program are such nodes.
 pub fn walk<V: Visitor + ?Sized>(v: &mut V, root: &Expr) {
+    walk_refs(root, |e, exit| {
+        if exit {
+            v.visit(e);
+            true
+        } else {
+            v.pre(e)
+        }
+    });
+}
+
+/// [`walk`] with one closure and the borrow's lifetime: `f(e, false)` on entering a node
+/// (return false to skip its children), `f(e, true)` after its children. The references
+/// stay valid as long as `root`, so a pass can keep them (a post-order list of `&Expr`)
+/// instead of cloning every node: no reference count touched now, none to drop later.
+pub fn walk_refs<'a>(root: &'a Expr, mut f: impl FnMut(&'a Expr, bool) -> bool) {
     let mut seen = super::NodeSet::default();
     let mut stack: Vec<(&Expr, bool)> = vec![(root, false)];
     while let Some((e, expanded)) = stack.pop() {
         if expanded {
-            v.visit(e);
+            f(e, true);
             continue;
         }
         if e.is_shared() && !seen.insert(e.id()) {
@@ -43,7 +58,7 @@ pub fn walk<V: Visitor + ?Sized>(v: &mut V, root: &Expr) {
         }
         stack.push((e, true));
         e.prefetch_next();
-        if v.pre(e) {
+        if f(e, false) {
             push_children(e, &mut stack, |k| !k.is_shared() || !seen.contains(&k.id()));
         }
     }

@@ -30,7 +30,6 @@ use crate::ir::mutate::{
     mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_tuple,
     MutateState, Mutator,
 };
-use crate::ir::visit::post_order;
 use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Var};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -153,16 +152,22 @@ impl Fill {
             lists: Vec::new(),
         };
         let global = scopes.child(None);
-        let mut order = Vec::new();
-        post_order(root, |e| order.push(e.clone()));
+        let mut order: Vec<&Expr> = Vec::new();
+        crate::ir::mutate::walk_refs(root, |e, exit| {
+            if exit {
+                order.push(e);
+            }
+            true
+        });
         let mut scope_of: crate::ir::NodeMap<u32> = crate::ir::NodeMap::default();
         let mut subs = crate::ir::NodeMap::default();
         scope_of.insert(root.id(), global);
-        for n in order.iter().rev() {
+        let mut edges: Vec<(&Expr, u32)> = Vec::new();
+        for &n in order.iter().rev() {
             let Some(&s) = scope_of.get(&n.id()) else {
                 continue;
             };
-            let mut edges: Vec<(&Expr, u32)> = Vec::new();
+            edges.clear();
             match n.kind() {
                 ExprKind::Let(l) => {
                     let sub = scopes.let_child(s);
@@ -182,7 +187,7 @@ impl Fill {
                 }
                 kind => kind.for_each_child(|c| edges.push((c, s))),
             }
-            for (c, es) in edges {
+            for &(c, es) in &edges {
                 let merged = match scope_of.get(&c.id()) {
                     Some(&old) => scopes.lca(old, es),
                     None => es,
