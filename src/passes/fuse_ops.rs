@@ -127,7 +127,7 @@ impl GroupInfo {
 }
 
 struct Fuser<'g> {
-    graph: &'g Graph,
+    graph: &'g Graph<'g>,
     partition: Partition,
     groups: FxHashMap<u32, GroupInfo>,
     link_params: bool,

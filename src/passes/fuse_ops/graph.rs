@@ -27,16 +27,16 @@ pub struct Edge {
 }
 
 /// One node of the graph.
-pub struct Node {
-    pub expr: Expr,
+pub struct Node<'a> {
+    pub expr: &'a Expr,
     pub pattern: OpPattern,
     pub extern_ref: bool,
     pub outputs: Vec<Edge>,
 }
 
 /// The dataflow graph of one function, in post-DFS order.
-pub struct Graph {
-    pub nodes: Vec<Node>,
+pub struct Graph<'a> {
+    pub nodes: Vec<Node<'a>>,
     index: crate::ir::NodeMap<u32>,
 }
 
@@ -52,9 +52,9 @@ fn combine(a: OpPattern, b: OpPattern) -> OpPattern {
     a.max(b)
 }
 
-impl Graph {
+impl<'a> Graph<'a> {
     /// The graph of `root` (a function expression).
-    pub fn build(root: &Expr) -> Graph {
+    pub fn build(root: &'a Expr) -> Graph<'a> {
         let mut order = Vec::new();
         let mut index: crate::ir::NodeMap<u32> = crate::ir::NodeMap::default();
         // Borrowed nodes on the stack, so a node with one reference is reached once (through
@@ -65,7 +65,7 @@ impl Graph {
         while let Some((e, expanded)) = stack.pop() {
             if expanded {
                 index.insert(e.id(), order.len() as u32);
-                order.push(e.clone());
+                order.push(e);
                 continue;
             }
             if e.is_shared() && !seen.insert(e.id()) {
@@ -123,7 +123,7 @@ impl Graph {
 
     /// Sets node `i`'s pattern and the edges from its children (TVM's `Update` calls).
     fn link(&mut self, i: u32) {
-        let e = self.nodes[i as usize].expr.clone();
+        let e = self.nodes[i as usize].expr;
         let pattern = match e.kind() {
             ExprKind::Call(c) => {
                 let pattern = match c.callee.kind() {
