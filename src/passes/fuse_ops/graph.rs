@@ -31,13 +31,18 @@ pub struct Node<'a> {
     pub expr: &'a Expr,
     pub pattern: OpPattern,
     pub extern_ref: bool,
-    pub outputs: Vec<Edge>,
 }
 
 /// The dataflow graph of one function, in post-DFS order.
 pub struct Graph<'a> {
     pub nodes: Vec<Node<'a>>,
     index: crate::ir::NodeMap<u32>,
+    /// Every node's outputs, node after node (`outputs_at[i]..outputs_at[i + 1]`): one
+    /// vector for the graph rather than one per node.
+    outputs: Vec<Edge>,
+    outputs_at: Vec<u32>,
+    /// (child, edge) in the order `link` finds them, until `build` groups them by child.
+    pending: Vec<(u32, Edge)>,
 }
 
 /// True for functions FuseOps never looks into.
@@ -90,15 +95,46 @@ impl<'a> Graph<'a> {
                 expr,
                 pattern: OpPattern::Opaque,
                 extern_ref: false,
-                outputs: Vec::new(),
             })
             .collect();
-        let mut g = Graph { nodes, index };
+        let mut g = Graph {
+            nodes,
+            index,
+            outputs: Vec::new(),
+            outputs_at: Vec::new(),
+            pending: Vec::new(),
+        };
         g.set_extern(root);
         for i in 0..g.nodes.len() {
             g.link(i as u32);
         }
+        // A stable counting sort by child keeps each node's outputs in the order found.
+        let mut at = vec![0u32; g.nodes.len() + 1];
+        for &(child, _) in &g.pending {
+            at[child as usize + 1] += 1;
+        }
+        for i in 0..g.nodes.len() {
+            at[i + 1] += at[i];
+        }
+        let mut next = at.clone();
+        let filler = Edge {
+            node: 0,
+            pattern: OpPattern::Opaque,
+        };
+        g.outputs = vec![filler; g.pending.len()];
+        for (child, edge) in std::mem::take(&mut g.pending) {
+            let slot = &mut next[child as usize];
+            g.outputs[*slot as usize] = edge;
+            *slot += 1;
+        }
+        g.outputs_at = at;
         g
+    }
+
+    /// The edges from node `n` to the nodes that use it, in the order they were found.
+    pub fn outputs(&self, n: u32) -> &[Edge] {
+        let n = n as usize;
+        &self.outputs[self.outputs_at[n] as usize..self.outputs_at[n + 1] as usize]
     }
 
     /// The node of an expression, if it is part of the graph.
@@ -114,10 +150,13 @@ impl<'a> Graph<'a> {
 
     fn add_edge(&mut self, child: &Expr, parent: u32, pattern: OpPattern) {
         if let Some(i) = self.node_of(child) {
-            self.nodes[i as usize].outputs.push(Edge {
-                node: parent,
-                pattern,
-            });
+            self.pending.push((
+                i,
+                Edge {
+                    node: parent,
+                    pattern,
+                },
+            ));
         }
     }
 
@@ -248,7 +287,7 @@ pub fn post_dominators(g: &Graph) -> Vec<DomNode> {
         }
         let mut pattern = OpPattern::ElemWise;
         let mut parent: Option<u32> = None;
-        for (k, edge) in node.outputs.iter().enumerate() {
+        for (k, edge) in g.outputs(i as u32).iter().enumerate() {
             parent = if k == 0 {
                 Some(edge.node)
             } else {

@@ -110,8 +110,7 @@ impl Partition {
     }
 
     fn push_outputs(&mut self, g: &Graph, n: u32) {
-        self.stack
-            .extend(g.nodes[n as usize].outputs.iter().map(|e| e.node));
+        self.stack.extend(g.outputs(n).iter().map(|e| e.node));
     }
 
     /// True when every node reachable from `src`'s outputs up to and including `sink`
