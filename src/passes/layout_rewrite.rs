@@ -217,8 +217,12 @@ impl<'h> Rewriter<'h> {
             Expr::with_info(ExprKind::Call(call), None, e.span())
         };
         let outputs = new.outputs;
-        self.alt
-            .insert(out.id(), (old.outputs[0].clone(), outputs[0].clone()));
+        // (None, None) is what `layouts` answers for a node not in the table: not stored, so
+        // a program without layouts keeps the table empty.
+        if old.outputs[0].is_some() || outputs[0].is_some() {
+            self.alt
+                .insert(out.id(), (old.outputs[0].clone(), outputs[0].clone()));
+        }
         Some(out)
     }
 }

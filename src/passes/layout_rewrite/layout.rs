@@ -10,7 +10,9 @@ use std::fmt;
 /// A parsed layout.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
-    axes: Vec<Axis>,
+    /// Shared: the rewriter copies a node's layouts several times per call it rewrites, and
+    /// a copy is then a reference count, not an allocation.
+    axes: std::sync::Arc<[Axis]>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -45,7 +47,7 @@ impl Layout {
         if factor.is_some() {
             return None;
         }
-        let l = Layout { axes };
+        let l = Layout { axes: axes.into() };
         let unique = l
             .axes
             .iter()
@@ -101,7 +103,7 @@ impl Layout {
             .copied()
             .collect();
         axes.extend(self.axes.iter().copied());
-        Layout { axes }
+        Layout { axes: axes.into() }
     }
 
     /// TVM's `AdjustSubordinateFactors`: this layout, with the factor of each sub-axis set to 1
@@ -124,8 +126,8 @@ impl Layout {
                     }
                 }
             })
-            .collect();
-        Layout { axes }
+            .collect::<Vec<_>>();
+        Layout { axes: axes.into() }
     }
 
     /// True when a `layout_transform` between the two exists (the same primal axes).
@@ -152,7 +154,7 @@ impl Layout {
 
 impl fmt::Display for Layout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for a in &self.axes {
+        for a in self.axes.iter() {
             match a.factor {
                 Some(n) => write!(f, "{n}{}", a.letter.to_ascii_lowercase())?,
                 None => write!(f, "{}", a.letter)?,
