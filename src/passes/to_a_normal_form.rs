@@ -159,7 +159,8 @@ impl Fill {
             }
             true
         });
-        let mut scope_of: crate::ir::NodeMap<u32> = crate::ir::NodeMap::default();
+        let mut scope_of: crate::ir::NodeMap<u32> =
+            crate::ir::NodeMap::with_capacity_and_hasher(order.len(), Default::default());
         let mut subs = crate::ir::NodeMap::default();
         scope_of.insert(root.id(), global);
         let mut edges: Vec<(&Expr, u32)> = Vec::new();
