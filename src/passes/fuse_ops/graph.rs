@@ -61,7 +61,6 @@ impl<'a> Graph<'a> {
     /// The graph of `root` (a function expression).
     pub fn build(root: &'a Expr) -> Graph<'a> {
         let mut order = Vec::new();
-        let mut index: crate::ir::NodeMap<u32> = crate::ir::NodeMap::default();
         // Borrowed nodes on the stack, so a node with one reference is reached once (through
         // its parent) and only shared ones need the seen-set (see `Expr::is_shared`).
         let mut seen = crate::ir::NodeSet::default();
@@ -69,7 +68,6 @@ impl<'a> Graph<'a> {
         let mut stack: Vec<(&Expr, bool)> = vec![(root, false)];
         while let Some((e, expanded)) = stack.pop() {
             if expanded {
-                index.insert(e.id(), order.len() as u32);
                 order.push(e);
                 continue;
             }
@@ -89,6 +87,10 @@ impl<'a> Graph<'a> {
                 stack[start..].reverse();
             }
         }
+        // Built once the size is known: no rehash of a table with an entry per node.
+        let mut index: crate::ir::NodeMap<u32> =
+            crate::ir::NodeMap::with_capacity_and_hasher(order.len(), Default::default());
+        index.extend(order.iter().enumerate().map(|(i, e)| (e.id(), i as u32)));
         let nodes = order
             .into_iter()
             .map(|expr| Node {
