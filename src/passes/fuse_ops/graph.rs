@@ -60,33 +60,15 @@ fn combine(a: OpPattern, b: OpPattern) -> OpPattern {
 impl<'a> Graph<'a> {
     /// The graph of `root` (a function expression).
     pub fn build(root: &'a Expr) -> Graph<'a> {
-        let mut order = Vec::new();
-        // Borrowed nodes on the stack, so a node with one reference is reached once (through
-        // its parent) and only shared ones need the seen-set (see `Expr::is_shared`).
-        let mut seen = crate::ir::NodeSet::default();
-        // Iterative post-order that does not descend into sealed nested functions.
-        let mut stack: Vec<(&Expr, bool)> = vec![(root, false)];
-        while let Some((e, expanded)) = stack.pop() {
-            if expanded {
+        // Post-order over borrowed nodes (no clone per node), not into sealed nested functions.
+        let mut order: Vec<&'a Expr> = Vec::new();
+        crate::ir::mutate::walk_refs(root, |e, exit| {
+            if exit {
                 order.push(e);
-                continue;
+                return true;
             }
-            if e.is_shared() && !seen.insert(e.id()) {
-                continue;
-            }
-            e.prefetch_next();
-            stack.push((e, true));
-            let sealed = !e.ptr_eq(root) && e.as_function().is_some_and(is_sealed);
-            if !sealed {
-                let start = stack.len();
-                e.kind().for_each_child(|k| {
-                    if !k.is_shared() || !seen.contains(&k.id()) {
-                        stack.push((k, false));
-                    }
-                });
-                stack[start..].reverse();
-            }
-        }
+            e.ptr_eq(root) || !e.as_function().is_some_and(is_sealed)
+        });
         // Built once the size is known: no rehash of a table with an entry per node.
         let mut index: crate::ir::NodeMap<u32> =
             crate::ir::NodeMap::with_capacity_and_hasher(order.len(), Default::default());
