@@ -88,6 +88,48 @@ fn arg_eq(a: &Expr, b: &Expr) -> bool {
     }
 }
 
+/// The identity of a node compared by identity in call equality (not a scalar constant).
+fn identity(e: &Expr) -> Option<&Expr> {
+    match e.kind() {
+        ExprKind::Constant(c) if c.is_scalar() => None,
+        _ => Some(e),
+    }
+}
+
+/// A call's anchor (see [`Eliminator`]): the latest-allocated node among those its arguments
+/// are compared by identity, with whether the call may be placed near it.
+fn anchor(args: &[Expr]) -> Option<(usize, bool)> {
+    let mut best: Option<(usize, bool)> = None;
+    for a in args {
+        let (node, holder) = match a.kind() {
+            ExprKind::Tuple(fields) => {
+                match fields.iter().filter_map(identity).max_by_key(|f| f.id()) {
+                    Some(f) => (f, Some(a)),
+                    None => continue,
+                }
+            }
+            _ => match identity(a) {
+                Some(n) => (n, None),
+                None => continue,
+            },
+        };
+        if best.is_none_or(|(id, _)| node.id() > id) {
+            let few = node.strong_count() <= CROWDED
+                && holder.is_none_or(|t| t.strong_count() <= CROWDED);
+            best = Some((node.id(), few));
+        }
+    }
+    best
+}
+
+/// The bits of a call's hash above any bucket mask (see [`Eliminator`]).
+const HIGH: u64 = 0xFFFF_FF00_0000_0000;
+
+/// A node with more handles than this is used by many calls: calls anchored at it are spread
+/// by their full hash (see [`Eliminator`]).
+const CROWDED: usize = 32;
+
+/// The mixed hash of a call's whole key.
 fn call_hash(op: Op, attrs: &Attrs, args: &[Expr]) -> u64 {
     let mut h = FxHasher::default();
     op.hash(&mut h);
@@ -95,6 +137,12 @@ fn call_hash(op: Op, attrs: &Attrs, args: &[Expr]) -> u64 {
     h.write_usize(args.len());
     args.iter().for_each(|a| hash_arg(&mut h, a));
     h.finish()
+}
+
+/// The hash that places a call near its anchor: the anchor's address (over 16, the
+/// allocator's granule) in the bucket bits, the key's mixed hash above them.
+fn local_hash(anchor: usize, mixed: u64) -> u64 {
+    ((anchor as u64) >> 4) ^ (mixed & HIGH)
 }
 
 /// Whether the recorded call `earlier` is equal to a call of `op` with `attrs` and `args`.
@@ -112,10 +160,60 @@ fn same_call(earlier: &Expr, op: Op, attrs: &Attrs, args: &[Expr]) -> bool {
 /// allocated) and looked up once; the table holds the recorded calls themselves with their
 /// hashes, and equality is checked against the recorded call's own arguments. A recorded call
 /// keeps its arguments alive, so the identities it is compared by stay unique.
+///
+/// Locality: on a large function, a table indexed by a general hash is a cache miss per call.
+/// A call is instead placed by its *anchor*, the latest-allocated node among those its
+/// arguments are compared by identity with (equal calls have the same anchor): arguments are
+/// mostly nodes the mutation has just built or reached, so consecutive calls land in nearby
+/// buckets of `local` (as [`NodeMap`](crate::ir::NodeMap) does for nodes). A node used by
+/// many different calls would pile them into one neighbourhood and make probing quadratic:
+/// every recorded call holds its anchor (directly or through a tuple argument), so once the
+/// anchor (or that tuple) has more than [`CROWDED`] handles, further calls go to `spread`,
+/// placed by their mixed hash, as do calls with no anchor (only scalar-constant arguments). A
+/// lookup tries `local`, then `spread` unless it is empty, so where a call was recorded never
+/// depends on counts read later.
 #[derive(Default)]
 struct Eliminator {
-    calls: HashTable<(u64, Expr)>,
+    local: HashTable<(u64, Expr)>,
+    spread: HashTable<(u64, Expr)>,
     projections: FxHashMap<(usize, usize), Expr>,
+}
+
+impl Eliminator {
+    /// The recorded call equal to a call of `op` with `attrs` and `args`, if any.
+    fn find(
+        &self,
+        op: Op,
+        attrs: &Attrs,
+        args: &[Expr],
+        mixed: u64,
+        anchor: Option<usize>,
+    ) -> Option<&Expr> {
+        let eq = |h: u64| move |(hh, c): &(u64, Expr)| *hh == h && same_call(c, op, attrs, args);
+        if let Some(a) = anchor {
+            let h = local_hash(a, mixed);
+            if let Some((_, c)) = self.local.find(h, eq(h)) {
+                return Some(c);
+            }
+        }
+        if self.spread.is_empty() {
+            return None;
+        }
+        self.spread.find(mixed, eq(mixed)).map(|(_, c)| c)
+    }
+
+    fn record(&mut self, call: &Expr, mixed: u64, anchor: Option<(usize, bool)>) {
+        match anchor {
+            Some((a, true)) => {
+                let h = local_hash(a, mixed);
+                self.local.insert_unique(h, (h, call.clone()), |(h, _)| *h);
+            }
+            _ => {
+                self.spread
+                    .insert_unique(mixed, (mixed, call.clone()), |(h, _)| *h);
+            }
+        }
+    }
 }
 
 impl Mutator for Eliminator {
@@ -124,16 +222,13 @@ impl Mutator for Eliminator {
             ExprKind::Op(op) if !op.stateful && !args.is_empty() => *op,
             _ => return rebuild_call(e, callee, args),
         };
-        let hash = call_hash(op, attrs, &args);
-        if let Some((_, earlier)) = self
-            .calls
-            .find(hash, |(h, c)| *h == hash && same_call(c, op, attrs, &args))
-        {
+        let mixed = call_hash(op, attrs, &args);
+        let anchor = anchor(&args);
+        if let Some(earlier) = self.find(op, attrs, &args, mixed, anchor.map(|(a, _)| a)) {
             return earlier.clone();
         }
         let new = rebuild_call(e, callee, args);
-        self.calls
-            .insert_unique(hash, (hash, new.clone()), |(h, _)| *h);
+        self.record(&new, mixed, anchor);
         new
     }
 
@@ -146,5 +241,46 @@ impl Mutator for Eliminator {
         let new = rebuild_get_item(e, tuple, index);
         self.projections.insert(key, new.clone());
         new
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Eliminator;
+    use crate::ir::mutate::mutate;
+    use crate::ir::ExprKind;
+    use crate::text::parse_module;
+
+    /// Many different calls of one node go to the table by their full hash (so probing stays
+    /// short); calls of nodes with few users are placed near them; equal calls are merged
+    /// wherever they were put.
+    #[test]
+    fn calls_of_a_crowded_node_are_spread_and_still_merged() {
+        let n = 300;
+        let mut text =
+            String::from("#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(4), float32]) {\n");
+        let mut fields = Vec::new();
+        for i in 0..n {
+            // Two equal calls of %x (used by all 2n of them), then two equal calls of each.
+            let [a, b, c, d] = [4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3];
+            text += &format!("  %{a} = nn.leaky_relu(%x, alpha={i}f);\n");
+            text += &format!("  %{b} = nn.leaky_relu(%x, alpha={i}f);\n");
+            text += &format!("  %{c} = nn.relu(%{a});\n  %{d} = nn.relu(%{b});\n");
+            fields.extend([a, b, c, d].map(|k| format!("%{k}")));
+        }
+        text += &format!("  ({})\n}}\n", fields.join(", "));
+        let m = parse_module(&text, "crowded").expect("parses");
+        let mut elim = Eliminator::default();
+        let out = mutate(&mut elim, m.get("main").expect("main"));
+        let ExprKind::Tuple(fs) = out.as_function().expect("a function").body.kind() else {
+            panic!("a tuple body");
+        };
+        for pair in fs.chunks(2) {
+            assert!(pair[0].ptr_eq(&pair[1]), "equal calls merged");
+        }
+        let distinct: std::collections::HashSet<usize> = fs.iter().map(|f| f.id()).collect();
+        assert_eq!(distinct.len(), 2 * n, "different calls kept apart");
+        assert_eq!(elim.spread.len(), n, "the calls of %x");
+        assert_eq!(elim.local.len(), n, "the relu calls, near their arguments");
     }
 }
