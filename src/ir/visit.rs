@@ -19,6 +19,19 @@ pub fn post_order(root: &Expr, f: impl FnMut(&Expr)) {
     super::mutate::walk(&mut Each(f), root);
 }
 
+/// Calls `f` once on every unique node reachable from `root`, in no promised order (today
+/// pre-order), for analyses whose answer does not depend on the order: a node is read once,
+/// when it is reached, where [`post_order`] reads it again after its children (on a large
+/// program that second read is often a second cache miss).
+pub fn each_node<'a>(root: &'a Expr, mut f: impl FnMut(&'a Expr)) {
+    super::mutate::walk_refs(root, |e, exit| {
+        if !exit {
+            f(e);
+        }
+        true
+    });
+}
+
 /// [`post_order`] sharing a `seen` set across several roots (every node goes into the set, so
 /// a root that is also a descendant of an earlier root is not visited twice).
 pub fn post_order_with(root: &Expr, seen: &mut FxHashSet<usize>, f: &mut impl FnMut(&Expr)) {

@@ -26,7 +26,7 @@ use crate::ir::mutate::{
     mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_let,
     rebuild_tuple, MutateState, Mutator,
 };
-use crate::ir::visit::post_order;
+use crate::ir::visit::each_node;
 use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Type, Var, VarMap};
 
 mod purity;
@@ -236,7 +236,7 @@ fn eliminate(
     };
     if inline_once {
         let mut wanted = crate::ir::NodeSet::default();
-        post_order(f, |e| {
+        each_node(f, |e| {
             if let ExprKind::Let(l) = e.kind() {
                 if m.action(&l.var) == Action::Inline {
                     wanted.insert(l.value.id());

@@ -31,7 +31,7 @@ mod graph;
 mod partition;
 
 use crate::ir::mutate::{mutate, rebuild_call, rebuild_get_item, rebuild_tuple, Mutator};
-use crate::ir::visit::post_order;
+use crate::ir::visit::each_node;
 use crate::ir::{AttrValue, Attrs, Call, Expr, ExprKind, Function, GlobalVar, Module, Type, Var};
 use crate::pass::{function_pass, Pass, PassCx, PassError, PassInfo, PassKind, PassOptions};
 use graph::{post_dominators, Graph};
@@ -202,7 +202,7 @@ fn body_kind(body: &Expr) -> (bool, bool) {
         "dyn.expand_dims",
     ];
     let (mut has_call, mut reshape_only) = (false, true);
-    post_order(body, |n| match n.kind() {
+    each_node(body, |n| match n.kind() {
         ExprKind::Call(c) => {
             has_call = true;
             let reshape =

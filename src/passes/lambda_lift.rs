@@ -28,7 +28,7 @@
 
 use super::typed::typed_function;
 use crate::ir::mutate::{mutate, rebuild_call, rebuild_function, Mutator};
-use crate::ir::visit::post_order;
+use crate::ir::visit::{each_node, post_order};
 use crate::ir::{
     expr_equal, expr_hash, AttrValue, Attrs, Call, Expr, ExprKind, Function, Module, Type, Var,
 };
@@ -74,7 +74,7 @@ fn is_primitive(f: &Function) -> bool {
 
 fn has_nested_function(root: &Expr) -> bool {
     let mut found = false;
-    post_order(root, |e| {
+    each_node(root, |e| {
         if !e.ptr_eq(root) && e.as_function().is_some_and(|f| !is_primitive(f)) {
             found = true;
         }

@@ -8,7 +8,7 @@
 //! very same node), so sharing with the input is kept. Otherwise the function is typed as a
 //! standalone expression against the module's global signatures.
 
-use crate::ir::visit::post_order;
+use crate::ir::visit::each_node;
 use crate::ir::{Expr, ExprKind, GlobalVar, Module};
 use crate::pass::PassError;
 use crate::passes::infer_type::infer_expr;
@@ -16,7 +16,7 @@ use crate::passes::infer_type::infer_expr;
 /// True when every node of `e` that has a type in Relay carries its checked type.
 pub fn fully_typed(e: &Expr) -> bool {
     let mut ok = true;
-    post_order(e, |n| {
+    each_node(e, |n| {
         if n.ty().is_none() && !matches!(n.kind(), ExprKind::Op(_) | ExprKind::GlobalVar(_)) {
             ok = false;
         }
