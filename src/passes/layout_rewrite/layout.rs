@@ -24,7 +24,31 @@ struct Axis {
 
 impl Layout {
     /// Parses `NCHW`, `NCHW16c`, `OIHW16i16o` or `""`; `None` for anything else.
+    ///
+    /// A model names a handful of layouts on thousands of calls, so each thread keeps the
+    /// layouts it parsed (a bounded cache): equal names share one set of axes, parsing is a
+    /// lookup, and the rewriter's many copies and drops of a layout touch one hot reference
+    /// count instead of one per call spread over the heap.
     pub fn parse(s: &str) -> Option<Layout> {
+        thread_local! {
+            static PARSED: std::cell::RefCell<rustc_hash::FxHashMap<Box<str>, Option<Layout>>> =
+                Default::default();
+        }
+        PARSED.with(|c| {
+            if let Some(l) = c.borrow().get(s) {
+                return l.clone();
+            }
+            let l = Layout::parse_new(s);
+            let mut c = c.borrow_mut();
+            if c.len() >= 256 {
+                c.clear();
+            }
+            c.insert(s.into(), l.clone());
+            l
+        })
+    }
+
+    fn parse_new(s: &str) -> Option<Layout> {
         let mut axes = Vec::new();
         let mut factor: Option<u32> = None;
         for ch in s.chars() {
