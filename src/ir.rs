@@ -10,6 +10,7 @@ pub mod mutate;
 pub mod node_hash;
 pub mod op;
 mod op_table;
+pub mod scratch;
 pub mod structural;
 pub mod tensor;
 pub mod types;

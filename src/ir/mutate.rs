@@ -46,8 +46,10 @@ pub fn walk<V: Visitor + ?Sized>(v: &mut V, root: &Expr) {
 /// stay valid as long as `root`, so a pass can keep them (a post-order list of `&Expr`)
 /// instead of cloning every node: no reference count touched now, none to drop later.
 pub fn walk_refs<'a>(root: &'a Expr, mut f: impl FnMut(&'a Expr, bool) -> bool) {
-    let mut seen = super::NodeSet::default();
-    let mut stack: Vec<(&Expr, bool)> = vec![(root, false)];
+    // Buffers reused from this thread's last traversals (see `scratch`).
+    let mut seen = super::scratch::take_set();
+    let mut stack: Vec<(&Expr, bool)> = super::scratch::take_pairs();
+    stack.push((root, false));
     while let Some((e, expanded)) = stack.pop() {
         if expanded {
             f(e, true);
@@ -62,6 +64,8 @@ pub fn walk_refs<'a>(root: &'a Expr, mut f: impl FnMut(&'a Expr, bool) -> bool) 
             push_children(e, &mut stack, |k| !k.is_shared() || !seen.contains(&k.id()));
         }
     }
+    super::scratch::give_pairs(stack);
+    super::scratch::give_set(seen);
 }
 
 /// Pushes `e`'s unexpanded children so that they pop in evaluation order.
@@ -155,8 +159,9 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
     }
     state.keep.push(root.clone());
     // Borrowed nodes, as in `walk`: `root` owns them all for the whole mutation.
-    let mut tasks: Vec<Task<'_>> = vec![Task::Visit(root)];
-    let mut results: Vec<Expr> = Vec::new();
+    let mut tasks: Vec<Task<'_>> = super::scratch::take_pairs();
+    tasks.push(Task::Visit(root));
+    let mut results: Vec<Expr> = super::scratch::take_words();
     while let Some(task) = tasks.pop() {
         match task {
             Task::Visit(e) => {
@@ -233,7 +238,10 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
             }
         }
     }
-    results.pop().expect("the root's result")
+    let out = results.pop().expect("the root's result");
+    super::scratch::give_pairs(tasks);
+    super::scratch::give_words(results);
+    out
 }
 
 fn same(a: &[Expr], b: &[Expr]) -> bool {
