@@ -123,13 +123,29 @@ pub trait Mutator {
 }
 
 /// The memo of a mutation, reusable across several roots (e.g. all functions of a module).
-#[derive(Default)]
+/// Its tables come from, and go back to, this thread's [`scratch`](super::scratch) buffers.
 pub struct MutateState {
     memo: super::NodeMap<Expr>,
     /// Keeps the roots alive, and with them every original node, and every node the mutation
     /// built (memo keys and passes' side tables are node addresses, which must not be reused
     /// while the mutation runs).
     keep: Vec<Expr>,
+}
+
+impl Default for MutateState {
+    fn default() -> Self {
+        MutateState {
+            memo: super::scratch::take_memo(),
+            keep: super::scratch::take_words(),
+        }
+    }
+}
+
+impl Drop for MutateState {
+    fn drop(&mut self) {
+        super::scratch::give_memo(std::mem::take(&mut self.memo));
+        super::scratch::give_words(std::mem::take(&mut self.keep));
+    }
 }
 
 impl MutateState {

@@ -1,6 +1,7 @@
 //! Per-thread reuse of the work buffers of traversals: the explicit stacks of
-//! [`walk_refs`](super::mutate::walk_refs) and [`mutate_with`](super::mutate::mutate_with) and
-//! their seen-sets.
+//! [`walk_refs`](super::mutate::walk_refs) and [`mutate_with`](super::mutate::mutate_with),
+//! their seen-sets, and a [`MutateState`](super::mutate::MutateState)'s memo and keep-alive
+//! list.
 //!
 //! A traversal of a 100k-node program grows its stack and seen-set by doubling, from empty, on
 //! every run: each doubling copies the buffer and touches fresh memory (page faults, zeroing),
@@ -18,7 +19,7 @@
 //! Bounded: at most [`POOLED`] buffers of each kind per thread, and none larger than [`KEEP`]
 //! elements (a million-deep program's buffers are freed as before).
 
-use super::NodeSet;
+use super::{Expr, NodeMap, NodeSet};
 use std::cell::RefCell;
 
 /// Largest buffer kept, in elements (8 MiB of 16-byte entries).
@@ -30,6 +31,14 @@ thread_local! {
     static WORDS: RefCell<Vec<Vec<usize>>> = const { RefCell::new(Vec::new()) };
     static PAIRS: RefCell<Vec<Vec<[usize; 2]>>> = const { RefCell::new(Vec::new()) };
     static SETS: RefCell<Vec<NodeSet>> = const { RefCell::new(Vec::new()) };
+    static MEMOS: RefCell<Vec<NodeMap<Expr>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Whether a hash table is worth keeping: clearing costs its capacity, not its length, so a
+/// large table that a small traversal barely used is freed instead (many small walks after
+/// one large one would otherwise each pay for the large table).
+fn worth_keeping(len: usize, capacity: usize) -> bool {
+    capacity <= KEEP && (len == 0 || capacity <= 64 * len.max(16))
 }
 
 /// The allocation of `v`, emptied, as a buffer of `U` (same size and alignment as `T`).
@@ -91,23 +100,35 @@ pub fn take_set() -> NodeSet {
     take_from(&SETS)
 }
 
-/// Gives a seen-set back (cleared here if it is not empty). Clearing costs the table's capacity, not its length,
-/// so a large table that a small traversal barely used is freed instead: many small walks
-/// after one large one would otherwise each pay for the large table.
+/// Gives a seen-set back (cleared here if it is not empty; see [`worth_keeping`]).
 pub fn give_set(mut s: NodeSet) {
-    if s.capacity() > KEEP || (!s.is_empty() && s.capacity() > 64 * s.len().max(16)) {
-        return;
+    if worth_keeping(s.len(), s.capacity()) {
+        if !s.is_empty() {
+            s.clear();
+        }
+        give_to(&SETS, s);
     }
-    if !s.is_empty() {
-        s.clear();
+}
+
+/// An empty memo table (node -> rewritten node) with the capacity a previous mutation on this
+/// thread left.
+pub fn take_memo() -> NodeMap<Expr> {
+    take_from(&MEMOS)
+}
+
+/// Gives a memo table back (its entries are dropped here; see [`worth_keeping`]).
+pub fn give_memo(mut m: NodeMap<Expr>) {
+    if worth_keeping(m.len(), m.capacity()) {
+        if !m.is_empty() {
+            m.clear();
+        }
+        give_to(&MEMOS, m);
     }
-    give_to(&SETS, s);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::Expr;
 
     /// The reuse rests on `recycle` keeping the allocation; if the standard library stopped
     /// collecting in place, every traversal would silently start from empty again.
