@@ -48,7 +48,7 @@ pub fn walk<V: Visitor + ?Sized>(v: &mut V, root: &Expr) {
 pub fn walk_refs<'a>(root: &'a Expr, mut f: impl FnMut(&'a Expr, bool) -> bool) {
     // Buffers reused from this thread's last traversals (see `scratch`).
     let mut seen = super::scratch::take_set();
-    let mut stack: Vec<(&Expr, bool)> = super::scratch::take_pairs();
+    let mut stack: Vec<(&Expr, bool)> = super::scratch::take_vec();
     stack.push((root, false));
     while let Some((e, expanded)) = stack.pop() {
         if expanded {
@@ -64,7 +64,7 @@ pub fn walk_refs<'a>(root: &'a Expr, mut f: impl FnMut(&'a Expr, bool) -> bool) 
             push_children(e, &mut stack, |k| !k.is_shared() || !seen.contains(&k.id()));
         }
     }
-    super::scratch::give_pairs(stack);
+    super::scratch::give_vec(stack);
     super::scratch::give_set(seen);
 }
 
@@ -136,7 +136,7 @@ impl Default for MutateState {
     fn default() -> Self {
         MutateState {
             memo: super::scratch::take_memo(),
-            keep: super::scratch::take_words(),
+            keep: super::scratch::take_vec(),
         }
     }
 }
@@ -144,7 +144,7 @@ impl Default for MutateState {
 impl Drop for MutateState {
     fn drop(&mut self) {
         super::scratch::give_memo(std::mem::take(&mut self.memo));
-        super::scratch::give_words(std::mem::take(&mut self.keep));
+        super::scratch::give_vec(std::mem::take(&mut self.keep));
     }
 }
 
@@ -175,9 +175,9 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
     }
     state.keep.push(root.clone());
     // Borrowed nodes, as in `walk`: `root` owns them all for the whole mutation.
-    let mut tasks: Vec<Task<'_>> = super::scratch::take_pairs();
+    let mut tasks: Vec<Task<'_>> = super::scratch::take_vec();
     tasks.push(Task::Visit(root));
-    let mut results: Vec<Expr> = super::scratch::take_words();
+    let mut results: Vec<Expr> = super::scratch::take_vec();
     while let Some(task) = tasks.pop() {
         match task {
             Task::Visit(e) => {
@@ -255,8 +255,8 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
         }
     }
     let out = results.pop().expect("the root's result");
-    super::scratch::give_pairs(tasks);
-    super::scratch::give_words(results);
+    super::scratch::give_vec(tasks);
+    super::scratch::give_vec(results);
     out
 }
 

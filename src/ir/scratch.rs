@@ -28,8 +28,10 @@ pub const KEEP: usize = 1 << 19;
 pub const POOLED: usize = 2;
 
 thread_local! {
-    static WORDS: RefCell<Vec<Vec<usize>>> = const { RefCell::new(Vec::new()) };
-    static PAIRS: RefCell<Vec<Vec<[usize; 2]>>> = const { RefCell::new(Vec::new()) };
+    static WORDS4: RefCell<Vec<Vec<u32>>> = const { RefCell::new(Vec::new()) };
+    static WORDS8: RefCell<Vec<Vec<usize>>> = const { RefCell::new(Vec::new()) };
+    static WORDS16: RefCell<Vec<Vec<[usize; 2]>>> = const { RefCell::new(Vec::new()) };
+    static WORDS24: RefCell<Vec<Vec<[usize; 3]>>> = const { RefCell::new(Vec::new()) };
     static SETS: RefCell<Vec<NodeSet>> = const { RefCell::new(Vec::new()) };
     static MEMOS: RefCell<Vec<NodeMap<Expr>>> = const { RefCell::new(Vec::new()) };
 }
@@ -41,12 +43,10 @@ fn worth_keeping(len: usize, capacity: usize) -> bool {
     capacity <= KEEP && (len == 0 || capacity <= 64 * len.max(16))
 }
 
-/// The allocation of `v`, emptied, as a buffer of `U` (same size and alignment as `T`).
+/// The allocation of `v`, emptied, as a buffer of `U`. The allocation is reused when `T` and
+/// `U` have the same size and alignment (the only way this module calls it); otherwise the
+/// result is a new empty vector.
 pub fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
-    const {
-        assert!(std::mem::size_of::<T>() == std::mem::size_of::<U>());
-        assert!(std::mem::align_of::<T>() == std::mem::align_of::<U>());
-    }
     v.clear();
     v.into_iter()
         .map(|_| unreachable!("the vector is empty"))
@@ -70,28 +70,31 @@ fn give_to<B>(pool: &'static std::thread::LocalKey<RefCell<Vec<B>>>, b: B) {
     });
 }
 
-/// An empty buffer of 8-byte elements (`Expr`, references), with the capacity a previous
-/// traversal on this thread left.
-pub fn take_words<T>() -> Vec<T> {
-    recycle(take_from(&WORDS))
-}
-
-/// Gives a buffer of 8-byte elements back (its elements are dropped first).
-pub fn give_words<T>(v: Vec<T>) {
-    if v.capacity() <= KEEP {
-        give_to(&WORDS, recycle(v));
+/// An empty vector with the capacity a previous traversal on this thread left in a vector of
+/// elements of the same size (4, 8, 16 or 24 bytes; any other size starts empty).
+pub fn take_vec<T>() -> Vec<T> {
+    use std::mem::{align_of, size_of};
+    match (size_of::<T>(), align_of::<T>()) {
+        (4, 4) => recycle(take_from(&WORDS4)),
+        (8, 8) => recycle(take_from(&WORDS8)),
+        (16, 8) => recycle(take_from(&WORDS16)),
+        (24, 8) => recycle(take_from(&WORDS24)),
+        _ => Vec::new(),
     }
 }
 
-/// An empty buffer of 16-byte elements (stack entries), as [`take_words`].
-pub fn take_pairs<T>() -> Vec<T> {
-    recycle(take_from(&PAIRS))
-}
-
-/// Gives a buffer of 16-byte elements back (its elements are dropped first).
-pub fn give_pairs<T>(v: Vec<T>) {
-    if v.capacity() <= KEEP {
-        give_to(&PAIRS, recycle(v));
+/// Gives a vector back for [`take_vec`] (its elements are dropped first).
+pub fn give_vec<T>(v: Vec<T>) {
+    use std::mem::{align_of, size_of};
+    if v.capacity() > KEEP {
+        return;
+    }
+    match (size_of::<T>(), align_of::<T>()) {
+        (4, 4) => give_to(&WORDS4, recycle(v)),
+        (8, 8) => give_to(&WORDS8, recycle(v)),
+        (16, 8) => give_to(&WORDS16, recycle(v)),
+        (24, 8) => give_to(&WORDS24, recycle(v)),
+        _ => {}
     }
 }
 
@@ -146,19 +149,19 @@ mod tests {
 
     #[test]
     fn a_thread_gets_its_buffers_back_up_to_the_bounds() {
-        let mut a: Vec<(&Expr, bool)> = take_pairs();
+        let mut a: Vec<(&Expr, bool)> = take_vec();
         a.reserve(5000);
         let cap = a.capacity();
-        give_pairs(a);
-        let b: Vec<(usize, usize)> = take_pairs();
+        give_vec(a);
+        let b: Vec<(usize, usize)> = take_vec();
         assert!(b.capacity() >= cap, "{} < {cap}", b.capacity());
         assert!(b.is_empty());
-        give_pairs(b);
+        give_vec(b);
         // Too large to keep: freed, and the next buffer starts empty.
-        let mut big: Vec<Expr> = take_words();
+        let mut big: Vec<Expr> = take_vec();
         big.reserve(KEEP + 1);
-        give_words(big);
-        let c: Vec<Expr> = take_words();
+        give_vec(big);
+        let c: Vec<Expr> = take_vec();
         assert!(c.capacity() <= KEEP);
         // At most POOLED per kind.
         for _ in 0..POOLED + 2 {

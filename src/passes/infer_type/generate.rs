@@ -76,7 +76,11 @@ impl<'a> Gen<'a> {
     pub fn new(capacity: usize) -> Gen<'a> {
         Gen {
             s: Solver::with_capacity(capacity),
-            tape: Vec::with_capacity(capacity),
+            tape: {
+                let mut t: Vec<TV> = crate::ir::scratch::take_vec();
+                t.reserve(capacity);
+                t
+            },
             memo: Default::default(),
             opaque: Default::default(),
             scalars: FxHashMap::default(),

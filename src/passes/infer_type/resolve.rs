@@ -38,12 +38,18 @@ pub(super) struct Resolver<'g, 'a> {
     pub first_unresolved: Option<(&'a Expr, TV)>,
 }
 
+impl Drop for Resolver<'_, '_> {
+    fn drop(&mut self) {
+        crate::ir::scratch::give_memo(std::mem::take(&mut self.memo));
+    }
+}
+
 impl<'g, 'a> Resolver<'g, 'a> {
     pub fn new(gen: &'g mut Gen<'a>) -> Self {
         Resolver {
             gen,
             pos: 0,
-            memo: Default::default(),
+            memo: crate::ir::scratch::take_memo(),
             lenient: false,
             first_unresolved: None,
         }

@@ -16,7 +16,7 @@
 //! level grows the stack on demand ([`grow`]), so even 100,000-deep tuple types are fine.
 
 use super::relations::Relation;
-use crate::ir::{Dim, Span, TensorType, Type};
+use crate::ir::{scratch, Dim, Span, TensorType, Type};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -70,12 +70,28 @@ pub(super) struct Solver {
     pub(super) scratch_types: Vec<Option<Type>>,
 }
 
+impl Drop for Solver {
+    fn drop(&mut self) {
+        scratch::give_vec(std::mem::take(&mut self.parent));
+        scratch::give_vec(std::mem::take(&mut self.terms));
+    }
+}
+
 impl Solver {
+    /// A solver whose tables have room for `n` variables, or the room this thread's last
+    /// solver left (see `ir::scratch`).
     pub fn with_capacity(n: usize) -> Solver {
+        let mut parent: Vec<TV> = scratch::take_vec();
+        parent.reserve(n);
+        let mut terms: Vec<Term> = scratch::take_vec();
+        terms.reserve(n);
         Solver {
-            parent: Vec::with_capacity(n),
-            terms: Vec::with_capacity(n),
-            ..Solver::default()
+            parent,
+            terms,
+            rels: Vec::new(),
+            queue: Vec::new(),
+            watchers: FxHashMap::default(),
+            scratch_types: Vec::new(),
         }
     }
 

@@ -11,7 +11,7 @@
 //! DAG, so resolution can replay generation's per-node results in order (the "tape").
 //! Whether a node is shared is decided when it is entered, before any phase clones it.
 
-use crate::ir::{Expr, ExprKind};
+use crate::ir::{scratch, Expr, ExprKind};
 
 pub(super) trait Walker<'a> {
     type Out: Clone;
@@ -34,8 +34,10 @@ enum Step<'a> {
 }
 
 pub(super) fn walk<'a, W: Walker<'a>>(w: &mut W, root: &'a Expr) -> Result<W::Out, W::Err> {
-    let mut stack = vec![Step::Enter(root)];
-    let mut vals: Vec<W::Out> = Vec::new();
+    // Buffers reused from this thread's last traversals (see `ir::scratch`).
+    let mut stack: Vec<Step<'a>> = scratch::take_vec();
+    stack.push(Step::Enter(root));
+    let mut vals: Vec<W::Out> = scratch::take_vec();
     while let Some(step) = stack.pop() {
         match step {
             Step::Enter(e) => {
@@ -107,5 +109,8 @@ pub(super) fn walk<'a, W: Walker<'a>>(w: &mut W, root: &'a Expr) -> Result<W::Ou
             }
         }
     }
-    Ok(vals.pop().expect("the root's result"))
+    let out = vals.pop().expect("the root's result");
+    scratch::give_vec(stack);
+    scratch::give_vec(vals);
+    Ok(out)
 }
