@@ -91,7 +91,8 @@ impl<'a> Usage<'a> {
         };
         let mut visits: crate::ir::NodeMap<u8> = crate::ir::NodeMap::default();
         let mut level = 0u32;
-        let mut stack = vec![Step::Visit(root, 1)];
+        let mut stack: Vec<Step<'a>> = crate::ir::scratch::take_vec();
+        stack.push(Step::Visit(root, 1));
         while let Some(step) = stack.pop() {
             let (e, n) = match step {
                 Step::LeaveFunction => {
@@ -164,6 +165,7 @@ impl<'a> Usage<'a> {
                 }
             }
         }
+        crate::ir::scratch::give_vec(stack);
         u
     }
 }

@@ -152,7 +152,7 @@ impl Fill {
             lists: Vec::new(),
         };
         let global = scopes.child(None);
-        let mut order: Vec<&Expr> = Vec::new();
+        let mut order: Vec<&Expr> = crate::ir::scratch::take_vec();
         crate::ir::mutate::walk_refs(root, |e, exit| {
             if exit {
                 order.push(e);
@@ -163,7 +163,7 @@ impl Fill {
             crate::ir::NodeMap::with_capacity_and_hasher(order.len(), Default::default());
         let mut subs = crate::ir::NodeMap::default();
         scope_of.insert(root.id(), global);
-        let mut edges: Vec<(&Expr, u32)> = Vec::new();
+        let mut edges: Vec<(&Expr, u32)> = crate::ir::scratch::take_vec();
         for &n in order.iter().rev() {
             let Some(&s) = scope_of.get(&n.id()) else {
                 continue;
@@ -196,6 +196,8 @@ impl Fill {
                 scope_of.insert(c.id(), merged);
             }
         }
+        crate::ir::scratch::give_vec(order);
+        crate::ir::scratch::give_vec(edges);
         Fill {
             scopes,
             global,

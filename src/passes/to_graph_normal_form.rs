@@ -63,8 +63,9 @@ impl Gnf {
             Leave(u64),
         }
         let mut active = FxHashSet::default();
-        let mut seen = crate::ir::NodeSet::default();
-        let mut stack = vec![Step::Visit(root)];
+        let mut seen = crate::ir::scratch::take_set();
+        let mut stack: Vec<Step<'_>> = crate::ir::scratch::take_vec();
+        stack.push(Step::Visit(root));
         while let Some(step) = stack.pop() {
             let e = match step {
                 Step::Leave(v) => {
@@ -96,6 +97,8 @@ impl Gnf {
                 }
             }
         }
+        crate::ir::scratch::give_vec(stack);
+        crate::ir::scratch::give_set(seen);
     }
 }
 
