@@ -412,8 +412,8 @@ impl Expr {
     /// model, each node entered sits one 80-byte block below the previous one; the post-order
     /// exits then run upwards through the same blocks). Reaching a node is a dependent load the
     /// hardware cannot predict from the pointer chain; a hint 1 KiB up measured faster than
-    /// none, than one 1 KiB down, and than both (stops 17-18). A wrong guess costs one cache
-    /// line of bandwidth.
+    /// none (stop 17), and adding one 1 KiB down gained nothing beyond the noise (stop 18). A
+    /// wrong guess costs one cache line of bandwidth.
     #[inline(always)]
     pub fn prefetch_next(&self) {
         #[cfg(target_arch = "x86_64")]
