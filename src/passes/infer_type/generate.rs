@@ -72,6 +72,12 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
+impl Drop for Gen<'_> {
+    fn drop(&mut self) {
+        crate::ir::scratch::give_vec(std::mem::take(&mut self.tape));
+    }
+}
+
 impl<'a> Gen<'a> {
     pub fn new(capacity: usize) -> Gen<'a> {
         Gen {
