@@ -26,5 +26,5 @@ pub use node_hash::{NodeMap, NodeSet};
 pub use op::{Op, OpPattern};
 pub use structural::{expr_equal, expr_hash, module_equal, module_hash};
 pub use tensor::{Constant, TensorData};
-pub use types::{Dim, TensorType, Type};
+pub use types::{Dim, FuncType, NamedType, TensorType, Type, TypeKind};
 pub use var_map::{PendingLets, VarMap};

@@ -65,59 +65,130 @@ pub struct FuncType {
     pub ret: Type,
 }
 
-/// A Relay type.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub enum Type {
-    Tensor(Arc<TensorType>),
-    /// (`Arc<Vec>`, a thin pointer, not `Arc<[Type]>`: keeps `Type` at two words.)
-    Tuple(Arc<Vec<Type>>),
-    Func(Arc<FuncType>),
+/// A Relay type: one pointer to a shared, immutable [`TypeKind`] (so an expression node's
+/// `Option<Type>` is one word and the node fits a 64-byte block). Equality compares the
+/// pointers first, then the structure.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Type(Arc<TypeKind>);
+
+/// What a [`Type`] is.
+#[derive(PartialEq, Eq, Hash, Debug)]
+pub enum TypeKind {
+    Tensor(TensorType),
+    Tuple(Vec<Type>),
+    /// (Boxed, as `Named`: keeps `TypeKind` at 32 bytes, a 48-byte block with the counts.)
+    Func(Box<FuncType>),
     /// `_`: to be filled in by type inference.
     Incomplete,
     /// A type variable (`A`) or an ADT type applied to arguments (`List[A]`); passlab keeps
     /// these for type definitions but does not type-check ADT programs.
-    Named(Arc<NamedType>),
+    Named(Box<NamedType>),
 }
 
-/// The body of [`Type::Named`] (boxed so that `Type` stays two words plus a tag).
+const _: () = assert!(std::mem::size_of::<Option<Type>>() == 8);
+const _: () = assert!(std::mem::size_of::<TypeKind>() == 32);
+
+/// The body of [`TypeKind::Named`].
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct NamedType {
     pub name: Arc<str>,
     pub args: Vec<Type>,
 }
 
+impl fmt::Debug for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl From<TypeKind> for Type {
+    fn from(k: TypeKind) -> Type {
+        Type::new(k)
+    }
+}
+
+impl From<TensorType> for Type {
+    fn from(t: TensorType) -> Type {
+        Type::new(TypeKind::Tensor(t))
+    }
+}
+
 impl Type {
+    pub fn new(kind: TypeKind) -> Type {
+        Type(Arc::new(kind))
+    }
+
+    #[inline]
+    pub fn kind(&self) -> &TypeKind {
+        &self.0
+    }
+
+    /// True when both are the same shared type (equal types need not be).
+    pub fn ptr_eq(&self, other: &Type) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// `_` (one shared instance).
+    pub fn incomplete() -> Type {
+        static INCOMPLETE: std::sync::OnceLock<Type> = std::sync::OnceLock::new();
+        INCOMPLETE
+            .get_or_init(|| Type::new(TypeKind::Incomplete))
+            .clone()
+    }
+
+    pub fn is_incomplete(&self) -> bool {
+        matches!(self.kind(), TypeKind::Incomplete)
+    }
+
     pub fn tensor(shape: Vec<Dim>, dtype: DType) -> Type {
-        Type::Tensor(Arc::new(TensorType::new(shape, dtype)))
+        TensorType::new(shape, dtype).into()
     }
 
     pub fn scalar(dtype: DType) -> Type {
-        Type::Tensor(Arc::new(TensorType::scalar(dtype)))
+        TensorType::scalar(dtype).into()
     }
 
     pub fn tuple(fields: Vec<Type>) -> Type {
-        Type::Tuple(Arc::new(fields))
+        Type::new(TypeKind::Tuple(fields))
     }
 
     pub fn func(params: Vec<Type>, ret: Type) -> Type {
-        Type::Func(Arc::new(FuncType { params, ret }))
+        Type::new(TypeKind::Func(Box::new(FuncType { params, ret })))
+    }
+
+    pub fn named(name: Arc<str>, args: Vec<Type>) -> Type {
+        Type::new(TypeKind::Named(Box::new(NamedType { name, args })))
     }
 
     pub fn as_tensor(&self) -> Option<&TensorType> {
-        match self {
-            Type::Tensor(t) => Some(t),
+        match self.kind() {
+            TypeKind::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    pub fn as_tuple(&self) -> Option<&[Type]> {
+        match self.kind() {
+            TypeKind::Tuple(fs) => Some(fs),
+            _ => None,
+        }
+    }
+
+    pub fn as_func(&self) -> Option<&FuncType> {
+        match self.kind() {
+            TypeKind::Func(f) => Some(&**f),
             _ => None,
         }
     }
 
     /// True when no part of the type is `_`.
     pub fn is_complete(&self) -> bool {
-        match self {
-            Type::Tensor(_) => true,
-            Type::Tuple(fs) => fs.iter().all(Type::is_complete),
-            Type::Func(f) => f.params.iter().all(Type::is_complete) && f.ret.is_complete(),
-            Type::Incomplete => false,
-            Type::Named(n) => n.args.iter().all(Type::is_complete),
+        match self.kind() {
+            TypeKind::Tensor(_) => true,
+            TypeKind::Tuple(fs) => fs.iter().all(Type::is_complete),
+            TypeKind::Func(f) => f.params.iter().all(Type::is_complete) && f.ret.is_complete(),
+            TypeKind::Incomplete => false,
+            TypeKind::Named(n) => n.args.iter().all(Type::is_complete),
         }
     }
 }
@@ -151,9 +222,9 @@ impl fmt::Display for TensorType {
 
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Type::Tensor(t) => fmt::Display::fmt(&**t, f),
-            Type::Tuple(fields) => {
+        match self.kind() {
+            TypeKind::Tensor(t) => fmt::Display::fmt(t, f),
+            TypeKind::Tuple(fields) => {
                 f.write_str("(")?;
                 for (i, t) in fields.iter().enumerate() {
                     if i > 0 {
@@ -166,7 +237,7 @@ impl fmt::Display for Type {
                 }
                 f.write_str(")")
             }
-            Type::Func(ft) => {
+            TypeKind::Func(ft) => {
                 f.write_str("fn (")?;
                 for (i, t) in ft.params.iter().enumerate() {
                     if i > 0 {
@@ -176,8 +247,8 @@ impl fmt::Display for Type {
                 }
                 write!(f, ") -> {}", ft.ret)
             }
-            Type::Incomplete => f.write_str("_"),
-            Type::Named(n) => {
+            TypeKind::Incomplete => f.write_str("_"),
+            TypeKind::Named(n) => {
                 let (name, args) = (&n.name, &n.args);
                 f.write_str(name)?;
                 if !args.is_empty() {
@@ -217,7 +288,7 @@ mod tests {
             "(bool,)"
         );
         assert_eq!(Type::tuple(vec![]).to_string(), "()");
-        let f = Type::func(vec![Type::scalar(DType::INT32)], Type::Incomplete);
+        let f = Type::func(vec![Type::scalar(DType::INT32)], Type::incomplete());
         assert_eq!(f.to_string(), "fn (int32) -> _");
     }
 }

@@ -254,7 +254,7 @@ fn complex_constant(e: &Expr) -> Option<Arg> {
 
 fn constant_expr(t: TensorData, span: Span) -> Expr {
     let c = Constant::from_data(t);
-    let ty = c.ty.clone().map(|t| Type::Tensor(Arc::new(t)));
+    let ty = c.ty.clone().map(Type::from);
     Expr::with_info(ExprKind::Constant(Arc::new(c)), ty, span)
 }
 

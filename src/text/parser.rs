@@ -1017,7 +1017,9 @@ impl<'s> P<'s> {
         // A typed dump writes the constant's type right after it: use it for opaque constants.
         let ann = match type_comment(r) {
             Some((ty_text, _)) => match self.ty(ty_text) {
-                Ok((rest, Type::Tensor(t))) if rest.trim().is_empty() => Some((*t).clone()),
+                Ok((rest, t)) if rest.trim().is_empty() && t.as_tensor().is_some() => {
+                    t.as_tensor().cloned()
+                }
                 _ => None,
             },
             None => None,
@@ -1276,7 +1278,7 @@ impl<'s> P<'s> {
             Err(_) => return fail(i, "a type"),
         };
         match word {
-            "_" => Ok((r, Type::Incomplete)),
+            "_" => Ok((r, Type::incomplete())),
             "fn" => {
                 let (r, _) = sym("(")(r)?;
                 let (r, (params, _)) = self.types_until(r, ")")?;
@@ -1315,13 +1317,7 @@ impl<'s> P<'s> {
                 } else {
                     (r, Vec::new())
                 };
-                Ok((
-                    r,
-                    Type::Named(Arc::new(crate::ir::types::NamedType {
-                        name: w.into(),
-                        args,
-                    })),
-                ))
+                Ok((r, Type::named(w.into(), args)))
             }
         }
     }

@@ -16,6 +16,7 @@
 use super::hash_name;
 use super::metadata;
 use crate::ir::op::is_default;
+use crate::ir::TypeKind;
 use crate::ir::VarMap;
 use crate::ir::*;
 use hashbrown::HashTable;
@@ -349,7 +350,7 @@ impl Printer {
                 if !matches!(
                     e.kind(),
                     ExprKind::Var(_) | ExprKind::Op(_) | ExprKind::GlobalVar(_)
-                ) && !matches!(t, Type::Incomplete)
+                ) && !t.is_incomplete()
                 {
                     out.push_str(" /* ty=");
                     push_type(out, t);
@@ -779,8 +780,8 @@ impl Printer {
 /// Appends a type's text; a scalar of a common dtype (a let chain's every binder and node)
 /// without going through the formatter.
 fn push_type(out: &mut String, t: &Type) {
-    let name = match t {
-        Type::Tensor(tt) if tt.shape.is_empty() => tt.dtype.static_name(),
+    let name = match t.kind() {
+        TypeKind::Tensor(tt) if tt.shape.is_empty() => tt.dtype.static_name(),
         _ => None,
     };
     match name {

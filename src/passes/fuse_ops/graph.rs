@@ -17,6 +17,7 @@
 //! Deliberately not done: nodes inside `Primitive` or `Compiler` functions are not indexed
 //! (FuseOps leaves those functions alone, so their insides never matter).
 
+use crate::ir::TypeKind;
 use crate::ir::{DType, Expr, ExprKind, Function, OpPattern, Type};
 
 /// A use of a node by another node.
@@ -186,8 +187,8 @@ impl<'a> Graph<'a> {
                 OpPattern::Tuple
             }
             ExprKind::TupleGetItem(t, _) => {
-                let all_tensors = match t.ty() {
-                    Some(Type::Tuple(fs)) => fs.iter().all(|f| f.as_tensor().is_some()),
+                let all_tensors = match t.ty().and_then(Type::as_tuple) {
+                    Some(fs) => fs.iter().all(|f| f.as_tensor().is_some()),
                     _ => false,
                 };
                 if all_tensors {
@@ -235,9 +236,9 @@ impl<'a> Graph<'a> {
 }
 
 fn is_dynamic(t: &Type) -> bool {
-    match t {
-        Type::Tensor(t) => t.shape.iter().any(|d| d.as_static().is_none()),
-        Type::Tuple(fs) => fs.iter().any(is_dynamic),
+    match t.kind() {
+        TypeKind::Tensor(t) => t.shape.iter().any(|d| d.as_static().is_none()),
+        TypeKind::Tuple(fs) => fs.iter().any(is_dynamic),
         _ => false,
     }
 }

@@ -155,7 +155,7 @@ impl<'a> Gen<'a> {
                         .clone();
                     Ok(self.s.known(ty))
                 }
-                Some(t) => Ok(self.s.known(Type::Tensor(t.clone().into()))),
+                Some(t) => Ok(self.s.known(t.clone().into())),
                 None => {
                     let tv = self.s.hole();
                     self.opaque.insert(e.id(), tv);
@@ -215,7 +215,8 @@ impl<'a> Gen<'a> {
                 let tt = kids[0];
                 match self.s.term(tt).clone() {
                     Term::Tuple(vs) if *i < vs.len() => Ok(vs[*i]),
-                    Term::Known(Type::Tuple(ts)) if *i < ts.len() => {
+                    Term::Known(t) if t.as_tuple().is_some_and(|ts| *i < ts.len()) => {
+                        let ts = t.as_tuple().expect("a tuple");
                         Ok(self.s.known(ts[*i].clone()))
                     }
                     Term::Hole => {
@@ -355,7 +356,8 @@ impl<'a> Gen<'a> {
                 }
                 Ok(ret)
             }
-            Term::Known(Type::Func(fty)) => {
+            Term::Known(t) if t.as_func().is_some() => {
+                let fty = t.as_func().expect("a function type");
                 if fty.params.len() != args.len() {
                     return Err(arity(self, fty.params.len()));
                 }

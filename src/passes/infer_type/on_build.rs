@@ -20,10 +20,10 @@
 
 use super::shape_rules::{rule_for, Rel, Rule};
 use super::solver::merge;
+use crate::ir::TypeKind;
 use crate::ir::{Attrs, Call, Constant, DType, Expr, ExprKind, Op, Span, Type};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::sync::Arc;
 
 /// The type InferType gives a constant (`None` for an opaque constant of unknown type). Scalar
 /// types are allocated once per dtype and thread (passes build many scalar constants).
@@ -33,7 +33,7 @@ pub fn constant_type(c: &Constant) -> Option<Type> {
     }
     let t = c.ty.as_ref()?;
     if !t.shape.is_empty() {
-        return Some(Type::Tensor(Arc::new(t.clone())));
+        return Some(t.clone().into());
     }
     Some(SCALARS.with(|s| {
         s.borrow_mut()
@@ -108,8 +108,8 @@ pub fn node_type(kind: &ExprKind) -> Option<Type> {
             .map(child_type)
             .collect::<Option<Vec<_>>>()
             .map(Type::tuple),
-        ExprKind::TupleGetItem(t, i) => match child_type(t)? {
-            Type::Tuple(fs) => fs.get(*i).cloned(),
+        ExprKind::TupleGetItem(t, i) => match child_type(t)?.kind() {
+            TypeKind::Tuple(fs) => fs.get(*i).cloned(),
             _ => None,
         },
         ExprKind::Constant(c) => constant_type(c),

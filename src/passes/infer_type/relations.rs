@@ -9,6 +9,7 @@
 
 use super::shape_rules::{Rel, Rule};
 use super::solver::{Origin, SolveError, Solver, Term, TV};
+use crate::ir::TypeKind;
 use crate::ir::{Attrs, Type};
 
 #[derive(Clone)]
@@ -110,7 +111,8 @@ impl Solver {
                         })?;
                         Ok(true)
                     }
-                    Term::Known(Type::Tuple(ts)) if *index < ts.len() => {
+                    Term::Known(t) if t.as_tuple().is_some_and(|ts| *index < ts.len()) => {
+                        let ts = t.as_tuple().expect("a tuple");
                         let t = ts[*index].clone();
                         self.unify_with_type(args[1], &t).map_err(|m| {
                             err(format!(
@@ -198,8 +200,8 @@ impl Solver {
 }
 
 pub(super) fn projection_error(index: usize, t: &Type) -> String {
-    match t {
-        Type::Tuple(fs) => format!(
+    match t.kind() {
+        TypeKind::Tuple(fs) => format!(
             "tuple index {index} is out of range: the tuple has type {t} with {} field{}",
             fs.len(),
             if fs.len() == 1 { "" } else { "s" }

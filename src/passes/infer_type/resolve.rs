@@ -63,7 +63,7 @@ impl<'g, 'a> Resolver<'g, 'a> {
             None if self.lenient => {
                 self.first_unresolved.get_or_insert((e, tv));
                 let p = self.gen.s.partial(tv);
-                Ok((!matches!(p, Type::Incomplete)).then_some(p))
+                Ok((!p.is_incomplete()).then_some(p))
             }
             None => Err(ResolveError::Unresolved(e, tv)),
         }
@@ -125,8 +125,8 @@ impl<'g, 'a> Resolver<'g, 'a> {
                 } else {
                     // An opaque constant typed from its use: record the type on it too.
                     let mut c = c.clone();
-                    if let Some(Type::Tensor(tt)) = &t {
-                        std::sync::Arc::make_mut(&mut c).ty = Some((**tt).clone());
+                    if let Some(tt) = t.as_ref().and_then(Type::as_tensor) {
+                        std::sync::Arc::make_mut(&mut c).ty = Some(tt.clone());
                     }
                     Expr::with_info(ExprKind::Constant(c), t, e.span())
                 }
@@ -202,7 +202,8 @@ impl<'g, 'a> Resolver<'g, 'a> {
                     .collect::<Result<Vec<_>, _>>()?;
                 let ret_type = match (&f.ret_type, &t) {
                     (Some(r), _) if r.is_complete() => Some(r.clone()),
-                    (_, Some(Type::Func(ft))) if !matches!(ft.ret, Type::Incomplete) => {
+                    (_, Some(t)) if t.as_func().is_some_and(|ft| !ft.ret.is_incomplete()) => {
+                        let ft = t.as_func().expect("a function type");
                         Some(ft.ret.clone())
                     }
                     _ => f.ret_type.clone(),
@@ -304,7 +305,7 @@ pub(super) fn explain(gen: &mut Gen<'_>, root: &Expr, failed: &Expr, failed_tv: 
     if let Some((at, v)) = var {
         let tv = gen.var(&v);
         let known = gen.s.partial(tv);
-        let so_far = if matches!(known, Type::Incomplete) {
+        let so_far = if known.is_incomplete() {
             String::new()
         } else {
             format!(" (known so far: {known})")

@@ -29,10 +29,11 @@ mod transform;
 pub(crate) use layout::Layout;
 
 use crate::ir::attrs::AttrValue;
+use crate::ir::TypeKind;
 use crate::ir::{Attrs, DType, Dim, Op, TensorType, Type};
 use rustc_hash::FxHashMap;
 use std::fmt::Display;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 pub(super) type RuleResult = Result<bool, String>;
 pub(super) type RuleFn = fn(&mut Rel<'_>) -> RuleResult;
@@ -154,7 +155,10 @@ impl<'a> Rel<'a> {
     /// Assigns the result `(shape, dtype)`, sharing input `i`'s type when it is the same
     /// (elementwise results usually are: no allocation, and cheap equality later).
     pub fn done_like(&mut self, i: usize, shape: Vec<Dim>, dtype: DType) -> RuleResult {
-        if let Some(t @ Type::Tensor(tt)) = &self.types[i] {
+        if let Some((t, tt)) = self.types[i]
+            .as_ref()
+            .and_then(|t| Some((t, t.as_tensor()?)))
+        {
             if tt.dtype == dtype && tt.shape == shape {
                 return self.done(t.clone());
             }
@@ -165,28 +169,28 @@ impl<'a> Rel<'a> {
     /// Input `i` as a tensor type: `Ok(None)` while unknown, an error when it is known and not
     /// a tensor.
     pub fn tensor(&self, i: usize) -> Result<Option<&'a TensorType>, String> {
-        match &self.types[i] {
+        match self.types[i].as_ref().map(|t| (t, t.kind())) {
             None => Ok(None),
-            Some(Type::Tensor(t)) => Ok(Some(t)),
-            Some(t) => self.fail(format!("argument {} must be a tensor, found {t}", i + 1)),
+            Some((_, TypeKind::Tensor(t))) => Ok(Some(t)),
+            Some((t, _)) => self.fail(format!("argument {} must be a tensor, found {t}", i + 1)),
         }
     }
 
     /// Input `i` as a tuple of tensors (for concatenate and stack).
     pub fn tensor_tuple(&self, i: usize) -> Result<Option<Vec<&'a TensorType>>, String> {
-        match &self.types[i] {
+        match self.types[i].as_ref().map(|t| (t, t.kind())) {
             None => Ok(None),
-            Some(Type::Tuple(fs)) => fs
+            Some((_, TypeKind::Tuple(fs))) => fs
                 .iter()
-                .map(|f| match f {
-                    Type::Tensor(t) => Ok(&**t),
-                    other => self.fail(format!(
-                        "expects a tuple of tensors, found a field of type {other}"
+                .map(|f| match f.kind() {
+                    TypeKind::Tensor(t) => Ok(t),
+                    _ => self.fail(format!(
+                        "expects a tuple of tensors, found a field of type {f}"
                     )),
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map(Some),
-            Some(t) => self.fail(format!(
+            Some((t, _)) => self.fail(format!(
                 "expects a tuple of tensors as its argument, found {t}"
             )),
         }
@@ -341,7 +345,7 @@ fn attr_dim(v: &AttrValue) -> Option<Dim> {
 }
 
 pub(super) fn tensor(shape: Vec<Dim>, dtype: DType) -> Type {
-    Type::Tensor(Arc::new(TensorType::new(shape, dtype)))
+    Type::tensor(shape, dtype)
 }
 
 /// `a op b` on static extents (int64 if either is), `?` otherwise.

@@ -16,7 +16,8 @@
 //! level grows the stack on demand ([`grow`]), so even 100,000-deep tuple types are fine.
 
 use super::relations::Relation;
-use crate::ir::{scratch, Dim, Span, TensorType, Type};
+use crate::ir::TypeKind;
+use crate::ir::{scratch, Dim, Span, Type};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -123,13 +124,13 @@ impl Solver {
         if t.is_complete() {
             return self.known(t.clone());
         }
-        match t {
-            Type::Incomplete => self.hole(),
-            Type::Tuple(fs) => {
+        match t.kind() {
+            TypeKind::Incomplete => self.hole(),
+            TypeKind::Tuple(fs) => {
                 let vs = fs.iter().map(|f| grow(|| self.of_type(f))).collect();
                 self.tuple(vs)
             }
-            Type::Func(ft) => {
+            TypeKind::Func(ft) => {
                 let ps = ft.params.iter().map(|p| grow(|| self.of_type(p))).collect();
                 let r = grow(|| self.of_type(&ft.ret));
                 self.func(ps, r)
@@ -190,7 +191,7 @@ impl Solver {
         let r = self.find(x);
         match &self.terms[r as usize] {
             Term::Known(t) => t.clone(),
-            Term::Hole => Type::Incomplete,
+            Term::Hole => Type::incomplete(),
             Term::Tuple(vs) => {
                 let vs = vs.clone();
                 Type::tuple(vs.iter().map(|v| grow(|| self.partial(*v))).collect())
@@ -329,8 +330,8 @@ impl Solver {
                 }
                 Err(()) => Err(fail(self)),
             },
-            Term::Tuple(vs) => match t {
-                Type::Tuple(ts) if ts.len() == vs.len() => {
+            Term::Tuple(vs) => match t.kind() {
+                TypeKind::Tuple(ts) if ts.len() == vs.len() => {
                     let vs = vs.clone();
                     for (v, f) in vs.iter().zip(ts.iter()) {
                         grow(|| self.unify_with_type(*v, f))?;
@@ -339,8 +340,8 @@ impl Solver {
                 }
                 _ => Err(fail(self)),
             },
-            Term::Func(ps, ret) => match t {
-                Type::Func(ft) if ft.params.len() == ps.len() => {
+            Term::Func(ps, ret) => match t.kind() {
+                TypeKind::Func(ft) if ft.params.len() == ps.len() => {
                     let (ps, ret) = (ps.clone(), *ret);
                     for (v, p) in ps.iter().zip(ft.params.iter()) {
                         grow(|| self.unify_with_type(*v, p))?;
@@ -374,9 +375,12 @@ impl Solver {
 /// Unifies two known types: `Ok(None)` when `x` already is the result, `Ok(Some(t))` when the
 /// result differs from `x` (a `?` dimension won), `Err` when they conflict.
 pub(super) fn merge(x: &Type, y: &Type) -> Result<Option<Type>, ()> {
-    match (x, y) {
-        (Type::Tensor(a), Type::Tensor(b)) => {
-            if Arc::ptr_eq(a, b) || a == b {
+    if x.ptr_eq(y) {
+        return Ok(None);
+    }
+    match (x.kind(), y.kind()) {
+        (TypeKind::Tensor(a), TypeKind::Tensor(b)) => {
+            if a == b {
                 return Ok(None);
             }
             if a.dtype != b.dtype || a.shape.len() != b.shape.len() {
@@ -389,9 +393,9 @@ pub(super) fn merge(x: &Type, y: &Type) -> Result<Option<Type>, ()> {
                 changed |= d != *da;
                 shape.push(d);
             }
-            Ok(changed.then(|| Type::Tensor(Arc::new(TensorType::new(shape, a.dtype)))))
+            Ok(changed.then(|| Type::tensor(shape, a.dtype)))
         }
-        (Type::Tuple(a), Type::Tuple(b)) => {
+        (TypeKind::Tuple(a), TypeKind::Tuple(b)) => {
             if a.len() != b.len() {
                 return Err(());
             }
@@ -403,7 +407,7 @@ pub(super) fn merge(x: &Type, y: &Type) -> Result<Option<Type>, ()> {
             }
             Ok(out.map(Type::tuple))
         }
-        (Type::Func(a), Type::Func(b)) => {
+        (TypeKind::Func(a), TypeKind::Func(b)) => {
             if a.params.len() != b.params.len() {
                 return Err(());
             }
