@@ -52,7 +52,7 @@ pub struct VarNode {
     /// The type annotation written on the binder (`%x: T`), if any.
     pub ann: Option<Type>,
     /// The `{virtual_device=...}` pseudo-attribute of a function parameter (boxed: it is
-    /// rare, and keeps a variable's allocation at 64 bytes).
+    /// rare, and keeps a variable small).
     pub virtual_device: Option<Box<AttrValue>>,
     id: u64,
 }
@@ -152,7 +152,7 @@ impl GlobalVar {
 #[derive(Clone, Debug)]
 pub struct Call {
     pub callee: Expr,
-    /// A boxed slice, not a `Vec`: two words instead of three keep [`ExprNode`] at 64 bytes.
+    /// A boxed slice, not a `Vec`: two words instead of three keep [`ExprNode`] at 56 bytes.
     pub args: Box<[Expr]>,
     pub attrs: Attrs,
 }
@@ -415,7 +415,7 @@ impl Expr {
     ///
     /// Speculative: a traversal allocates the nodes it builds in post-order, so the next
     /// traversal of its output meets them close together in address (on a chain-shaped typed
-    /// model, each node entered sits one 80-byte block below the previous one; the post-order
+    /// model, each node entered sits one block below the previous one; the post-order
     /// exits then run upwards through the same blocks). Reaching a node is a dependent load the
     /// hardware cannot predict from the pointer chain; a hint 1 KiB up measured faster than
     /// none (stop 17), and adding one 1 KiB down gained nothing beyond the noise (stop 18). A
@@ -560,7 +560,7 @@ impl Drop for ExprNode {
         let mut stack = Vec::new();
         self.kind.take_children(&mut stack);
         while let Some(e) = stack.pop() {
-            if let Some(mut node) = NodeArc::try_unwrap(e.0).ok() {
+            if let Ok(mut node) = NodeArc::try_unwrap(e.0) {
                 node.kind.take_children(&mut stack);
             }
         }

@@ -53,7 +53,7 @@ pub fn dead_code_elimination(m: &Module, inline_once: bool, ignore_impurity: boo
 
 /// True when a node's checked type (or a var's annotation) is not a function type.
 pub(crate) fn first_order(ty: Option<&Type>) -> bool {
-    !ty.is_some_and(|t| t.as_func().is_some())
+    ty.is_none_or(|t| t.as_func().is_none())
 }
 
 fn is_pure(purity: &VarMap<bool>, default: bool, v: &Var) -> bool {
