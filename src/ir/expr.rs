@@ -14,9 +14,10 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-/// The reference-counted box of a node: `triomphe::Arc`, which has no weak count (nodes are
-/// never weakly referenced), so a node takes an 8-byte header instead of std's 16 and fits
-/// mimalloc's 64-byte size class, one cache line (see [`ExprNode`]).
+/// The reference-counted box of expression and variable nodes: `triomphe::Arc`, which has no
+/// weak count (nodes are never weakly referenced), so a node takes an 8-byte header instead of
+/// std's 16: an `ExprNode` fits mimalloc's 64-byte size class, one cache line, and a `VarNode`
+/// the 48-byte class.
 type NodeArc<T> = triomphe::Arc<T>;
 
 /// A byte range in the source text an expression was parsed from.
@@ -43,7 +44,7 @@ impl Span {
 
 /// A local variable. Identity is the allocation; the name is only a hint for printing.
 #[derive(Clone)]
-pub struct Var(Arc<VarNode>);
+pub struct Var(NodeArc<VarNode>);
 
 /// The body of a [`Var`].
 #[derive(Debug)]
@@ -84,7 +85,7 @@ impl Var {
     }
 
     fn from_parts(name: Arc<str>, ann: Option<Type>, vd: Option<Box<AttrValue>>) -> Var {
-        Var(Arc::new(VarNode {
+        Var(NodeArc::new(VarNode {
             name,
             ann,
             virtual_device: vd,
@@ -120,7 +121,7 @@ impl std::ops::Deref for Var {
 
 impl PartialEq for Var {
     fn eq(&self, o: &Var) -> bool {
-        Arc::ptr_eq(&self.0, &o.0)
+        NodeArc::ptr_eq(&self.0, &o.0)
     }
 }
 impl Eq for Var {}
