@@ -108,9 +108,46 @@ impl From<TypeKind> for Type {
 }
 
 impl From<TensorType> for Type {
+    /// The shared type equal to `t` if this thread made one recently (see [`Type::of_tensor`]).
     fn from(t: TensorType) -> Type {
-        Type::new(TypeKind::Tensor(t))
+        recent_tensor(&t).unwrap_or_else(|| remember(Type::new(TypeKind::Tensor(t))))
     }
+}
+
+/// How many tensor types each thread remembers ([`Type::of_tensor`]).
+const RECENT_TENSORS: usize = 256;
+
+thread_local! {
+    static RECENT: std::cell::RefCell<Vec<Option<Type>>> =
+        std::cell::RefCell::new(vec![None; RECENT_TENSORS]);
+}
+
+fn recent_slot(t: &TensorType) -> usize {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    t.hash(&mut h);
+    // FxHash mixes into the high bits.
+    (h.finish() >> 40) as usize % RECENT_TENSORS
+}
+
+fn recent_tensor(t: &TensorType) -> Option<Type> {
+    let i = recent_slot(t);
+    RECENT
+        .try_with(|r| {
+            let r = r.borrow();
+            r[i].as_ref().filter(|c| c.as_tensor() == Some(t)).cloned()
+        })
+        .ok()
+        .flatten()
+}
+
+fn remember(ty: Type) -> Type {
+    if let Some(t) = ty.as_tensor() {
+        let i = recent_slot(t);
+        // During thread teardown there is nothing to remember in; the type is still right.
+        let _ = RECENT.try_with(|r| r.borrow_mut()[i] = Some(ty.clone()));
+    }
+    ty
 }
 
 impl Type {
@@ -142,6 +179,16 @@ impl Type {
 
     pub fn tensor(shape: Vec<Dim>, dtype: DType) -> Type {
         TensorType::new(shape, dtype).into()
+    }
+
+    /// The tensor type `t`. Tensor types are made through a small per-thread table of the
+    /// ones made last (a direct-mapped cache of 256, by value): equal types made by the type
+    /// rules, constants and the parser share one allocation, so a model's thousands of
+    /// `Tensor[(1, 64), float32]` are one block, later comparisons are pointer comparisons,
+    /// and re-typing a typed module finds its nodes' own types again. Only an optimisation:
+    /// equal types are equal whether shared or not.
+    pub fn of_tensor(t: &TensorType) -> Type {
+        recent_tensor(t).unwrap_or_else(|| remember(Type::new(TypeKind::Tensor(t.clone()))))
     }
 
     pub fn scalar(dtype: DType) -> Type {
@@ -290,5 +337,24 @@ mod tests {
         assert_eq!(Type::tuple(vec![]).to_string(), "()");
         let f = Type::func(vec![Type::scalar(DType::INT32)], Type::incomplete());
         assert_eq!(f.to_string(), "fn (int32) -> _");
+    }
+
+    /// Tensor types made one after another share an allocation when equal, and only then.
+    #[test]
+    fn equal_tensor_types_share_one_allocation() {
+        let shape = |n| vec![Dim::Static(1), Dim::Static(n)];
+        let a = Type::tensor(shape(64), DType::FLOAT32);
+        let b = Type::of_tensor(&TensorType::new(shape(64), DType::FLOAT32));
+        assert!(a.ptr_eq(&b));
+        let c = Type::tensor(shape(65), DType::FLOAT32);
+        let d = Type::tensor(shape(64), DType::FLOAT16);
+        assert!(!a.ptr_eq(&c) && a != c);
+        assert!(!a.ptr_eq(&d) && a != d);
+        assert_eq!(c, Type::tensor(shape(65), DType::FLOAT32));
+        // Another thread has its own table: equal, not shared.
+        let e = std::thread::spawn(move || Type::tensor(shape(64), DType::FLOAT32))
+            .join()
+            .unwrap();
+        assert!(a == e && !a.ptr_eq(&e));
     }
 }

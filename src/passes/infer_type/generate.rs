@@ -155,7 +155,7 @@ impl<'a> Gen<'a> {
                         .clone();
                     Ok(self.s.known(ty))
                 }
-                Some(t) => Ok(self.s.known(t.clone().into())),
+                Some(t) => Ok(self.s.known(Type::of_tensor(t))),
                 None => {
                     let tv = self.s.hole();
                     self.opaque.insert(e.id(), tv);

@@ -33,7 +33,7 @@ pub fn constant_type(c: &Constant) -> Option<Type> {
     }
     let t = c.ty.as_ref()?;
     if !t.shape.is_empty() {
-        return Some(t.clone().into());
+        return Some(Type::of_tensor(t));
     }
     Some(SCALARS.with(|s| {
         s.borrow_mut()
