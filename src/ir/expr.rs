@@ -84,6 +84,11 @@ impl Var {
         Var::from_parts(name.into(), ann, vd.map(Box::new))
     }
 
+    /// A variable whose name is an existing shared string (no copy).
+    pub fn named(name: Arc<str>, ann: Option<Type>) -> Var {
+        Var::from_parts(name, ann, None)
+    }
+
     fn from_parts(name: Arc<str>, ann: Option<Type>, vd: Option<Box<AttrValue>>) -> Var {
         Var(NodeArc::new(VarNode {
             name,

@@ -117,13 +117,34 @@ impl GroupInfo {
         if let Some(i) = self.keys.iter().position(|k| *k == key) {
             return self.params[i].1.clone();
         }
-        let var = Var::new(&format!("p{}", self.params.len()), ty.cloned());
+        let var = Var::named(param_name(self.params.len()), ty.cloned());
         let use_ = Expr::with_info(ExprKind::Var(var.clone()), ty.cloned(), Default::default());
         self.params.push((var, use_.clone()));
         self.args.push(arg.clone());
         self.keys.push(key);
         use_
     }
+}
+
+/// `p0`, `p1`, ...: a fused function's parameters are named by position, so every group uses
+/// the same few names; each thread keeps one shared string per position (up to 1024) instead
+/// of formatting and allocating one per parameter.
+fn param_name(i: usize) -> std::sync::Arc<str> {
+    const KEPT: usize = 1024;
+    thread_local! {
+        static NAMES: std::cell::RefCell<Vec<std::sync::Arc<str>>> = Default::default();
+    }
+    if i >= KEPT {
+        return format!("p{i}").into();
+    }
+    NAMES.with(|names| {
+        let mut names = names.borrow_mut();
+        while names.len() <= i {
+            let k = names.len();
+            names.push(format!("p{k}").into());
+        }
+        names[i].clone()
+    })
 }
 
 struct Fuser<'g> {

@@ -56,10 +56,14 @@ static GENSYM: AtomicU64 = AtomicU64::new(0);
 
 /// A fresh `%x_N` (TVM's `Var::GenSym`, a process-wide counter).
 fn gensym() -> Var {
-    Var::new(
-        &format!("x_{}", GENSYM.fetch_add(1, Ordering::Relaxed)),
-        None,
-    )
+    use std::io::Write;
+    // Formatted on the stack: the name's one allocation is the shared string itself.
+    let mut buf = [0u8; 24];
+    let mut w = std::io::Cursor::new(&mut buf[..]);
+    write!(w, "x_{}", GENSYM.fetch_add(1, Ordering::Relaxed)).expect("24 bytes hold a u64");
+    let len = w.position() as usize;
+    let name = std::str::from_utf8(&buf[..len]).expect("ASCII digits");
+    Var::named(name.into(), None)
 }
 
 fn is_primitive(f: &Function) -> bool {
