@@ -157,12 +157,28 @@ impl Fill {
         };
         let global = scopes.child(None);
         let mut order: Vec<&Expr> = crate::ir::scratch::take_vec();
+        let mut nested = false;
         crate::ir::mutate::walk_refs(root, |e, exit| {
             if exit {
+                nested |= match e.kind() {
+                    ExprKind::Let(_) | ExprKind::If(_) => true,
+                    ExprKind::Function(f) => !is_primitive(f),
+                    _ => false,
+                };
                 order.push(e);
             }
             true
         });
+        // Every binding goes to the global list at most once: sized up front, it never
+        // doubles (each doubling a copy of the list so far).
+        scopes.lists[global as usize].reserve(order.len());
+        if !nested {
+            // Dataflow without a let, an if or a function literal (graph form, the usual
+            // input) has one scope: every node is bound in the global one, which is what
+            // `scope` answers for a node without an entry, so no table is built.
+            crate::ir::scratch::give_vec(order);
+            return Fill::with_scopes(scopes, global, Default::default(), Default::default());
+        }
         let mut scope_of: crate::ir::NodeMap<u32> =
             crate::ir::NodeMap::with_capacity_and_hasher(order.len(), Default::default());
         let mut subs = crate::ir::NodeMap::default();
@@ -202,6 +218,15 @@ impl Fill {
         }
         crate::ir::scratch::give_vec(order);
         crate::ir::scratch::give_vec(edges);
+        Fill::with_scopes(scopes, global, scope_of, subs)
+    }
+
+    fn with_scopes(
+        scopes: Scopes,
+        global: u32,
+        scope_of: crate::ir::NodeMap<u32>,
+        subs: crate::ir::NodeMap<[u32; 2]>,
+    ) -> Fill {
         Fill {
             scopes,
             global,
@@ -214,6 +239,9 @@ impl Fill {
     }
 
     fn scope(&self, e: &Expr) -> u32 {
+        if self.scope_of.is_empty() {
+            return self.global;
+        }
         self.scope_of.get(&e.id()).copied().unwrap_or(self.global)
     }
 
