@@ -150,6 +150,62 @@ fn remember(ty: Type) -> Type {
     ty
 }
 
+/// How many tuple and function types each thread remembers ([`Type::tuple`]).
+const RECENT_COMPOSITES: usize = 64;
+
+thread_local! {
+    static RECENT_COMPOSITE: std::cell::RefCell<Vec<Option<Type>>> =
+        std::cell::RefCell::new(vec![None; RECENT_COMPOSITES]);
+}
+
+/// The shared tuple (`ret` is `None`) or function type with exactly these parts (the same
+/// shared part types, compared by pointer), or a new one, remembered. Parts that are equal
+/// but not shared make a new type: still right, only not shared.
+///
+/// Only types whose parts are all tensor types are shared: the table then never holds a
+/// deep type, whose drop (when its slot is reused, or at thread exit) would recurse once per
+/// level of nesting. A deep type is freed level by level as the nodes that carry its levels
+/// are dropped.
+fn composite(parts: Vec<Type>, ret: Option<Type>) -> Type {
+    fn make(parts: Vec<Type>, ret: Option<Type>) -> Type {
+        Type::new(match ret {
+            None => TypeKind::Tuple(parts),
+            Some(ret) => TypeKind::Func(Box::new(FuncType { params: parts, ret })),
+        })
+    }
+    let flat = |t: &Type| matches!(t.kind(), TypeKind::Tensor(_));
+    if !(parts.iter().all(flat) && ret.as_ref().is_none_or(flat)) {
+        return make(parts, ret);
+    }
+    let key = |t: &Type| Arc::as_ptr(&t.0) as usize;
+    let mut h = parts.len().wrapping_add(ret.as_ref().map_or(0, key));
+    for p in &parts {
+        h = (h.rotate_left(5) ^ key(p)).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    let slot = (h >> 40) % RECENT_COMPOSITES;
+    let same = |t: &Type| {
+        let (ps, r) = match t.kind() {
+            TypeKind::Tuple(fs) => (fs, None),
+            TypeKind::Func(f) => (&f.params, Some(&f.ret)),
+            _ => return false,
+        };
+        r.is_some() == ret.is_some()
+            && r.zip(ret.as_ref()).is_none_or(|(a, b)| a.ptr_eq(b))
+            && ps.len() == parts.len()
+            && ps.iter().zip(&parts).all(|(a, b)| a.ptr_eq(b))
+    };
+    let found = RECENT_COMPOSITE
+        .try_with(|r| r.borrow()[slot].as_ref().filter(|t| same(t)).cloned())
+        .ok()
+        .flatten();
+    found.unwrap_or_else(|| {
+        let ty = make(parts, ret);
+        // During thread teardown there is nothing to remember in; the type is still right.
+        let _ = RECENT_COMPOSITE.try_with(|r| r.borrow_mut()[slot] = Some(ty.clone()));
+        ty
+    })
+}
+
 impl Type {
     pub fn new(kind: TypeKind) -> Type {
         Type(Arc::new(kind))
@@ -195,12 +251,17 @@ impl Type {
         TensorType::scalar(dtype).into()
     }
 
+    /// The tuple type of `fields`. Like tensor types, tuple and function types go through a
+    /// per-thread table of the last ones made, keyed by their parts' identities: a model's
+    /// thousands of `(Tensor[..], Tensor[..], Tensor[..])` (every `nn.batch_norm`) or fused
+    /// kernels' `fn (Tensor[..], ..) -> Tensor[..]` made from shared parts are one block.
     pub fn tuple(fields: Vec<Type>) -> Type {
-        Type::new(TypeKind::Tuple(fields))
+        composite(fields, None)
     }
 
+    /// The function type `fn (params) -> ret` (shared like [`Type::tuple`]).
     pub fn func(params: Vec<Type>, ret: Type) -> Type {
-        Type::new(TypeKind::Func(Box::new(FuncType { params, ret })))
+        composite(params, Some(ret))
     }
 
     pub fn named(name: Arc<str>, args: Vec<Type>) -> Type {
@@ -356,5 +417,34 @@ mod tests {
             .join()
             .unwrap();
         assert!(a == e && !a.ptr_eq(&e));
+    }
+
+    #[test]
+    fn tuple_and_function_types_of_shared_tensors_share_one_allocation() {
+        let t = |n| Type::tensor(vec![Dim::Static(n)], DType::FLOAT32);
+        let tup = Type::tuple(vec![t(4), t(8)]);
+        assert!(tup.ptr_eq(&Type::tuple(vec![t(4), t(8)])));
+        assert!(!tup.ptr_eq(&Type::tuple(vec![t(8), t(4)])));
+        assert!(!tup.ptr_eq(&Type::tuple(vec![t(4)])));
+        let f = Type::func(vec![t(4), t(8)], t(4));
+        assert!(f.ptr_eq(&Type::func(vec![t(4), t(8)], t(4))));
+        assert!(
+            !f.ptr_eq(&tup),
+            "a function type is not the tuple of its parameters"
+        );
+        assert!(!f.ptr_eq(&Type::func(vec![t(4), t(8)], t(8))));
+        assert_eq!(
+            f.to_string(),
+            "fn (Tensor[(4), float32], Tensor[(8), float32]) -> Tensor[(4), float32]"
+        );
+        // Parts that are not tensors: equal, never remembered (the table holds no deep type).
+        let nested = Type::tuple(vec![tup.clone()]);
+        let again = Type::tuple(vec![tup.clone()]);
+        assert!(nested == again && !nested.ptr_eq(&again));
+        // Equal tensors made apart (another thread's) make an equal, unshared tuple.
+        let other = std::thread::spawn(move || Type::tuple(vec![t(4), t(8)]))
+            .join()
+            .unwrap();
+        assert!(tup == other && !tup.ptr_eq(&other));
     }
 }

@@ -183,10 +183,20 @@ impl Fuser<'_> {
     fn make_function(&mut self, group: u32, orig: &Expr, body: Expr) -> Expr {
         let info = self.groups.remove(&group).unwrap_or_default();
         let (has_call, reshape_only) = body_kind(&body);
+        // The attribute names are shared strings: one allocation per process, not per group.
+        static PRIMITIVE: std::sync::OnceLock<std::sync::Arc<str>> = std::sync::OnceLock::new();
+        static RESHAPE_ONLY: std::sync::OnceLock<std::sync::Arc<str>> = std::sync::OnceLock::new();
+        let name = |cell: &std::sync::OnceLock<std::sync::Arc<str>>, s: &str| {
+            cell.get_or_init(|| s.into()).clone()
+        };
         let mut attrs: Vec<(std::sync::Arc<str>, AttrValue)> =
-            vec![("Primitive".into(), AttrValue::int(has_call as i64))];
+            Vec::with_capacity(1 + usize::from(has_call && reshape_only));
+        attrs.push((
+            name(&PRIMITIVE, "Primitive"),
+            AttrValue::int(has_call as i64),
+        ));
         if has_call && reshape_only {
-            attrs.push(("relay.reshape_only".into(), AttrValue::int(1)));
+            attrs.push((name(&RESHAPE_ONLY, "relay.reshape_only"), AttrValue::int(1)));
         }
         let ret = orig.ty().cloned();
         let param_types: Option<Vec<Type>> =
