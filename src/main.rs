@@ -1,5 +1,5 @@
 //! The `passlab` command line: the REPL (no arguments), `run` and `replay` scripts, and
-//! `print` / `check` Relay files.
+//! `print` / `check` Relay files, `bench` passes on one and `gen` the generated benchmark models.
 
 use clap::{Parser, Subcommand, ValueEnum};
 use passlab::ir::well_formed;
@@ -29,6 +29,18 @@ enum ColorChoice {
     Never,
 }
 
+/// The generated models of `passlab gen` (`passlab::testgen`).
+#[derive(Clone, Copy, ValueEnum)]
+enum ModelKind {
+    /// TVM's peer model (`shared/peers/tvm/model.py`, width 64): eight calls a layer.
+    Peer,
+    /// Conv blocks (conv2d, bias_add, relu, add, batch_norm and its projection): six ops a
+    /// layer.
+    Conv,
+    /// A let chain, one `add` a binding.
+    Lets,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Parse a Relay file and print it back in TVM's conventions.
@@ -54,6 +66,17 @@ enum Command {
         /// One JSON object with tvm_bench.py's keys.
         #[arg(long)]
         json: bool,
+    },
+    /// Write a generated model of about OPS ops (the benchmarks' inputs), to a file
+    /// (atomically) or to stdout.
+    Gen {
+        #[arg(value_enum)]
+        model: ModelKind,
+        /// How many ops: calls and projections, rounded up to whole layers.
+        ops: usize,
+        /// The file to write (stdout when absent).
+        #[arg(short, long)]
+        out: Option<String>,
     },
     /// Run a .passlab script; exit 1 at the first error (or, with --keep-going, if any).
     Run {
@@ -204,6 +227,20 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 print!("{}", report.to_text());
             }
             Ok(())
+        }
+        Command::Gen { model, ops, out } => {
+            let text = match model {
+                ModelKind::Peer => passlab::testgen::peer_model(ops.div_ceil(8), 64),
+                ModelKind::Conv => passlab::testgen::conv_model(ops.div_ceil(6)),
+                ModelKind::Lets => passlab::testgen::let_chain(ops),
+            };
+            match out {
+                Some(path) => passlab::instrument::dump_ir::write_atomic(path.as_ref(), &text)
+                    .map_err(|e| format!("error: cannot write {path}: {e}")),
+                None => std::io::stdout()
+                    .write_all(text.as_bytes())
+                    .map_err(|e| format!("error: {e}")),
+            }
         }
         Command::Check { file } => {
             let (m, src) = load(&file, color)?;

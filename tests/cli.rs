@@ -1,0 +1,80 @@
+//! The benchmark commands of the `passlab` binary: `gen` writes the models that `bench` and
+//! `benches/growth.py` time.
+
+use passlab::ir::ExprKind;
+use std::process::Command;
+
+fn passlab(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_passlab"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run passlab")
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("passlab-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn gen_writes_the_benchmark_models_that_bench_times() {
+    let dir = tmp("gen");
+    for (model, ops, ops_made) in [("peer", "80", 80), ("conv", "60", 60), ("lets", "50", 50)] {
+        let file = dir.join(format!("{model}.relay"));
+        let out = passlab(&["gen", model, ops, "-o", file.to_str().unwrap()]);
+        assert!(out.status.success(), "{out:?}");
+        let text = std::fs::read_to_string(&file).unwrap();
+        // The same text as the library's generators, which the unit tests pin down.
+        let expected = match model {
+            "peer" => passlab::testgen::peer_model(10, 64),
+            "conv" => passlab::testgen::conv_model(10),
+            _ => passlab::testgen::let_chain(50),
+        };
+        assert_eq!(text, expected, "{model}");
+        let m = passlab::text::parse_module(&text, "gen").unwrap();
+        let main = m.get("main").unwrap();
+        let mut n = 0;
+        passlab::ir::visit::post_order(main, |e| {
+            let op = e.as_call().is_some() || matches!(e.kind(), ExprKind::TupleGetItem(..));
+            n += usize::from(op);
+        });
+        assert_eq!(n, ops_made, "{model}: calls and projections");
+        let out = passlab(&[
+            "bench",
+            file.to_str().unwrap(),
+            "--pass",
+            "DeadCodeElimination",
+            "--runs",
+            "1",
+            "--json",
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        let json = String::from_utf8(out.stdout).unwrap();
+        assert!(json.contains("\"DeadCodeElimination_s\""), "{json}");
+    }
+    // No file: the model goes to stdout.
+    let out = passlab(&["gen", "lets", "2"]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        passlab::testgen::let_chain(2)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn gen_reports_what_it_cannot_do() {
+    let out = passlab(&["gen", "resnet", "10"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("possible values: peer, conv, lets"), "{err}");
+    let out = passlab(&["gen", "peer", "8", "-o", "/nonexistent-dir/x.relay"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("error: cannot write /nonexistent-dir/x.relay"),
+        "{err}"
+    );
+}
