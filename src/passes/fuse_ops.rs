@@ -31,7 +31,6 @@ mod graph;
 mod partition;
 
 use crate::ir::mutate::{mutate, rebuild_call, rebuild_get_item, rebuild_tuple, Mutator};
-use crate::ir::visit::each_node;
 use crate::ir::{AttrValue, Attrs, Call, Expr, ExprKind, Function, GlobalVar, Module, Type, Var};
 use crate::pass::{function_pass, Pass, PassCx, PassError, PassInfo, PassKind, PassOptions};
 use graph::{post_dominators, Graph};
@@ -93,12 +92,18 @@ pub fn fuse_module(m: &Module, cfg: FuseConfig) -> Module {
     .expect("infallible")
 }
 
-/// The parameters and arguments collected for one group.
+/// The parameters and arguments collected for one group, and what its body calls (TVM walks
+/// each finished body for that, `CheckReshapeOnly`; the rewrite sees every call and parameter
+/// of the group as it builds them, so nothing is walked again).
 #[derive(Default)]
 struct GroupInfo {
     params: Vec<(Var, Expr)>,
     args: Vec<Expr>,
     keys: Vec<ArgKey>,
+    /// The body calls something.
+    has_call: bool,
+    /// A call of an op that is not reshape-like, or a parameter that is not a tensor.
+    not_reshape_only: bool,
 }
 
 /// What makes two arguments the same parameter: the same variable, or the same node.
@@ -117,6 +122,7 @@ impl GroupInfo {
         if let Some(i) = self.keys.iter().position(|k| *k == key) {
             return self.params[i].1.clone();
         }
+        self.not_reshape_only |= ty.and_then(Type::as_tensor).is_none();
         let var = Var::named(param_name(self.params.len()), ty.cloned());
         let use_ = Expr::with_info(ExprKind::Var(var.clone()), ty.cloned(), Default::default());
         self.params.push((var, use_.clone()));
@@ -182,7 +188,7 @@ impl Fuser<'_> {
     /// Wraps a group's body in a `Primitive` function and calls it with the group's arguments.
     fn make_function(&mut self, group: u32, orig: &Expr, body: Expr) -> Expr {
         let info = self.groups.remove(&group).unwrap_or_default();
-        let (has_call, reshape_only) = body_kind(&body);
+        let (has_call, reshape_only) = (info.has_call, !info.not_reshape_only);
         // The attribute names are shared strings: one allocation per process, not per group.
         static PRIMITIVE: std::sync::OnceLock<std::sync::Arc<str>> = std::sync::OnceLock::new();
         static RESHAPE_ONLY: std::sync::OnceLock<std::sync::Arc<str>> = std::sync::OnceLock::new();
@@ -220,31 +226,16 @@ impl Fuser<'_> {
     }
 }
 
-/// Whether a fused body calls anything, and whether every call in it is reshape-like on
-/// tensor-typed variables (TVM's `CheckReshapeOnly`).
-fn body_kind(body: &Expr) -> (bool, bool) {
-    const RESHAPES: &[&str] = &[
-        "reshape",
-        "contrib_reverse_reshape",
-        "squeeze",
-        "expand_dims",
-        "dyn.reshape",
-        "dyn.squeeze",
-        "dyn.expand_dims",
-    ];
-    let (mut has_call, mut reshape_only) = (false, true);
-    each_node(body, |n| match n.kind() {
-        ExprKind::Call(c) => {
-            has_call = true;
-            let reshape =
-                matches!(c.callee.kind(), ExprKind::Op(op) if RESHAPES.contains(&op.name()));
-            reshape_only &= reshape;
-        }
-        ExprKind::Var(v) => reshape_only &= v.ann().and_then(Type::as_tensor).is_some(),
-        _ => {}
-    });
-    (has_call, reshape_only)
-}
+/// The reshape-like ops (TVM's `TReshapeOp`): a kernel of only these is `relay.reshape_only`.
+const RESHAPES: &[&str] = &[
+    "reshape",
+    "contrib_reverse_reshape",
+    "squeeze",
+    "expand_dims",
+    "dyn.reshape",
+    "dyn.squeeze",
+    "dyn.expand_dims",
+];
 
 impl Mutator for Fuser<'_> {
     fn pre(&mut self, e: &Expr) -> Option<Expr> {
@@ -268,6 +259,9 @@ impl Mutator for Fuser<'_> {
         let Some(group) = self.root_of(e) else {
             return rebuild_call(e, callee, args);
         };
+        let info = self.groups.entry(group).or_default();
+        info.has_call = true;
+        info.not_reshape_only |= !RESHAPES.contains(&op.name());
         let new_args = self.new_arguments(&c.args, args, group);
         let kind = ExprKind::Call(Call {
             callee,
@@ -361,4 +355,54 @@ pub fn fuse_ops(fuse_opt_level: i64) -> Pass {
 /// The registry's constructor: `FuseOps(fuse_opt_level=-1)`.
 pub fn create(options: &PassOptions) -> Result<Pass, PassError> {
     Ok(fuse_ops(options.get_int("fuse_opt_level").unwrap_or(-1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fuse_module, FuseConfig};
+    use crate::passes::infer_type::infer_module;
+    use crate::text::{parse_module, print_module};
+
+    /// `relay.reshape_only=1` marks exactly the kernels whose every call is reshape-like (on
+    /// tensor parameters); `Primitive=1` every kernel that calls something.
+    #[test]
+    fn kernels_of_only_reshapes_are_marked_reshape_only() {
+        let m = parse_module(
+            r#"def @main(%x: Tensor[(1, 4, 1), float32], %y: Tensor[(4), float32]) {
+                 %0 = squeeze(%x, axis=[2]);
+                 %1 = reshape(%0, newshape=[4]);
+                 %2 = expand_dims(%1, axis=0);
+                 %3 = nn.softmax(%2);
+                 %4 = reshape(%3, newshape=[4]);
+                 %5 = add(%4, %y);
+                 (%5, %1)
+               }"#,
+            "reshapes",
+        )
+        .unwrap();
+        let fused = print_module(&fuse_module(&infer_module(&m).unwrap(), FuseConfig::new(2)));
+        let kernels: Vec<(Vec<&str>, bool)> = fused
+            .split("= fn (")
+            .skip(1)
+            .map(|k| {
+                let k = &k[..k.find("} /*").expect("a kernel ends")];
+                let ops = ["squeeze", "reshape", "expand_dims", "nn.softmax", "add"]
+                    .into_iter()
+                    .filter(|op| k.contains(&format!(" {op}(")))
+                    .collect();
+                assert!(k.contains("Primitive=1"), "{k}");
+                (ops, k.contains("relay.reshape_only=1"))
+            })
+            .collect();
+        assert_eq!(
+            kernels,
+            vec![
+                (vec!["squeeze", "reshape"], true),
+                (vec!["expand_dims"], true),
+                (vec!["nn.softmax"], false),
+                (vec!["reshape", "add"], false),
+            ],
+            "{fused}"
+        );
+    }
 }
