@@ -166,8 +166,11 @@ impl Fuser<'_> {
         Some(self.partition.root(n))
     }
 
-    fn is_root(&mut self, e: &Expr, group: u32) -> bool {
-        self.graph.node_of(e) == Some(self.partition.group(group).root_ref)
+    /// `e`'s group and whether `e` is that group's root (one lookup of `e` for both).
+    fn group_of(&mut self, e: &Expr) -> Option<(u32, bool)> {
+        let n = self.graph.node_of(e)?;
+        let group = self.partition.root(n);
+        Some((group, self.partition.group(group).root_ref == n))
     }
 
     /// TVM's `GetNewArguments`: arguments from another group become parameters.
@@ -256,7 +259,7 @@ impl Mutator for Fuser<'_> {
         if op.name() == "annotation.stop_fusion" {
             return args.into_iter().next().unwrap_or_else(|| e.clone());
         }
-        let Some(group) = self.root_of(e) else {
+        let Some((group, is_root)) = self.group_of(e) else {
             return rebuild_call(e, callee, args);
         };
         let info = self.groups.entry(group).or_default();
@@ -269,7 +272,7 @@ impl Mutator for Fuser<'_> {
             attrs: attrs.clone(),
         });
         let new_call = Expr::with_info(kind, e.ty().cloned(), e.span());
-        if self.is_root(e, group) {
+        if is_root {
             self.make_function(group, e, new_call)
         } else {
             new_call
@@ -277,10 +280,10 @@ impl Mutator for Fuser<'_> {
     }
 
     fn tuple(&mut self, e: &Expr, fields: Vec<Expr>) -> Expr {
-        let Some(group) = self.root_of(e) else {
+        let Some((group, is_root)) = self.group_of(e) else {
             return rebuild_tuple(e, fields);
         };
-        if self.is_root(e, group) {
+        if is_root {
             return rebuild_tuple(e, fields);
         }
         let ExprKind::Tuple(old) = e.kind() else {
@@ -291,7 +294,8 @@ impl Mutator for Fuser<'_> {
     }
 
     fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
-        let (Some(group), ExprKind::TupleGetItem(old, _)) = (self.root_of(e), e.kind()) else {
+        let (Some((group, is_root)), ExprKind::TupleGetItem(old, _)) = (self.group_of(e), e.kind())
+        else {
             return rebuild_get_item(e, tuple, index);
         };
         let new_tuple = self
@@ -302,7 +306,7 @@ impl Mutator for Fuser<'_> {
             e.ty().cloned(),
             e.span(),
         );
-        if !self.is_root(e, group) {
+        if !is_root {
             return new_node;
         }
         if self.root_of(old) != Some(group) {
