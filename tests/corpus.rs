@@ -137,3 +137,32 @@ fn metadata_constants_keep_their_data() {
     let back = parse_module(&printed, "p").unwrap();
     assert!(module_equal(&m, &back, true));
 }
+
+/// InferType marks its output as fully typed so that the passes needing types skip their
+/// check: the mark must be true of every function of every corpus program it types.
+#[test]
+fn infer_types_mark_of_fully_typed_functions_holds_on_the_corpus() {
+    let mut marked = 0;
+    for (name, text) in common::corpus_files() {
+        let Ok(m) = parse_module(&text, &name) else {
+            continue;
+        };
+        let Ok(typed) = passlab::passes::infer_type::infer_module(&m) else {
+            continue;
+        };
+        for (g, f) in typed.functions() {
+            assert!(typed.known_typed(f), "{name} @{}: not marked", g.name());
+            assert!(
+                passlab::passes::typed::fully_typed(f),
+                "{name} @{}: marked typed, but a node has no type",
+                g.name()
+            );
+            marked += 1;
+        }
+        // Not a mark on the input, nor one a partial inference could make.
+        assert!(m.functions().all(|(_, f)| !m.known_typed(f)), "{name}");
+        let (partial, _) = passlab::passes::infer_type::infer_module_partial(&m).unwrap();
+        assert!(partial.functions().all(|(_, f)| !partial.known_typed(f)));
+    }
+    assert!(marked >= 20, "only {marked} functions typed");
+}

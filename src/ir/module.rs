@@ -34,7 +34,10 @@ pub struct Module(Arc<ModuleData>);
 /// The contents of a [`Module`].
 #[derive(Clone, Default)]
 pub struct ModuleData {
-    funcs: Vec<(GlobalVar, Expr)>,
+    /// Each function with whether every node of it is known to carry its checked type: set
+    /// for InferType's output ([`Module::mark_typed`]), cleared whenever the slot gets another
+    /// function, so it always speaks of the very function in the slot.
+    funcs: Vec<(GlobalVar, Expr, bool)>,
     /// ADT type definitions, in the order written.
     pub type_defs: Vec<TypeDef>,
     /// Module attributes, in insertion order.
@@ -93,7 +96,7 @@ impl Module {
 
     /// The functions in module order.
     pub fn functions(&self) -> impl Iterator<Item = (&GlobalVar, &Expr)> {
-        self.funcs.iter().map(|(g, e)| (g, e))
+        self.funcs.iter().map(|(g, e, _)| (g, e))
     }
 
     pub fn len(&self) -> usize {
@@ -105,15 +108,15 @@ impl Module {
     }
 
     pub fn names(&self) -> Vec<&str> {
-        self.funcs.iter().map(|(g, _)| g.name()).collect()
+        self.funcs.iter().map(|(g, _, _)| g.name()).collect()
     }
 
     /// The function expression bound to `@name`.
     pub fn get(&self, name: &str) -> Option<&Expr> {
         self.funcs
             .iter()
-            .find(|(g, _)| g.name() == name)
-            .map(|(_, e)| e)
+            .find(|(g, _, _)| g.name() == name)
+            .map(|(_, e, _)| e)
     }
 
     /// The function bound to `@name`.
@@ -131,7 +134,7 @@ impl Module {
         if self.contains(name) {
             return Err(ModuleError::Duplicate(name.into()));
         }
-        self.funcs.push((GlobalVar::new(name), func));
+        self.funcs.push((GlobalVar::new(name), func, false));
         Ok(())
     }
 
@@ -139,9 +142,12 @@ impl Module {
     pub fn update(&mut self, name: &str, func: Expr) -> Result<(), ModuleError> {
         check_function(name, &func)?;
         let funcs = &mut self.funcs;
-        match funcs.iter_mut().find(|(g, _)| g.name() == name) {
-            Some(slot) => slot.1 = func,
-            None => funcs.push((GlobalVar::new(name), func)),
+        match funcs.iter_mut().find(|(g, _, _)| g.name() == name) {
+            Some(slot) => {
+                slot.2 &= slot.1.ptr_eq(&func);
+                slot.1 = func;
+            }
+            None => funcs.push((GlobalVar::new(name), func, false)),
         }
         Ok(())
     }
@@ -159,7 +165,7 @@ impl Module {
         let pos = self
             .funcs
             .iter()
-            .position(|(g, _)| g.name() == name)
+            .position(|(g, _, _)| g.name() == name)
             .ok_or_else(|| ModuleError::Missing(name.into()))?;
         Ok(self.funcs.remove(pos).1)
     }
@@ -171,9 +177,26 @@ impl Module {
     ) -> Result<Module, E> {
         let mut out = self.clone();
         for slot in out.funcs.iter_mut() {
-            slot.1 = f(&slot.0, &slot.1)?;
+            let func = f(&slot.0, &slot.1)?;
+            slot.2 &= slot.1.ptr_eq(&func);
+            slot.1 = func;
         }
         Ok(out)
+    }
+
+    /// Records that every node of every function carries its checked type (InferType's
+    /// output), so the passes that need types ([`crate::passes`]' `typed_function`) do not walk
+    /// a function to find out. Replacing a function forgets it for that function.
+    pub fn mark_typed(&mut self) {
+        for slot in self.funcs.iter_mut() {
+            slot.2 = true;
+        }
+    }
+
+    /// True when `func` is one of this module's functions and known to be fully typed
+    /// ([`Module::mark_typed`]); false says nothing.
+    pub fn known_typed(&self, func: &Expr) -> bool {
+        self.funcs.iter().any(|(_, e, t)| *t && e.ptr_eq(func))
     }
 
     pub fn attr(&self, name: &str) -> Option<&AttrValue> {
@@ -193,7 +216,7 @@ impl Module {
                 .funcs
                 .iter()
                 .zip(other.funcs.iter())
-                .all(|((ga, ea), (gb, eb))| ga == gb && ea.ptr_eq(eb));
+                .all(|((ga, ea, _), (gb, eb, _))| ga == gb && ea.ptr_eq(eb));
         same_funcs && self.attrs == other.attrs && self.type_defs == other.type_defs
     }
 }
@@ -208,5 +231,48 @@ fn check_function(name: &str, func: &Expr) -> Result<(), ModuleError> {
 impl std::fmt::Debug for Module {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Module({})", self.names().join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::text::parse_module;
+
+    /// The "fully typed" mark speaks of the very function in its slot: a new function there
+    /// (through `update`, `replace`, `add` or `map_functions`) is unmarked; the same one keeps it.
+    #[test]
+    fn the_typed_mark_follows_the_function_in_the_slot() {
+        let text = "def @f(%x: float32) { add(%x, 1f) }\ndef @g(%y: float32) { %y }";
+        let mut m = parse_module(text, "marks").unwrap();
+        let (f, g) = (m["f"].clone(), m["g"].clone());
+        let fresh = parse_module(text, "fresh").unwrap()["f"].clone();
+        assert!(!m.known_typed(&f));
+        m.mark_typed();
+        assert!(m.known_typed(&f) && m.known_typed(&g) && !m.known_typed(&fresh));
+        let same = m.map_functions(|_, e| Ok::<_, ()>(e.clone())).unwrap();
+        assert!(same.known_typed(&f) && same.known_typed(&g));
+        let mapped = m
+            .map_functions(|gv, e| {
+                Ok::<_, ()>(if gv.name() == "f" {
+                    fresh.clone()
+                } else {
+                    e.clone()
+                })
+            })
+            .unwrap();
+        assert!(!mapped.known_typed(&fresh) && !mapped.known_typed(&f));
+        assert!(mapped.known_typed(&g));
+        let mut updated = m.clone();
+        updated.update("f", f.clone()).unwrap();
+        assert!(
+            updated.known_typed(&f),
+            "the same function again keeps its mark"
+        );
+        updated.replace("f", fresh.clone()).unwrap();
+        assert!(!updated.known_typed(&fresh) && !updated.known_typed(&f));
+        updated.remove("g").unwrap();
+        updated.add("g", g.clone()).unwrap();
+        assert!(!updated.known_typed(&g), "a new slot starts unmarked");
+        assert!(m.known_typed(&f), "the original module is untouched");
     }
 }

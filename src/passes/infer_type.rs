@@ -148,8 +148,12 @@ fn run(m: &Module, lenient: bool) -> Result<(Module, Vec<TypeError>), TypeError>
         }
     }
     let mut it = typed.into_iter();
-    let out =
+    let mut out =
         m.map_functions(|_, _| Ok::<_, TypeError>(it.next().expect("one result per function")))?;
+    if !lenient {
+        // Every node now carries its type: the passes that need types need not walk to check.
+        out.mark_typed();
+    }
     Ok((out, notes))
 }
 
