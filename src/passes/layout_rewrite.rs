@@ -80,7 +80,7 @@ impl<'h> Rewriter<'h> {
             return Some(x.clone());
         }
         let mut input = raw.clone();
-        let mut s = s.clone();
+        let mut s = *s;
         if s.ndim_primal() < d.ndim_primal() {
             let scalar = ty.is_some_and(|t| t.shape.iter().all(|x| x.as_static() == Some(1)));
             if scalar {
@@ -174,7 +174,7 @@ impl<'h> Rewriter<'h> {
                 }
             }
         }
-        let old_in: Vec<L> = inputs.iter().map(|(_, o, _)| o.clone()).collect();
+        let old_in: Vec<L> = inputs.iter().map(|(_, o, _)| *o).collect();
         let old = rules::infer(op, &c.attrs, None, &old_in, &types)?;
         if old.inputs.len() != inputs.len() || old.outputs.len() != 1 {
             return None;
@@ -182,7 +182,7 @@ impl<'h> Rewriter<'h> {
         let new_in: Vec<L> = inputs
             .iter()
             .zip(&old.inputs)
-            .map(|((_, _, n), o)| n.clone().or_else(|| o.clone()))
+            .map(|((_, _, n), o)| (*n).or(*o))
             .collect();
         let new_attrs = self.hook.new_attrs(op, e, &c.attrs);
         let new = rules::infer(op, &new_attrs, Some(&new_in), &old.inputs, &types)?;
@@ -220,8 +220,7 @@ impl<'h> Rewriter<'h> {
         // (None, None) is what `layouts` answers for a node not in the table: not stored, so
         // a program without layouts keeps the table empty.
         if old.outputs[0].is_some() || outputs[0].is_some() {
-            self.alt
-                .insert(out.id(), (old.outputs[0].clone(), outputs[0].clone()));
+            self.alt.insert(out.id(), (old.outputs[0], outputs[0]));
         }
         Some(out)
     }

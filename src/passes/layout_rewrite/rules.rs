@@ -87,14 +87,14 @@ pub fn infer(
     types: &[Type],
 ) -> Option<Inferred> {
     let same = |l: L, n: usize| Inferred {
-        inputs: vec![l.clone(); n],
+        inputs: vec![l; n],
         outputs: vec![l],
         attrs: attrs.clone(),
     };
     match rule_of(op)? {
         Rule::Elemwise => {
             let ret = match new_in {
-                Some(n) => n.first()?.clone(),
+                Some(n) => *n.first()?,
                 None => old_in.iter().flatten().next().cloned(),
             };
             Some(same(ret, old_in.len()))
@@ -103,7 +103,7 @@ pub fn infer(
         Rule::Conv => {
             let data = layout_attr(attrs, "data_layout")?;
             let out = match attrs.get_str("out_layout") {
-                Some("") | None => data.clone(),
+                Some("") | None => data,
                 Some(o) => Layout::parse(o)?,
             };
             Some(Inferred {
@@ -122,7 +122,7 @@ pub fn infer(
             }
             let l = layout_attr(&attrs, "layout")?;
             Some(Inferred {
-                inputs: vec![Some(l.clone())],
+                inputs: vec![Some(l)],
                 outputs: vec![Some(l)],
                 attrs,
             })
@@ -134,17 +134,17 @@ pub fn infer(
             let axis = if axis < 0 { axis + rank } else { axis } as usize;
             let (data, attrs) = match (new_in, old_in.first()) {
                 (Some(n), Some(Some(old))) => {
-                    let data = n.first()?.clone()?;
+                    let data = (*n.first()?)?;
                     let name = old.axis_name(axis)?;
                     let new_axis = data.index_of(name)?;
                     (data, attrs.with("axis", AttrValue::int(new_axis as i64)))
                 }
-                (None, Some(Some(old))) => (old.clone(), attrs.clone()),
+                (None, Some(Some(old))) => (*old, attrs.clone()),
                 _ => return None,
             };
             let bias = data.sub_layout(data.index_of(old_in[0].as_ref()?.axis_name(axis)?)?, 1);
             Some(Inferred {
-                inputs: vec![Some(data.clone()), Some(bias)],
+                inputs: vec![Some(data), Some(bias)],
                 outputs: vec![Some(data)],
                 attrs,
             })
@@ -172,13 +172,13 @@ fn broadcast(
             if shapes[d] < shapes[u] {
                 return None;
             }
-            let def = ls[d].clone()?;
+            let def = ls[d]?;
             ls[u] = Some(def.sub_layout(shapes[d] - shapes[u], shapes[u]));
-            ls[d].clone()
+            ls[d]
         }
         (Some(a), Some(b)) if a.ndim() == 0 || b.ndim() == 0 => {
             let scalar = if a.ndim() == 0 { 0 } else { 1 };
-            ls[1 - scalar].clone()
+            ls[1 - scalar]
         }
         (Some(a), Some(b)) => {
             let large = if a.ndim_primal() >= b.ndim_primal() {
@@ -187,7 +187,7 @@ fn broadcast(
                 1
             };
             let small = 1 - large;
-            let ret = ls[large].clone();
+            let ret = ls[large];
             ls[small] = match (&old_in[0], &old_in[1], &ret) {
                 // The same original layout (NHWC and NHW1): the large layout, with a sub-axis
                 // factor of 1 where the small operand has extent 1.
@@ -201,7 +201,7 @@ fn broadcast(
                     Some(r.adjust_subordinate(x, &shape))
                 }
                 // Otherwise (NHWC and C) the large layout: the small operand is expanded first.
-                _ => ret.clone(),
+                _ => ret,
             };
             ret
         }
@@ -224,23 +224,23 @@ fn concatenate(
     let axis = attrs.get_int("axis").unwrap_or(0);
     let axis = if axis < 0 { axis + rank } else { axis } as usize;
     if let (Some(n), Some(Some(old0))) = (new_in, old_in.first()) {
-        let first = n.first()?.clone();
+        let first = *n.first()?;
         if n.iter().all(|l| *l == first) {
             let first = first?;
             let new_axis = first.index_of(old0.axis_name(axis)?)?;
             return Some(Inferred {
-                inputs: vec![Some(first.clone()); old_in.len()],
+                inputs: vec![Some(first); old_in.len()],
                 outputs: vec![Some(first)],
                 attrs: attrs.with("axis", AttrValue::int(new_axis as i64)),
             });
         }
     }
-    let ret = old_in.iter().flatten().next()?.clone();
+    let ret = *old_in.iter().flatten().next()?;
     if ret.ndim() <= axis || !ret.is_primal_at(axis) {
         return None;
     }
     Some(Inferred {
-        inputs: vec![Some(ret.clone()); old_in.len()],
+        inputs: vec![Some(ret); old_in.len()],
         outputs: vec![Some(ret)],
         attrs: attrs.clone(),
     })
