@@ -130,10 +130,10 @@ const HIGH: u64 = 0xFFFF_FF00_0000_0000;
 const CROWDED: usize = 32;
 
 /// The mixed hash of a call's whole key.
-fn call_hash(op: Op, attrs: &Attrs, args: &[Expr]) -> u64 {
+fn call_hash(op: Op, attrs_hash: u64, args: &[Expr]) -> u64 {
     let mut h = FxHasher::default();
     op.hash(&mut h);
-    attrs.hash(&mut h);
+    h.write_u64(attrs_hash);
     h.write_usize(args.len());
     args.iter().for_each(|a| hash_arg(&mut h, a));
     h.finish()
@@ -177,9 +177,35 @@ struct Eliminator {
     local: HashTable<(u64, Expr)>,
     spread: HashTable<(u64, Expr)>,
     projections: FxHashMap<(usize, usize), Expr>,
+    /// The content hashes of the attribute nodes met last, by node (direct-mapped): a model's
+    /// calls share a few attribute nodes (`Attrs::shared`), and hashing a node's fields (ten
+    /// for a conv2d) for every call was a sixth of the pass. The node itself is kept, so an
+    /// address is never another node's.
+    attrs_hashes: [Option<(Attrs, u64)>; 8],
 }
 
 impl Eliminator {
+    /// The content hash of `attrs` (equal attributes, shared or not, hash alike).
+    fn attrs_hash(&mut self, attrs: &Attrs) -> u64 {
+        let Some(node) = &attrs.0 else {
+            return 0;
+        };
+        let slot = (std::sync::Arc::as_ptr(node) as usize >> 6) % self.attrs_hashes.len();
+        if let Some((a, h)) = &self.attrs_hashes[slot] {
+            if a.0
+                .as_ref()
+                .is_some_and(|n| std::sync::Arc::ptr_eq(n, node))
+            {
+                return *h;
+            }
+        }
+        let mut h = FxHasher::default();
+        attrs.hash(&mut h);
+        let h = h.finish();
+        self.attrs_hashes[slot] = Some((attrs.clone(), h));
+        h
+    }
+
     /// The recorded call equal to a call of `op` with `attrs` and `args`, if any.
     fn find(
         &self,
@@ -222,7 +248,8 @@ impl Mutator for Eliminator {
             ExprKind::Op(op) if !op.stateful && !args.is_empty() => *op,
             _ => return rebuild_call(e, callee, args),
         };
-        let mixed = call_hash(op, attrs, &args);
+        let attrs_hash = self.attrs_hash(attrs);
+        let mixed = call_hash(op, attrs_hash, &args);
         let anchor = anchor(&args);
         if let Some(earlier) = self.find(op, attrs, &args, mixed, anchor.map(|(a, _)| a)) {
             return earlier.clone();
@@ -282,5 +309,41 @@ mod tests {
         assert_eq!(distinct.len(), 2 * n, "different calls kept apart");
         assert_eq!(elim.spread.len(), n, "the calls of %x");
         assert_eq!(elim.local.len(), n, "the relu calls, near their arguments");
+    }
+
+    /// Attributes are compared by content: equal attributes in two different nodes (not
+    /// shared) still make equal calls, and attributes hashed from the pass's cache of nodes
+    /// match ones hashed afresh.
+    #[test]
+    fn equal_attributes_in_different_nodes_make_equal_calls() {
+        use crate::ir::{AttrValue, Attrs, Expr, Op, Var};
+        // One reference node: arguments are compared by node identity.
+        let x = Expr::var(&Var::new("x", None));
+        let alpha = |a: f64| {
+            let key = "relay.attrs.LeakyReluAttrs";
+            Attrs::new(Some(key), vec![("alpha".into(), AttrValue::Float(a))])
+        };
+        let relu = |a: Attrs| {
+            Expr::call(
+                Expr::op(Op::get("nn.leaky_relu").unwrap()),
+                vec![x.clone()],
+                a,
+            )
+        };
+        let (a1, a2, b) = (alpha(0.5), alpha(0.5), alpha(0.25));
+        assert!(!std::sync::Arc::ptr_eq(
+            a1.0.as_ref().unwrap(),
+            a2.0.as_ref().unwrap()
+        ));
+        let calls = vec![relu(a1.clone()), relu(b), relu(a2), relu(a1)];
+        let out = mutate(&mut Eliminator::default(), &Expr::tuple(calls));
+        let ExprKind::Tuple(fs) = out.kind() else {
+            panic!("a tuple");
+        };
+        assert!(
+            fs[0].ptr_eq(&fs[2]) && fs[0].ptr_eq(&fs[3]),
+            "equal attributes: one call"
+        );
+        assert!(!fs[0].ptr_eq(&fs[1]), "different attributes: two calls");
     }
 }
