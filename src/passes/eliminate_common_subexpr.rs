@@ -17,11 +17,13 @@
 //! merging non-scalar constants with equal data (TVM compares those by identity too), and any
 //! special treatment of `let`, `if` or functions.
 
+use crate::ir::attrs::AttrsNode;
 use crate::ir::mutate::{mutate, rebuild_call, rebuild_get_item, Mutator};
 use crate::ir::{Attrs, Expr, ExprKind, Module, Op};
 use hashbrown::HashTable;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 /// Eliminates common subexpressions in every optimizable function of `m`.
 pub fn eliminate_common_subexpr(m: &Module) -> Module {
@@ -181,7 +183,7 @@ struct Eliminator {
     /// calls share a few attribute nodes (`Attrs::shared`), and hashing a node's fields (ten
     /// for a conv2d) for every call was a sixth of the pass. The node itself is kept, so an
     /// address is never another node's.
-    attrs_hashes: [Option<(Attrs, u64)>; 8],
+    attrs_hashes: [Option<(Arc<AttrsNode>, u64)>; 8],
 }
 
 impl Eliminator {
@@ -190,20 +192,17 @@ impl Eliminator {
         let Some(node) = &attrs.0 else {
             return 0;
         };
-        let slot = (std::sync::Arc::as_ptr(node) as usize >> 6) % self.attrs_hashes.len();
-        if let Some((a, h)) = &self.attrs_hashes[slot] {
-            if a.0
-                .as_ref()
-                .is_some_and(|n| std::sync::Arc::ptr_eq(n, node))
-            {
-                return *h;
+        let slot = (Arc::as_ptr(node) as usize >> 6) % self.attrs_hashes.len();
+        match &self.attrs_hashes[slot] {
+            Some((n, h)) if Arc::ptr_eq(n, node) => *h,
+            _ => {
+                let mut h = FxHasher::default();
+                attrs.hash(&mut h);
+                let h = h.finish();
+                self.attrs_hashes[slot] = Some((node.clone(), h));
+                h
             }
         }
-        let mut h = FxHasher::default();
-        attrs.hash(&mut h);
-        let h = h.finish();
-        self.attrs_hashes[slot] = Some((attrs.clone(), h));
-        h
     }
 
     /// The recorded call equal to a call of `op` with `attrs` and `args`, if any.

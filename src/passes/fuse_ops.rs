@@ -30,6 +30,7 @@
 mod graph;
 mod partition;
 
+use crate::ir::attrs::static_str;
 use crate::ir::mutate::{mutate, rebuild_call, rebuild_get_item, rebuild_tuple, Mutator};
 use crate::ir::{AttrValue, Attrs, Call, Expr, ExprKind, Function, GlobalVar, Module, Type, Var};
 use crate::pass::{function_pass, Pass, PassCx, PassError, PassInfo, PassKind, PassOptions};
@@ -192,20 +193,12 @@ impl Fuser<'_> {
     fn make_function(&mut self, group: u32, orig: &Expr, body: Expr) -> Expr {
         let info = self.groups.remove(&group).unwrap_or_default();
         let (has_call, reshape_only) = (info.has_call, !info.not_reshape_only);
-        // The attribute names are shared strings: one allocation per process, not per group.
-        static PRIMITIVE: std::sync::OnceLock<std::sync::Arc<str>> = std::sync::OnceLock::new();
-        static RESHAPE_ONLY: std::sync::OnceLock<std::sync::Arc<str>> = std::sync::OnceLock::new();
-        let name = |cell: &std::sync::OnceLock<std::sync::Arc<str>>, s: &str| {
-            cell.get_or_init(|| s.into()).clone()
-        };
+        // The attribute names are shared strings (`static_str`), not an allocation per kernel.
         let mut attrs: Vec<(std::sync::Arc<str>, AttrValue)> =
             Vec::with_capacity(1 + usize::from(has_call && reshape_only));
-        attrs.push((
-            name(&PRIMITIVE, "Primitive"),
-            AttrValue::int(has_call as i64),
-        ));
+        attrs.push((static_str("Primitive"), AttrValue::int(has_call as i64)));
         if has_call && reshape_only {
-            attrs.push((name(&RESHAPE_ONLY, "relay.reshape_only"), AttrValue::int(1)));
+            attrs.push((static_str("relay.reshape_only"), AttrValue::int(1)));
         }
         let ret = orig.ty().cloned();
         let param_types: Option<Vec<Type>> =
