@@ -1,6 +1,8 @@
 //! The benchmark commands of the `passlab` binary: `gen` writes the models that `bench` and
 //! `benches/growth.py` time.
 
+mod common;
+
 use passlab::ir::ExprKind;
 use std::process::Command;
 
@@ -13,10 +15,7 @@ fn passlab(args: &[&str]) -> std::process::Output {
 }
 
 fn tmp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("passlab-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::fresh_dir("cli", name)
 }
 
 #[test]

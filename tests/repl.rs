@@ -1,6 +1,8 @@
 //! The terminal REPL driven in a real pseudo-terminal: completion, multi-line input, errors with
 //! a caret, history across runs, Ctrl-C during a long pipeline, Ctrl-D running exit_pass_ctx.
 
+mod common;
+
 use rexpect::session::{spawn_command, PtySession};
 use std::process::Command;
 
@@ -20,10 +22,7 @@ fn repl(history: &std::path::Path) -> PtySession {
 }
 
 fn tmp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("passlab-repl-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::fresh_dir("repl", name)
 }
 
 #[test]

@@ -73,3 +73,12 @@ pub fn history_snapshots(s: &mut passlab::session::Session) -> Vec<passlab::ir::
     assert!(!out.is_error(), "{}", out.plain());
     kept
 }
+
+/// A fresh, empty directory for one test: `passlab-<suite>-<pid>-<name>` under the system's
+/// temporary directory (a previous run's leftovers are removed first).
+pub fn fresh_dir(suite: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("passlab-{suite}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
