@@ -31,10 +31,12 @@ mod graph;
 mod partition;
 
 use crate::ir::attrs::static_str;
-use crate::ir::mutate::{mutate, rebuild_call, rebuild_get_item, rebuild_tuple, Mutator};
+use crate::ir::mutate::{
+    rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_let, rebuild_tuple,
+};
 use crate::ir::{AttrValue, Attrs, Call, Expr, ExprKind, Function, GlobalVar, Module, Type, Var};
 use crate::pass::{function_pass, Pass, PassCx, PassError, PassInfo, PassKind, PassOptions};
-use graph::{post_dominators, Graph};
+use graph::{post_dominators, Graph, NO_NODE};
 use partition::Partition;
 use rustc_hash::FxHashMap;
 
@@ -76,8 +78,9 @@ pub fn fuse_function(f: &Expr, cfg: FuseConfig) -> Expr {
         partition,
         groups: FxHashMap::default(),
         link_params: cfg.link_params,
+        results: Vec::with_capacity(g.nodes.len()),
     };
-    mutate(&mut fuser, f)
+    fuser.run()
 }
 
 /// Fuses every function of a typed module that a function pass would visit.
@@ -154,32 +157,105 @@ fn param_name(i: usize) -> std::sync::Arc<str> {
     })
 }
 
+/// The rewrite: one pass over the graph's nodes in post-DFS order (children first), each
+/// node's new form built from its inputs' and stored under its number; no second traversal of
+/// the function and no table from nodes to numbers.
 struct Fuser<'g> {
     graph: &'g Graph<'g>,
     partition: Partition,
     groups: FxHashMap<u32, GroupInfo>,
     link_params: bool,
+    /// The new form of every node built so far. A node with one reference (not
+    /// [`Expr::is_shared`]) has exactly one consumer, which takes its result out; shared
+    /// nodes' results are cloned. New nodes stay alive until the rewrite ends (parameters are
+    /// told apart by node address).
+    results: Vec<Option<Expr>>,
 }
 
 impl Fuser<'_> {
-    fn root_of(&mut self, e: &Expr) -> Option<u32> {
-        let n = self.graph.node_of(e)?;
-        Some(self.partition.root(n))
+    fn run(&mut self) -> Expr {
+        let graph = self.graph;
+        for n in 0..graph.nodes.len() as u32 {
+            let e = graph.nodes[n as usize].expr;
+            let out = self.node(n, e);
+            self.results.push(Some(out));
+        }
+        let root = self.results.len().checked_sub(1).expect("a function node");
+        self.results[root].take().expect("the root's result")
     }
 
-    /// `e`'s group and whether `e` is that group's root (one lookup of `e` for both).
-    fn group_of(&mut self, e: &Expr) -> Option<(u32, bool)> {
-        let n = self.graph.node_of(e)?;
+    /// The new form of input `i` (`orig`, the child itself, for an op reference).
+    fn input(&mut self, i: u32, orig: &Expr) -> Expr {
+        if i == NO_NODE {
+            return orig.clone();
+        }
+        // Whether the node was shared when the graph was built: a node reached through one
+        // reference has one consumer (its reference count may have grown since, when its
+        // result is the node itself).
+        let shared = self.graph.nodes[i as usize].shared;
+        let slot = &mut self.results[i as usize];
+        if shared { slot.clone() } else { slot.take() }
+            .expect("an input is built before its consumer, and used once unless shared")
+    }
+
+    /// The new forms of all of node `n`'s inputs.
+    fn inputs(&mut self, n: u32, e: &Expr) -> Vec<Expr> {
+        let ins = self.graph.inputs(n);
+        let mut kids: Vec<&Expr> = Vec::with_capacity(ins.len());
+        e.kind().for_each_child(|c| kids.push(c));
+        debug_assert_eq!(kids.len(), ins.len());
+        kids.into_iter()
+            .zip(ins)
+            .map(|(c, &i)| self.input(i, c))
+            .collect()
+    }
+
+    fn node(&mut self, n: u32, e: &Expr) -> Expr {
+        match e.kind() {
+            ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_) => {
+                e.clone()
+            }
+            ExprKind::Function(f) => {
+                let Some(&b) = self.graph.inputs(n).first() else {
+                    // A sealed (Primitive or external) function: kept as it is.
+                    return e.clone();
+                };
+                let body = self.input(b, &f.body);
+                rebuild_function(e, f, body)
+            }
+            ExprKind::Let(l) => {
+                let ins = self.graph.inputs(n);
+                let (vi, bi) = (ins[0], ins[1]);
+                let value = self.input(vi, &l.value);
+                let body = self.input(bi, &l.body);
+                rebuild_let(e, l.var.clone(), value, body)
+            }
+            ExprKind::If(_) => {
+                let mut kids = self.inputs(n, e).into_iter();
+                let mut next = || kids.next().expect("three children");
+                let (c, t, f) = (next(), next(), next());
+                rebuild_if(e, c, t, f)
+            }
+            ExprKind::Call(c) => self.call(n, e, c),
+            ExprKind::Tuple(old) => self.tuple(n, e, old),
+            ExprKind::TupleGetItem(t, index) => self.get_item(n, e, t, *index),
+        }
+    }
+
+    /// Node `n`'s group and whether `n` is that group's root.
+    fn group_of(&mut self, n: u32) -> (u32, bool) {
         let group = self.partition.root(n);
-        Some((group, self.partition.group(group).root_ref == n))
+        (group, self.partition.group(group).root_ref == n)
     }
 
-    /// TVM's `GetNewArguments`: arguments from another group become parameters.
-    fn new_arguments(&mut self, old: &[Expr], new: Vec<Expr>, group: u32) -> Vec<Expr> {
+    /// TVM's `GetNewArguments`: arguments from another group become parameters. `old` are the
+    /// original arguments, `nodes` their nodes.
+    fn new_arguments(&mut self, old: &[Expr], nodes: &[u32], group: u32) -> Vec<Expr> {
         old.iter()
-            .zip(new)
-            .map(|(o, n)| {
-                let same_group = self.root_of(o) == Some(group);
+            .zip(nodes)
+            .map(|(o, &i)| {
+                let n = self.input(i, o);
+                let same_group = i != NO_NODE && self.partition.root(i) == group;
                 if same_group || (self.link_params && n.as_constant().is_some()) {
                     n
                 } else {
@@ -220,6 +296,86 @@ impl Fuser<'_> {
         };
         Expr::with_info(ExprKind::Call(call), ret, orig.span())
     }
+
+    /// A call of an op outside fusion, of a function, a variable or a global: rebuilt only when
+    /// an input changed.
+    fn plain_call(&mut self, n: u32, e: &Expr, c: &Call, callee: Expr) -> Expr {
+        let ins = self.graph.inputs(n);
+        let args = c
+            .args
+            .iter()
+            .zip(&ins[1..])
+            .map(|(a, &i)| self.input(i, a))
+            .collect();
+        rebuild_call(e, callee, args)
+    }
+
+    fn call(&mut self, n: u32, e: &Expr, c: &Call) -> Expr {
+        let graph = self.graph;
+        let ins = graph.inputs(n);
+        let callee = self.input(ins[0], &c.callee);
+        let ExprKind::Op(op) = c.callee.kind() else {
+            return self.plain_call(n, e, c, callee);
+        };
+        if op.non_computational && !op.name().starts_with("qnn.") {
+            return self.plain_call(n, e, c, callee);
+        }
+        if op.name() == "annotation.stop_fusion" {
+            // The annotation disappears: its argument is used.
+            let mut args = c.args.iter().zip(&ins[1..]).map(|(a, &i)| self.input(i, a));
+            return args.next().unwrap_or_else(|| e.clone());
+        }
+        let (group, is_root) = self.group_of(n);
+        let info = self.groups.entry(group).or_default();
+        info.has_call = true;
+        info.not_reshape_only |= !RESHAPES.contains(&op.name());
+        let new_args = self.new_arguments(&c.args, &ins[1..], group);
+        let kind = ExprKind::Call(Call {
+            callee,
+            args: new_args.into(),
+            attrs: c.attrs.clone(),
+        });
+        let new_call = Expr::with_info(kind, e.ty().cloned(), e.span());
+        if is_root {
+            self.make_function(group, e, new_call)
+        } else {
+            new_call
+        }
+    }
+
+    fn tuple(&mut self, n: u32, e: &Expr, old: &[Expr]) -> Expr {
+        let (group, is_root) = self.group_of(n);
+        if is_root {
+            let fields = self.inputs(n, e);
+            return rebuild_tuple(e, fields);
+        }
+        let fields = self.new_arguments(old, self.graph.inputs(n), group);
+        Expr::with_info(ExprKind::Tuple(fields), e.ty().cloned(), e.span())
+    }
+
+    fn get_item(&mut self, n: u32, e: &Expr, old: &Expr, index: usize) -> Expr {
+        let (group, is_root) = self.group_of(n);
+        let t = self.graph.inputs(n)[0];
+        if is_root && (t == NO_NODE || self.partition.root(t) != group) {
+            // The tuple comes from another group (an opaque op): keep a plain projection.
+            self.groups.remove(&group);
+            let tuple = self.input(t, old);
+            return rebuild_get_item(e, tuple, index);
+        }
+        let new_tuple = self
+            .new_arguments(std::slice::from_ref(old), &[t], group)
+            .remove(0);
+        let new_node = Expr::with_info(
+            ExprKind::TupleGetItem(new_tuple, index),
+            e.ty().cloned(),
+            e.span(),
+        );
+        if is_root {
+            self.make_function(group, e, new_node)
+        } else {
+            new_node
+        }
+    }
 }
 
 /// The reshape-like ops (TVM's `TReshapeOp`): a kernel of only these is `relay.reshape_only`.
@@ -232,84 +388,6 @@ const RESHAPES: &[&str] = &[
     "dyn.squeeze",
     "dyn.expand_dims",
 ];
-
-impl Mutator for Fuser<'_> {
-    fn pre(&mut self, e: &Expr) -> Option<Expr> {
-        // Existing primitive (and external) functions are kept as they are.
-        match e.as_function() {
-            Some(f) if graph::is_sealed(f) => Some(e.clone()),
-            _ => None,
-        }
-    }
-
-    fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
-        let Some((op, c)) = e.call_op_of() else {
-            return rebuild_call(e, callee, args);
-        };
-        if op.non_computational && !op.name().starts_with("qnn.") {
-            return rebuild_call(e, callee, args);
-        }
-        if op.name() == "annotation.stop_fusion" {
-            return args.into_iter().next().unwrap_or_else(|| e.clone());
-        }
-        let Some((group, is_root)) = self.group_of(e) else {
-            return rebuild_call(e, callee, args);
-        };
-        let info = self.groups.entry(group).or_default();
-        info.has_call = true;
-        info.not_reshape_only |= !RESHAPES.contains(&op.name());
-        let new_args = self.new_arguments(&c.args, args, group);
-        let kind = ExprKind::Call(Call {
-            callee,
-            args: new_args.into(),
-            attrs: attrs.clone(),
-        });
-        let new_call = Expr::with_info(kind, e.ty().cloned(), e.span());
-        if is_root {
-            self.make_function(group, e, new_call)
-        } else {
-            new_call
-        }
-    }
-
-    fn tuple(&mut self, e: &Expr, fields: Vec<Expr>) -> Expr {
-        let Some((group, is_root)) = self.group_of(e) else {
-            return rebuild_tuple(e, fields);
-        };
-        if is_root {
-            return rebuild_tuple(e, fields);
-        }
-        let ExprKind::Tuple(old) = e.kind() else {
-            unreachable!("tuple hook on a tuple")
-        };
-        let fields = self.new_arguments(old, fields, group);
-        Expr::with_info(ExprKind::Tuple(fields), e.ty().cloned(), e.span())
-    }
-
-    fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
-        let (Some((group, is_root)), ExprKind::TupleGetItem(old, _)) = (self.group_of(e), e.kind())
-        else {
-            return rebuild_get_item(e, tuple, index);
-        };
-        let new_tuple = self
-            .new_arguments(std::slice::from_ref(old), vec![tuple.clone()], group)
-            .remove(0);
-        let new_node = Expr::with_info(
-            ExprKind::TupleGetItem(new_tuple, index),
-            e.ty().cloned(),
-            e.span(),
-        );
-        if !is_root {
-            return new_node;
-        }
-        if self.root_of(old) != Some(group) {
-            // The tuple comes from another group (an opaque op): keep a plain projection.
-            self.groups.remove(&group);
-            return rebuild_get_item(e, tuple, index);
-        }
-        self.make_function(group, e, new_node)
-    }
-}
 
 /// The fusion level a run uses: the option, or the context's opt_level for -1.
 fn level(option: i64, cx: &PassCx) -> i64 {

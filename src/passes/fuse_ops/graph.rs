@@ -17,8 +17,10 @@
 //! Deliberately not done: nodes inside `Primitive` or `Compiler` functions are not indexed
 //! (FuseOps leaves those functions alone, so their insides never matter).
 
+use crate::ir::scratch;
 use crate::ir::TypeKind;
 use crate::ir::{DType, Expr, ExprKind, Function, OpPattern, Type};
+use rustc_hash::FxHashMap;
 
 /// A use of a node by another node.
 #[derive(Clone, Copy, Debug)]
@@ -32,12 +34,18 @@ pub struct Node<'a> {
     pub expr: &'a Expr,
     pub pattern: OpPattern,
     pub extern_ref: bool,
+    /// Reached more than once (through more than one reference) while the graph was built.
+    pub shared: bool,
 }
 
 /// The dataflow graph of one function, in post-DFS order.
 pub struct Graph<'a> {
     pub nodes: Vec<Node<'a>>,
-    index: crate::ir::NodeMap<u32>,
+    /// Every node's inputs, node after node (`inputs_at[i]..inputs_at[i + 1]`): the nodes of
+    /// its children in [`ExprKind::for_each_child`] order, [`NO_NODE`] for an op reference
+    /// (ops are shared by every call and take no part in fusion, so they are not nodes).
+    inputs: Vec<u32>,
+    inputs_at: Vec<u32>,
     /// Every node's outputs, node after node (`outputs_at[i]..outputs_at[i + 1]`): one
     /// vector for the graph rather than one per node.
     outputs: Vec<Edge>,
@@ -45,6 +53,9 @@ pub struct Graph<'a> {
     /// (child, edge) in the order `link` finds them, until `build` groups them by child.
     pending: Vec<(u32, Edge)>,
 }
+
+/// The input of a child that is not a node (an op reference).
+pub const NO_NODE: u32 = u32::MAX;
 
 /// True for functions FuseOps never looks into.
 pub fn is_sealed(f: &Function) -> bool {
@@ -58,38 +69,86 @@ fn combine(a: OpPattern, b: OpPattern) -> OpPattern {
     a.max(b)
 }
 
+/// A step of the graph's post-order walk.
+#[derive(Clone, Copy)]
+enum Step {
+    Enter,
+    /// Leave a node whose children were entered.
+    Leave,
+    /// Leave a sealed function, whose body is not part of the graph.
+    LeaveSealed,
+}
+
 impl<'a> Graph<'a> {
     /// The graph of `root` (a function expression).
+    ///
+    /// One post-order walk over borrowed nodes numbers the nodes and records their inputs: a
+    /// child's number travels on a value stack to its parent (as results do in
+    /// [`crate::ir::mutate::mutate_with`]), so only shared nodes, reached more than once, go
+    /// into a table. No lookup per node or per edge: the rewrite then runs over the node array.
     pub fn build(root: &'a Expr) -> Graph<'a> {
-        // Post-order over borrowed nodes (no clone per node), not into sealed nested functions.
-        let mut order: Vec<&'a Expr> = Vec::new();
-        crate::ir::mutate::walk_refs(root, |e, exit| {
-            if exit {
-                order.push(e);
-                return true;
-            }
-            e.ptr_eq(root) || !e.as_function().is_some_and(is_sealed)
-        });
-        // Built once the size is known: no rehash of a table with an entry per node.
-        let mut index: crate::ir::NodeMap<u32> =
-            crate::ir::NodeMap::with_capacity_and_hasher(order.len(), Default::default());
-        index.extend(order.iter().enumerate().map(|(i, e)| (e.id(), i as u32)));
-        let nodes = order
-            .into_iter()
-            .map(|expr| Node {
-                expr,
-                pattern: OpPattern::Opaque,
-                extern_ref: false,
-            })
-            .collect();
         let mut g = Graph {
-            nodes,
-            index,
+            nodes: Vec::new(),
+            inputs: Vec::new(),
+            inputs_at: vec![0],
             outputs: Vec::new(),
             outputs_at: Vec::new(),
             pending: Vec::new(),
         };
-        g.set_extern(root);
+        let mut shared: FxHashMap<usize, u32> = FxHashMap::default();
+        let mut stack: Vec<(&'a Expr, Step)> = scratch::take_vec();
+        let mut values: Vec<u32> = scratch::take_vec();
+        stack.push((root, Step::Enter));
+        while let Some((e, step)) = stack.pop() {
+            match step {
+                Step::Enter => {
+                    if let ExprKind::Op(_) = e.kind() {
+                        values.push(NO_NODE);
+                        continue;
+                    }
+                    if e.is_shared() {
+                        if let Some(&i) = shared.get(&e.id()) {
+                            values.push(i);
+                            continue;
+                        }
+                    }
+                    e.prefetch_next();
+                    if !e.ptr_eq(root) && e.as_function().is_some_and(is_sealed) {
+                        stack.push((e, Step::LeaveSealed));
+                        continue;
+                    }
+                    stack.push((e, Step::Leave));
+                    let start = stack.len();
+                    e.kind().for_each_child(|k| stack.push((k, Step::Enter)));
+                    stack[start..].reverse();
+                }
+                Step::Leave | Step::LeaveSealed => {
+                    if let Step::Leave = step {
+                        let mut n = 0;
+                        e.kind().for_each_child(|_| n += 1);
+                        g.inputs.extend(values.drain(values.len() - n..));
+                    }
+                    let i = g.nodes.len() as u32;
+                    let is_shared = e.is_shared();
+                    g.nodes.push(Node {
+                        expr: e,
+                        pattern: OpPattern::Opaque,
+                        extern_ref: false,
+                        shared: is_shared,
+                    });
+                    g.inputs_at.push(g.inputs.len() as u32);
+                    if is_shared {
+                        shared.insert(e.id(), i);
+                    }
+                    values.push(i);
+                }
+            }
+        }
+        scratch::give_vec(stack);
+        scratch::give_vec(values);
+        if let Some(root) = g.nodes.len().checked_sub(1) {
+            g.nodes[root].extern_ref = true;
+        }
         for i in 0..g.nodes.len() {
             g.link(i as u32);
         }
@@ -122,21 +181,23 @@ impl<'a> Graph<'a> {
         &self.outputs[self.outputs_at[n] as usize..self.outputs_at[n + 1] as usize]
     }
 
-    /// The node of an expression, if it is part of the graph.
-    pub fn node_of(&self, e: &Expr) -> Option<u32> {
-        self.index.get(&e.id()).copied()
+    /// The nodes of node `n`'s children, in [`ExprKind::for_each_child`] order ([`NO_NODE`]
+    /// for an op reference).
+    pub fn inputs(&self, n: u32) -> &[u32] {
+        let n = n as usize;
+        &self.inputs[self.inputs_at[n] as usize..self.inputs_at[n + 1] as usize]
     }
 
-    fn set_extern(&mut self, e: &Expr) {
-        if let Some(i) = self.node_of(e) {
+    fn set_extern(&mut self, i: u32) {
+        if i != NO_NODE {
             self.nodes[i as usize].extern_ref = true;
         }
     }
 
-    fn add_edge(&mut self, child: &Expr, parent: u32, pattern: OpPattern) {
-        if let Some(i) = self.node_of(child) {
+    fn add_edge(&mut self, child: u32, parent: u32, pattern: OpPattern) {
+        if child != NO_NODE {
             self.pending.push((
-                i,
+                child,
                 Edge {
                     node: parent,
                     pattern,
@@ -148,6 +209,9 @@ impl<'a> Graph<'a> {
     /// Sets node `i`'s pattern and the edges from its children (TVM's `Update` calls).
     fn link(&mut self, i: u32) {
         let e = self.nodes[i as usize].expr;
+        let at = self.inputs_at[i as usize] as usize;
+        // The node of child `k` (a copy: the edges below borrow the graph mutably).
+        let input = |g: &Graph, k: usize| g.inputs[at + k];
         let pattern = match e.kind() {
             ExprKind::Call(c) => {
                 let pattern = match c.callee.kind() {
@@ -160,28 +224,28 @@ impl<'a> Graph<'a> {
                         }
                     }
                     _ => {
-                        self.add_edge(&c.callee, i, OpPattern::Opaque);
+                        self.add_edge(input(self, 0), i, OpPattern::Opaque);
                         OpPattern::Opaque
                     }
                 };
-                self.set_extern(&c.callee);
+                self.set_extern(input(self, 0));
                 let out_shape = e.ty().and_then(Type::as_tensor).map(|t| &t.shape);
-                for a in &c.args {
+                for (k, a) in c.args.iter().enumerate() {
                     let arg_shape = a.ty().and_then(Type::as_tensor).map(|t| &t.shape);
                     let edge = match (pattern, out_shape, arg_shape) {
                         (OpPattern::Broadcast, Some(o), Some(s)) if o == s => OpPattern::ElemWise,
                         _ => pattern,
                     };
-                    self.add_edge(a, i, edge);
+                    self.add_edge(input(self, 1 + k), i, edge);
                 }
                 pattern
             }
             ExprKind::Tuple(fields) => {
-                for f in fields {
+                for (k, f) in fields.iter().enumerate() {
                     if f.ty().and_then(Type::as_tensor).is_some() {
-                        self.add_edge(f, i, OpPattern::Injective);
+                        self.add_edge(input(self, k), i, OpPattern::Injective);
                     } else {
-                        self.set_extern(f);
+                        self.set_extern(input(self, k));
                     }
                 }
                 OpPattern::Tuple
@@ -192,10 +256,10 @@ impl<'a> Graph<'a> {
                     _ => false,
                 };
                 if all_tensors {
-                    self.add_edge(t, i, OpPattern::Injective);
+                    self.add_edge(input(self, 0), i, OpPattern::Injective);
                     OpPattern::Injective
                 } else {
-                    self.set_extern(t);
+                    self.set_extern(input(self, 0));
                     OpPattern::Opaque
                 }
             }
@@ -212,20 +276,18 @@ impl<'a> Graph<'a> {
                     _ => OpPattern::Opaque,
                 }
             }
-            ExprKind::Let(l) => {
-                self.set_extern(&l.value);
-                self.set_extern(&l.body);
-                OpPattern::Opaque
-            }
-            ExprKind::If(x) => {
-                self.set_extern(&x.cond);
-                self.set_extern(&x.then_branch);
-                self.set_extern(&x.else_branch);
+            ExprKind::Let(_) | ExprKind::If(_) => {
+                // Every child (value and body; condition and branches) is used where fusion
+                // cannot follow.
+                for k in at..self.inputs_at[i as usize + 1] as usize {
+                    self.set_extern(self.inputs[k]);
+                }
                 OpPattern::Opaque
             }
             ExprKind::Function(f) => {
-                if f.attr("Compiler").is_none() {
-                    self.set_extern(&f.body);
+                // A sealed function has no inputs: its body is not part of the graph.
+                if f.attr("Compiler").is_none() && self.inputs(i).len() == 1 {
+                    self.set_extern(input(self, 0));
                 }
                 OpPattern::Opaque
             }
