@@ -70,7 +70,8 @@ pub fn fuse_function(f: &Expr, cfg: FuseConfig) -> Expr {
     if f.as_function().is_some_and(graph::is_sealed) {
         return f.clone();
     }
-    let g = Graph::build(f);
+    let mut g = Graph::build(f);
+    let uses = std::mem::take(&mut g.uses);
     let dom = post_dominators(&g);
     let partition = Partition::run(&g, &dom, cfg.opt_level, cfg.max_depth);
     let mut fuser = Fuser {
@@ -79,6 +80,7 @@ pub fn fuse_function(f: &Expr, cfg: FuseConfig) -> Expr {
         groups: FxHashMap::default(),
         link_params: cfg.link_params,
         results: Vec::with_capacity(g.nodes.len()),
+        pending_uses: uses,
     };
     fuser.run()
 }
@@ -165,17 +167,27 @@ struct Fuser<'g> {
     partition: Partition,
     groups: FxHashMap<u32, GroupInfo>,
     link_params: bool,
-    /// The new form of every node built so far. A node with one reference (not
-    /// [`Expr::is_shared`]) has exactly one consumer, which takes its result out; shared
-    /// nodes' results are cloned. New nodes stay alive until the rewrite ends (parameters are
-    /// told apart by node address).
+    /// The new form of every node built so far, until its last consumer takes it out.
     results: Vec<Option<Expr>>,
+    /// Every node's consumers not yet built (from [`Graph::uses`]). The last one takes the
+    /// result instead of cloning it, so the rewrite ends with no result left to release: a
+    /// sweep over the results dropping each would reach every shared node once more, on a
+    /// program larger than the caches a wait on memory per node.
+    pending_uses: Vec<u32>,
 }
+
+/// How many nodes ahead the rewrite prefetches.
+const PREFETCH_NODES: usize = 8;
 
 impl Fuser<'_> {
     fn run(&mut self) -> Expr {
         let graph = self.graph;
         for n in 0..graph.nodes.len() as u32 {
+            // The nodes come in a known order: fetch a few ahead (on a program larger than
+            // the caches each one is otherwise a wait on memory).
+            if let Some(ahead) = graph.nodes.get(n as usize + PREFETCH_NODES) {
+                ahead.expr.prefetch();
+            }
             let e = graph.nodes[n as usize].expr;
             let out = self.node(n, e);
             self.results.push(Some(out));
@@ -189,13 +201,11 @@ impl Fuser<'_> {
         if i == NO_NODE {
             return orig.clone();
         }
-        // Whether the node was shared when the graph was built: a node reached through one
-        // reference has one consumer (its reference count may have grown since, when its
-        // result is the node itself).
-        let shared = self.graph.nodes[i as usize].shared;
+        let left = &mut self.pending_uses[i as usize];
+        *left -= 1;
         let slot = &mut self.results[i as usize];
-        if shared { slot.clone() } else { slot.take() }
-            .expect("an input is built before its consumer, and used once unless shared")
+        if *left > 0 { slot.clone() } else { slot.take() }
+            .expect("an input is built before its consumers, and taken by the last one")
     }
 
     /// The new forms of all of node `n`'s inputs.

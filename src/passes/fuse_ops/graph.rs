@@ -34,8 +34,6 @@ pub struct Node<'a> {
     pub expr: &'a Expr,
     pub pattern: OpPattern,
     pub extern_ref: bool,
-    /// Reached more than once (through more than one reference) while the graph was built.
-    pub shared: bool,
 }
 
 /// The dataflow graph of one function, in post-DFS order.
@@ -46,6 +44,8 @@ pub struct Graph<'a> {
     /// (ops are shared by every call and take no part in fusion, so they are not nodes).
     inputs: Vec<u32>,
     inputs_at: Vec<u32>,
+    /// How many inputs (of all nodes) each node is: its number of consumers in the graph.
+    pub uses: Vec<u32>,
     /// Every node's outputs, node after node (`outputs_at[i]..outputs_at[i + 1]`): one
     /// vector for the graph rather than one per node.
     outputs: Vec<Edge>,
@@ -91,6 +91,7 @@ impl<'a> Graph<'a> {
             nodes: Vec::new(),
             inputs: Vec::new(),
             inputs_at: vec![0],
+            uses: Vec::new(),
             outputs: Vec::new(),
             outputs_at: Vec::new(),
             pending: Vec::new(),
@@ -126,21 +127,28 @@ impl<'a> Graph<'a> {
                     if let Step::Leave = step {
                         let mut n = 0;
                         e.kind().for_each_child(|_| n += 1);
-                        g.inputs.extend(values.drain(values.len() - n..));
+                        for k in values.drain(values.len() - n..) {
+                            if k != NO_NODE {
+                                g.uses[k as usize] += 1;
+                            }
+                            g.inputs.push(k);
+                        }
                     }
                     let i = g.nodes.len() as u32;
-                    let is_shared = e.is_shared();
                     g.nodes.push(Node {
                         expr: e,
                         pattern: OpPattern::Opaque,
                         extern_ref: false,
-                        shared: is_shared,
                     });
+                    g.uses.push(0);
                     g.inputs_at.push(g.inputs.len() as u32);
-                    if is_shared {
+                    if e.is_shared() {
                         shared.insert(e.id(), i);
                     }
                     values.push(i);
+                    // Linked now, while the node and its children are in cache (a separate
+                    // pass over the nodes reads a large program from memory once more).
+                    g.link(i);
                 }
             }
         }
@@ -148,9 +156,6 @@ impl<'a> Graph<'a> {
         scratch::give_vec(values);
         if let Some(root) = g.nodes.len().checked_sub(1) {
             g.nodes[root].extern_ref = true;
-        }
-        for i in 0..g.nodes.len() {
-            g.link(i as u32);
         }
         // A stable counting sort by child keeps each node's outputs in the order found.
         let mut at = vec![0u32; g.nodes.len() + 1];
