@@ -32,9 +32,11 @@ mod partition;
 
 use crate::ir::attrs::static_str;
 use crate::ir::mutate::{
-    rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_let, rebuild_tuple,
+    rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_tuple,
 };
-use crate::ir::{AttrValue, Attrs, Call, Expr, ExprKind, Function, GlobalVar, Module, Type, Var};
+use crate::ir::{
+    AttrValue, Attrs, Call, Expr, ExprKind, Function, GlobalVar, Let, Module, Type, Var,
+};
 use crate::pass::{function_pass, Pass, PassCx, PassError, PassInfo, PassKind, PassOptions};
 use graph::{post_dominators, Graph, NO_NODE};
 use partition::Partition;
@@ -238,7 +240,18 @@ impl Fuser<'_> {
                 let (vi, bi) = (ins[0], ins[1]);
                 let value = self.input(vi, &l.value);
                 let body = self.input(bi, &l.body);
-                rebuild_let(e, l.var.clone(), value, body)
+                if value.ptr_eq(&l.value) && body.ptr_eq(&l.body) {
+                    return e.clone();
+                }
+                // Fusion keeps every type, so the let's is its own: the children's types are
+                // not compared (on a let chain, reading the values again is a wait on memory
+                // per let when the program is larger than the caches).
+                let kind = ExprKind::Let(Let {
+                    var: l.var.clone(),
+                    value,
+                    body,
+                });
+                Expr::with_info(kind, e.ty().cloned(), e.span())
             }
             ExprKind::If(_) => {
                 let mut kids = self.inputs(n, e).into_iter();

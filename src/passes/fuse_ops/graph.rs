@@ -73,10 +73,16 @@ fn combine(a: OpPattern, b: OpPattern) -> OpPattern {
 #[derive(Clone, Copy)]
 enum Step {
     Enter,
-    /// Leave a node whose children were entered.
-    Leave,
-    /// Leave a sealed function, whose body is not part of the graph.
-    LeaveSealed,
+    /// Leave a node, with what `Enter` learnt of it: leaving reads nothing of a `let` or an
+    /// `if` again. (On a let chain the lets are left in a burst at the end, each long after
+    /// it was entered: on a program larger than the caches, a read then is a wait on memory.)
+    Leave {
+        /// The children entered (none for a sealed function, whose body is not in the graph).
+        children: u32,
+        shared: bool,
+        /// A `let` or an `if`: every child is used where fusion cannot follow.
+        barrier: bool,
+    },
 }
 
 impl<'a> Graph<'a> {
@@ -107,32 +113,41 @@ impl<'a> Graph<'a> {
                         values.push(NO_NODE);
                         continue;
                     }
-                    if e.is_shared() {
+                    let is_shared = e.is_shared();
+                    if is_shared {
                         if let Some(&i) = shared.get(&e.id()) {
                             values.push(i);
                             continue;
                         }
                     }
                     e.prefetch_next();
-                    if !e.ptr_eq(root) && e.as_function().is_some_and(is_sealed) {
-                        stack.push((e, Step::LeaveSealed));
-                        continue;
+                    let at = stack.len();
+                    stack.push((e, Step::Enter));
+                    let mut children = 0;
+                    if e.ptr_eq(root) || !e.as_function().is_some_and(is_sealed) {
+                        e.kind().for_each_child(|k| {
+                            stack.push((k, Step::Enter));
+                            children += 1;
+                        });
+                        stack[at + 1..].reverse();
                     }
-                    stack.push((e, Step::Leave));
-                    let start = stack.len();
-                    e.kind().for_each_child(|k| stack.push((k, Step::Enter)));
-                    stack[start..].reverse();
+                    let barrier = matches!(e.kind(), ExprKind::Let(_) | ExprKind::If(_));
+                    stack[at].1 = Step::Leave {
+                        children,
+                        shared: is_shared,
+                        barrier,
+                    };
                 }
-                Step::Leave | Step::LeaveSealed => {
-                    if let Step::Leave = step {
-                        let mut n = 0;
-                        e.kind().for_each_child(|_| n += 1);
-                        for k in values.drain(values.len() - n..) {
-                            if k != NO_NODE {
-                                g.uses[k as usize] += 1;
-                            }
-                            g.inputs.push(k);
+                Step::Leave {
+                    children,
+                    shared: is_shared,
+                    barrier,
+                } => {
+                    for k in values.drain(values.len() - children as usize..) {
+                        if k != NO_NODE {
+                            g.uses[k as usize] += 1;
                         }
+                        g.inputs.push(k);
                     }
                     let i = g.nodes.len() as u32;
                     g.nodes.push(Node {
@@ -142,13 +157,18 @@ impl<'a> Graph<'a> {
                     });
                     g.uses.push(0);
                     g.inputs_at.push(g.inputs.len() as u32);
-                    if e.is_shared() {
+                    if is_shared {
                         shared.insert(e.id(), i);
                     }
                     values.push(i);
-                    // Linked now, while the node and its children are in cache (a separate
-                    // pass over the nodes reads a large program from memory once more).
-                    g.link(i);
+                    if barrier {
+                        g.link_barrier(i);
+                    } else {
+                        // Linked now, while the node and its children are in cache (a
+                        // separate pass over the nodes reads a large program from memory
+                        // once more).
+                        g.link(i);
+                    }
                 }
             }
         }
@@ -208,6 +228,14 @@ impl<'a> Graph<'a> {
                     pattern,
                 },
             ));
+        }
+    }
+
+    /// Links a `let` or an `if` (without reading it): every child (value and body; condition
+    /// and branches) is used where fusion cannot follow.
+    fn link_barrier(&mut self, i: u32) {
+        for k in self.inputs_at[i as usize]..self.inputs_at[i as usize + 1] {
+            self.set_extern(self.inputs[k as usize]);
         }
     }
 
@@ -282,11 +310,7 @@ impl<'a> Graph<'a> {
                 }
             }
             ExprKind::Let(_) | ExprKind::If(_) => {
-                // Every child (value and body; condition and branches) is used where fusion
-                // cannot follow.
-                for k in at..self.inputs_at[i as usize + 1] as usize {
-                    self.set_extern(self.inputs[k]);
-                }
+                self.link_barrier(i);
                 OpPattern::Opaque
             }
             ExprKind::Function(f) => {
