@@ -105,13 +105,22 @@ pub fn fuse_module(m: &Module, cfg: FuseConfig) -> Module {
 /// of the group as it builds them, so nothing is walked again).
 #[derive(Default)]
 struct GroupInfo {
-    params: Vec<(Var, Expr)>,
-    args: Vec<Expr>,
-    keys: Vec<ArgKey>,
+    /// One vector for the group (the function's parameters and the call's arguments are
+    /// split out of it once, at their exact sizes).
+    params: Vec<Param>,
     /// The body calls something.
     has_call: bool,
     /// A call of an op that is not reshape-like, or a parameter that is not a tensor.
     not_reshape_only: bool,
+}
+
+/// A parameter of a group: the variable, its use in the body, the argument passed for it and
+/// what makes another argument the same one.
+struct Param {
+    var: Var,
+    use_: Expr,
+    arg: Expr,
+    key: ArgKey,
 }
 
 /// What makes two arguments the same parameter: the same variable, or the same node.
@@ -127,15 +136,18 @@ impl GroupInfo {
             ExprKind::Var(v) => ArgKey::Var(v.id()),
             _ => ArgKey::Node(arg.id()),
         };
-        if let Some(i) = self.keys.iter().position(|k| *k == key) {
-            return self.params[i].1.clone();
+        if let Some(p) = self.params.iter().find(|p| p.key == key) {
+            return p.use_.clone();
         }
         self.not_reshape_only |= ty.and_then(Type::as_tensor).is_none();
         let var = Var::named(param_name(self.params.len()), ty.cloned());
         let use_ = Expr::with_info(ExprKind::Var(var.clone()), ty.cloned(), Default::default());
-        self.params.push((var, use_.clone()));
-        self.args.push(arg.clone());
-        self.keys.push(key);
+        self.params.push(Param {
+            var,
+            use_: use_.clone(),
+            arg: arg.clone(),
+            key,
+        });
         use_
     }
 }
@@ -300,13 +312,22 @@ impl Fuser<'_> {
             attrs.push((static_str("relay.reshape_only"), AttrValue::int(1)));
         }
         let ret = orig.ty().cloned();
-        let param_types: Option<Vec<Type>> =
-            info.params.iter().map(|(v, _)| v.ann().cloned()).collect();
+        let n = info.params.len();
+        let (mut params, mut args) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut param_types: Option<Vec<Type>> = Some(Vec::with_capacity(n));
+        for p in info.params {
+            match (&mut param_types, p.var.ann()) {
+                (Some(ts), Some(t)) => ts.push(t.clone()),
+                _ => param_types = None,
+            }
+            params.push(p.var);
+            args.push(p.arg);
+        }
         let fn_ty = param_types
             .zip(ret.clone())
             .map(|(ps, r)| Type::func(ps, r));
         let func = Function {
-            params: info.params.into_iter().map(|(v, _)| v).collect(),
+            params,
             body,
             ret_type: ret.clone(),
             attrs,
@@ -314,7 +335,7 @@ impl Fuser<'_> {
         let callee = Expr::with_info(ExprKind::Function(Box::new(func)), fn_ty, orig.span());
         let call = Call {
             callee,
-            args: info.args.into(),
+            args: args.into_boxed_slice(),
             attrs: Attrs::NONE,
         };
         Expr::with_info(ExprKind::Call(call), ret, orig.span())
