@@ -3,16 +3,19 @@
 //! called in place: `%0 = fn (%p0: T0, %p1: T1, Primitive=1) -> R { ... }; %1 = %0(%x, %w);`.
 //!
 //! How: the function's dataflow graph and post-dominator tree (`graph.rs`), TVM's graph
-//! partitioner over op patterns (`partition.rs`), then one memoizing rewrite (this file) that
-//! builds the functions. A group's parameters are named `p0, p1, ...` in order of first use
-//! (the printer makes names unique), typed with the argument's checked type; one expression
-//! (or one variable) feeding a group twice becomes one parameter. Scalar constants fused into a
-//! group stay inline; other constants become parameters unless `relay.FuseOps.link_params` is
-//! set. The function is `Primitive=1` when its body calls something (else `Primitive=0`) and
-//! also `relay.reshape_only=1` when every call in it is reshape-like. Tuples are never wrapped
-//! (a tuple root stays a tuple of fused calls); a projection whose tuple is in another group is
-//! kept as a projection; `annotation.stop_fusion` disappears (its argument is used); non-
-//! computational ops (`on_device`, memory and VM ops) are left as plain calls.
+//! partitioner over op patterns (`partition.rs`), then one rewrite (this file) that builds the
+//! functions: a single pass over the graph's node array in post-DFS order, each node's new form
+//! built from its inputs' (recorded by node number while the graph was built), so nothing is
+//! walked or looked up by node address a second time. A group's parameters are named `p0, p1,
+//! ...` in order of first use (the printer makes names unique), typed with the argument's
+//! checked type; one expression (or one variable) feeding a group twice becomes one parameter.
+//! Scalar constants fused into a group stay inline; other constants become parameters unless
+//! `relay.FuseOps.link_params` is set. The function is `Primitive=1` when its body calls
+//! something (else `Primitive=0`) and also `relay.reshape_only=1` when every call in it is
+//! reshape-like. Tuples are never wrapped (a tuple root stays a tuple of fused calls); a
+//! projection whose tuple is in another group is kept as a projection; `annotation.stop_fusion`
+//! disappears (its argument is used); non-computational ops (`on_device`, memory and VM ops)
+//! are left as plain calls.
 //!
 //! Options: `fuse_opt_level` (-1: the context's opt_level; 0 puts every op in its own group);
 //! config `relay.FuseOps.max_depth` (default 256 nodes per group) and

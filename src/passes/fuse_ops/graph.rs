@@ -2,8 +2,10 @@
 //! `IndexedForwardGraph` and `DominatorTree`, `graph_partitioner.cc`).
 //!
 //! Nodes are the unique expressions of the function in post-DFS order (children before
-//! parents, callee before arguments). Each node has a fusion pattern and its *outputs*: edges
-//! to the nodes that use it, each with an edge pattern. A node with `extern_ref` is used
+//! parents, callee before arguments), except op references (shared by every call, never
+//! fused: not nodes). Each node has a fusion pattern, its *inputs* (its children's node
+//! numbers, and how many inputs it is itself: its consumers) and its *outputs*: edges to the
+//! nodes that use it, each with an edge pattern. A node with `extern_ref` is used
 //! somewhere fusion cannot follow (a function body or parameter, a `let`, an `if`), so it has
 //! no post-dominator and is never fused into a consumer; other nodes may still be fused into
 //! it.
