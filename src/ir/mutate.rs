@@ -114,6 +114,13 @@ pub trait Mutator {
     fn let_(&mut self, e: &Expr, var: &Var, value: Expr, body: Expr) -> Expr {
         rebuild_let(e, var.clone(), value, body)
     }
+    /// Whether the value of the let `e` (binding `var`) is rewritten. When false its value is
+    /// not visited at all and [`Mutator::let_`] receives the original value: for a pass that
+    /// drops the binding (a dead let), so that dead code costs nothing. Asked when the let is
+    /// reached, before its value and body.
+    fn let_value_wanted(&mut self, _e: &Expr, _var: &Var) -> bool {
+        true
+    }
     fn if_(&mut self, e: &Expr, cond: Expr, then_branch: Expr, else_branch: Expr) -> Expr {
         rebuild_if(e, cond, then_branch, else_branch)
     }
@@ -169,9 +176,10 @@ pub fn mutate<M: Mutator + ?Sized>(m: &mut M, root: &Expr) -> Expr {
 pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut MutateState) -> Expr {
     enum Task<'a> {
         Visit(&'a Expr),
-        /// The node, and whether it was shared when visited (asked before its hook runs: an
-        /// unchanged result is a second handle to the node itself).
-        Build(&'a Expr, bool),
+        /// The node, whether it was shared when visited (asked before its hook runs: an
+        /// unchanged result is a second handle to the node itself), and, for a let, whether
+        /// its value was left unvisited ([`Mutator::let_value_wanted`]).
+        Build(&'a Expr, bool, bool),
     }
     state.keep.push(root.clone());
     // Borrowed nodes, as in `walk`: `root` owns them all for the whole mutation.
@@ -196,14 +204,25 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
                     results.push(r);
                     continue;
                 }
-                tasks.push(Task::Build(e, shared));
+                if let ExprKind::Let(l) = e.kind() {
+                    if !m.let_value_wanted(e, &l.var) {
+                        tasks.push(Task::Build(e, shared, true));
+                        tasks.push(Task::Visit(&l.body));
+                        continue;
+                    }
+                }
+                tasks.push(Task::Build(e, shared, false));
                 let start = tasks.len();
                 e.kind().for_each_child(|k| tasks.push(Task::Visit(k)));
                 tasks[start..].reverse();
             }
-            Task::Build(e, shared) => {
+            Task::Build(e, shared, value_skipped) => {
                 let mut n = 0;
-                e.kind().for_each_child(|_| n += 1);
+                if value_skipped {
+                    n = 1;
+                } else {
+                    e.kind().for_each_child(|_| n += 1);
+                }
                 let base = results.len() - n;
                 let out = {
                     let mut kids = results.drain(base..);
@@ -226,7 +245,11 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
                             m.get_item(e, t, *i)
                         }
                         ExprKind::Let(l) => {
-                            let value = next();
+                            let value = if value_skipped {
+                                l.value.clone()
+                            } else {
+                                next()
+                            };
                             let body = next();
                             m.let_(e, &l.var, value, body)
                         }
@@ -380,6 +403,54 @@ pub fn rebuild_function(orig: &Expr, f: &Function, body: Expr) -> Expr {
 mod tests {
     use super::*;
     use crate::text::{parse_module, print_module_with, PrintOptions};
+
+    /// Drops the lets of variables named `dead*` without visiting their values; counts the
+    /// calls it rebuilds.
+    struct DropDead {
+        calls: Vec<String>,
+    }
+    impl Mutator for DropDead {
+        fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, _attrs: &Attrs) -> Expr {
+            if let Some((op, _)) = e.call_op_of() {
+                self.calls.push(op.name().to_string());
+            }
+            rebuild_call(e, callee, args)
+        }
+        fn let_value_wanted(&mut self, _e: &Expr, var: &Var) -> bool {
+            !var.name().starts_with("dead")
+        }
+        fn let_(&mut self, e: &Expr, var: &Var, value: Expr, body: Expr) -> Expr {
+            if var.name().starts_with("dead") {
+                let ExprKind::Let(l) = e.kind() else {
+                    unreachable!("a let")
+                };
+                assert!(value.ptr_eq(&l.value), "an unvisited value comes as it was");
+                return body;
+            }
+            rebuild_let(e, var.clone(), value, body)
+        }
+    }
+
+    #[test]
+    fn a_let_value_not_wanted_is_never_visited() {
+        let m = parse_module(
+            "def @main(%x: float32) {
+               let %dead = negative(exp(%x));
+               let %a = log(%x);
+               let %dead2 = sqrt(%a);
+               %a
+             }",
+            "dead",
+        )
+        .unwrap();
+        let mut d = DropDead { calls: Vec::new() };
+        let out = mutate(&mut d, m.get("main").unwrap());
+        assert_eq!(d.calls, ["log"], "only the live value's call is visited");
+        let mut out_m = crate::ir::Module::new();
+        out_m.add("main", out).unwrap();
+        let text = print_module_with(&out_m, PrintOptions::default());
+        assert!(!text.contains("dead") && text.contains("log("), "{text}");
+    }
 
     /// The seed's example: collapse every `if` to its true branch.
     struct TakeTrueBranch;

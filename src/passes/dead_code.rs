@@ -16,8 +16,9 @@
 //!    only visited once its variable is used, so chains of dead lets die together; a use inside
 //!    a function literal of a variable bound outside it counts twice; a node is walked at most
 //!    twice (counts saturate at 2, exactly as in TVM).
-//! 3. **rewrite**: impure binding -> kept; pure with 0 uses -> dropped; pure with 1 use ->
-//!    value inlined at the use when `inline_once`; otherwise kept.
+//! 3. **rewrite**: impure binding -> kept; pure with 0 uses -> dropped (its value is not even
+//!    visited: `Mutator::let_value_wanted`); pure with 1 use -> value inlined at the use when
+//!    `inline_once`; otherwise kept.
 //!
 //! Only let bindings are considered: graph-form dataflow has no dead nodes. Deliberately not
 //! done: dead function elimination, purity of references and ADTs (not in this IR).
@@ -284,6 +285,10 @@ impl Mutator for Eliminator<'_, '_> {
     fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
         let out = rebuild_get_item(e, tuple, index);
         self.note(e, out)
+    }
+    fn let_value_wanted(&mut self, _e: &Expr, var: &Var) -> bool {
+        // A dropped binding's value is not rewritten (its variable has no use to inline it at).
+        self.action(var) != Action::Elide
     }
     fn let_(&mut self, e: &Expr, var: &Var, value: Expr, body: Expr) -> Expr {
         let out = match self.action(var) {

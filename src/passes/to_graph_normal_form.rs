@@ -8,6 +8,8 @@
 //! scope-aware walk) cannot be substituted into itself: it is kept as `let %f = value; %f` and
 //! that expression replaces the uses in the body, as TVM does (a second, small mutation of the
 //! body, since a variable node may be shared between the value and the body).
+//! The value of a variable that is never used is not rewritten at all (the let just goes; the
+//! first walk notes which variables occur).
 //!
 //! Invariants: linear time (plus one walk of the body per recursive let) and stack-safe (a
 //! million-deep let chain becomes a million-deep DAG of calls without recursion); the exact
@@ -44,8 +46,9 @@ pub fn to_graph_expr(e: &Expr) -> Expr {
 
 #[derive(Default)]
 struct Gnf {
-    /// Let-bound variable -> the identity of its original value.
-    values: VarMap<usize>,
+    /// Let-bound variable -> the identity of its original value, and whether the variable is
+    /// used anywhere (an unused one's value is not rewritten: the let just goes).
+    values: VarMap<(usize, bool)>,
     wanted: crate::ir::NodeSet,
     /// Original let value -> its rewritten form.
     rewritten: crate::ir::NodeMap<Expr>,
@@ -79,11 +82,17 @@ impl Gnf {
                 continue;
             }
             match e.kind() {
-                ExprKind::Var(v) if !active.is_empty() && active.contains(&v.id()) => {
-                    self.recursive.insert(v.id());
+                ExprKind::Var(v) => {
+                    // A use comes after its let (in the let's body, or its own value).
+                    if let Some((_, used)) = self.values.get_mut(v.id()) {
+                        *used = true;
+                    }
+                    if !active.is_empty() && active.contains(&v.id()) {
+                        self.recursive.insert(v.id());
+                    }
                 }
                 ExprKind::Let(l) => {
-                    self.values.insert(l.var.id(), l.value.id());
+                    self.values.insert(l.var.id(), (l.value.id(), false));
                     self.wanted.insert(l.value.id());
                     stack.push(Step::Visit(&l.body));
                     stack.push(Step::Leave(l.var.id()));
@@ -130,7 +139,7 @@ impl Gnf {
 impl Mutator for Gnf {
     fn var(&mut self, e: &Expr, v: &Var) -> Expr {
         let out = match self.values.get(v.id()) {
-            Some(value) if !self.recursive.contains(&v.id()) => self
+            Some((value, _)) if !self.recursive.contains(&v.id()) => self
                 .rewritten
                 .get(value)
                 .cloned()
@@ -156,6 +165,9 @@ impl Mutator for Gnf {
     fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
         let out = rebuild_get_item(e, tuple, index);
         self.note(e, out)
+    }
+    fn let_value_wanted(&mut self, _e: &Expr, var: &Var) -> bool {
+        self.values.get(var.id()).is_none_or(|(_, used)| *used)
     }
     fn let_(&mut self, e: &Expr, var: &Var, value: Expr, body: Expr) -> Expr {
         let out = if self.recursive.contains(&var.id()) {
