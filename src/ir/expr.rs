@@ -103,6 +103,17 @@ impl Var {
         self.0.id
     }
 
+    /// The address of the variable's node: unique among live variables and nodes, and close
+    /// to the nodes allocated around it (for tables placed by address).
+    pub fn addr(&self) -> usize {
+        NodeArc::as_ptr(&self.0) as usize
+    }
+
+    /// Number of handles to the variable (its binder and every reference node).
+    pub fn strong_count(&self) -> usize {
+        NodeArc::count(&self.0)
+    }
+
     pub fn name(&self) -> &str {
         &self.0.name
     }

@@ -5,9 +5,11 @@
 //! Per optimizable function, one post-order mutation (children already rewritten). A call is
 //! a candidate unless it has no arguments, its callee is not an op, or the op is stateful. Two
 //! calls are equal when they call the same op with structurally equal attributes and, for each
-//! argument, the same node (after rewriting), or equal scalar constants, or two tuples whose
-//! fields are pairwise the same node or equal scalar constants (TVM v0.9+). The first recorded
-//! equal call wins. `x.i` is merged with an earlier `x.i` of the same tuple node.
+//! argument, the same node (after rewriting), or references to the same variable (a variable is
+//! one node in TVM; here two reference nodes of one variable are the same argument), or equal
+//! scalar constants, or two tuples whose fields are pairwise so (TVM v0.9+). The first recorded
+//! equal call wins. `x.i` is merged with an earlier `x.i` of the same tuple (node or
+//! variable).
 //!
 //! Invariants: linear time — candidates are found by hashing (op, attrs, argument identities),
 //! never by scanning the calls of the same op; sharing is preserved; the table
@@ -44,12 +46,17 @@ pub fn eliminate_expr(e: &Expr) -> Expr {
     }
 }
 
-/// A scalar constant takes part in call equality by value, anything else by identity.
+/// A scalar constant takes part in call equality by value, a variable reference by its
+/// variable, anything else by identity.
 fn hash_field(h: &mut FxHasher, e: &Expr) {
     match e.kind() {
         ExprKind::Constant(c) if c.is_scalar() => {
             h.write_u8(1);
             c.hash(h);
+        }
+        ExprKind::Var(v) => {
+            h.write_u8(3);
+            h.write_u64(v.id());
         }
         _ => {
             h.write_u8(0);
@@ -64,6 +71,7 @@ fn field_eq(a: &Expr, b: &Expr) -> bool {
             (ExprKind::Constant(x), ExprKind::Constant(y)) => {
                 x.is_scalar() && y.is_scalar() && x == y
             }
+            (ExprKind::Var(x), ExprKind::Var(y)) => x == y,
             _ => false,
         }
 }
@@ -90,22 +98,28 @@ fn arg_eq(a: &Expr, b: &Expr) -> bool {
     }
 }
 
-/// The identity of a node compared by identity in call equality (not a scalar constant).
-fn identity(e: &Expr) -> Option<&Expr> {
+/// What a field is compared by when it is compared by identity (not a scalar constant): the
+/// rank of its address as an anchor, and its number of handles. A variable reference counts
+/// as its variable (every reference node of one variable gives the same identity), ranked
+/// below every other node: a variable's node lies apart from the nodes a pass builds, so a
+/// call with another node to anchor at is placed near that one.
+fn identity(e: &Expr) -> Option<((bool, usize), usize)> {
     match e.kind() {
         ExprKind::Constant(c) if c.is_scalar() => None,
-        _ => Some(e),
+        ExprKind::Var(v) => Some(((false, v.addr()), e.strong_count().max(v.strong_count()))),
+        _ => Some(((true, e.id()), e.strong_count())),
     }
 }
 
 /// A call's anchor (see [`Eliminator`]): the latest-allocated node among those its arguments
-/// are compared by identity, with whether the call may be placed near it.
+/// are compared by identity (a variable only when no other node is), with whether the call may
+/// be placed near it.
 fn anchor(args: &[Expr]) -> Option<(usize, bool)> {
-    let mut best: Option<(usize, bool)> = None;
+    let mut best: Option<((bool, usize), bool)> = None;
     for a in args {
-        let (node, holder) = match a.kind() {
+        let ((id, handles), holder) = match a.kind() {
             ExprKind::Tuple(fields) => {
-                match fields.iter().filter_map(identity).max_by_key(|f| f.id()) {
+                match fields.iter().filter_map(identity).max_by_key(|(id, _)| *id) {
                     Some(f) => (f, Some(a)),
                     None => continue,
                 }
@@ -115,13 +129,12 @@ fn anchor(args: &[Expr]) -> Option<(usize, bool)> {
                 None => continue,
             },
         };
-        if best.is_none_or(|(id, _)| node.id() > id) {
-            let few = node.strong_count() <= CROWDED
-                && holder.is_none_or(|t| t.strong_count() <= CROWDED);
-            best = Some((node.id(), few));
+        if best.is_none_or(|(best, _)| id > best) {
+            let few = handles <= CROWDED && holder.is_none_or(|t| t.strong_count() <= CROWDED);
+            best = Some((id, few));
         }
     }
-    best
+    best.map(|((_, id), few)| (id, few))
 }
 
 /// The bits of a call's hash above any bucket mask (see [`Eliminator`]).
@@ -259,8 +272,13 @@ impl Mutator for Eliminator {
     }
 
     fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
-        // The recorded projection keeps its tuple alive, so the identity stays unique.
-        let key = (tuple.id(), index);
+        // The recorded projection keeps its tuple alive, so the identity stays unique. A
+        // variable's references are one tuple.
+        let at = match tuple.kind() {
+            ExprKind::Var(v) => v.addr(),
+            _ => tuple.id(),
+        };
+        let key = (at, index);
         if let Some(earlier) = self.projections.get(&key) {
             return earlier.clone();
         }
@@ -310,13 +328,53 @@ mod tests {
         assert_eq!(elim.local.len(), n, "the relu calls, near their arguments");
     }
 
+    /// A variable is one argument however many reference nodes point at it (as built through
+    /// the Rust API, `Expr::var` per use): calls and projections of it merge; another variable
+    /// of the same name does not.
+    #[test]
+    fn references_to_one_variable_are_one_argument() {
+        use crate::ir::{Expr, Var};
+        let (x, y) = (Var::new("x", None), Var::new("x", None));
+        let t = Var::new("t", None);
+        let neg = |v: &Var| Expr::call_op("negative", vec![Expr::var(v)]);
+        let add = |a: &Var, b: &Var| Expr::call_op("add", vec![Expr::var(a), Expr::var(b)]);
+        let items = vec![
+            neg(&x),
+            neg(&x),
+            neg(&y),
+            add(&x, &y),
+            add(&x, &y),
+            Expr::get_item(Expr::var(&t), 0),
+            Expr::get_item(Expr::var(&t), 0),
+            Expr::call_op(
+                "concatenate",
+                vec![Expr::tuple(vec![Expr::var(&x), Expr::var(&y)])],
+            ),
+            Expr::call_op(
+                "concatenate",
+                vec![Expr::tuple(vec![Expr::var(&x), Expr::var(&y)])],
+            ),
+        ];
+        let out = mutate(&mut Eliminator::default(), &Expr::tuple(items));
+        let ExprKind::Tuple(fs) = out.kind() else {
+            panic!("a tuple");
+        };
+        assert!(fs[0].ptr_eq(&fs[1]), "negative(%x) twice: one call");
+        assert!(
+            !fs[0].ptr_eq(&fs[2]),
+            "another variable named x: another call"
+        );
+        assert!(fs[3].ptr_eq(&fs[4]), "add(%x, %y) twice: one call");
+        assert!(fs[5].ptr_eq(&fs[6]), "%t.0 twice: one projection");
+        assert!(fs[7].ptr_eq(&fs[8]), "tuple arguments field by field");
+    }
+
     /// Attributes are compared by content: equal attributes in two different nodes (not
     /// shared) still make equal calls, and attributes hashed from the pass's cache of nodes
     /// match ones hashed afresh.
     #[test]
     fn equal_attributes_in_different_nodes_make_equal_calls() {
         use crate::ir::{AttrValue, Attrs, Expr, Op, Var};
-        // One reference node: arguments are compared by node identity.
         let x = Expr::var(&Var::new("x", None));
         let alpha = |a: f64| {
             let key = "relay.attrs.LeakyReluAttrs";
