@@ -127,12 +127,20 @@ pub trait Mutator {
     fn function(&mut self, e: &Expr, f: &Function, body: Expr) -> Expr {
         rebuild_function(e, f, body)
     }
+    /// Whether the hook for `e` returns `e` itself whenever none of its children changed
+    /// (asked only then). When true the mutation skips the hook: an unchanged subgraph costs
+    /// no argument vectors and no reference counts on its nodes, which on a program larger
+    /// than the caches are writes to cold lines. Default false: every hook runs.
+    fn keeps(&mut self, _e: &Expr) -> bool {
+        false
+    }
 }
 
 /// The memo of a mutation, reusable across several roots (e.g. all functions of a module).
 /// Its tables come from, and go back to, this thread's [`scratch`](super::scratch) buffers.
 pub struct MutateState {
-    memo: super::NodeMap<Expr>,
+    /// Shared node -> its rewritten form, `None` when that is the node itself.
+    memo: super::NodeMap<Option<Expr>>,
     /// Keeps the roots alive, and with them every original node, and every node the mutation
     /// built (memo keys and passes' side tables are node addresses, which must not be reused
     /// while the mutation runs).
@@ -157,8 +165,9 @@ impl Drop for MutateState {
 
 impl MutateState {
     /// The rewritten form of a shared node already visited (unshared nodes are not kept).
-    pub fn get(&self, e: &Expr) -> Option<&Expr> {
-        self.memo.get(&e.id())
+    pub fn get(&self, e: &Expr) -> Option<Expr> {
+        let r = self.memo.get(&e.id())?;
+        Some(r.clone().unwrap_or_else(|| e.clone()))
     }
 }
 
@@ -169,8 +178,10 @@ pub fn mutate<M: Mutator + ?Sized>(m: &mut M, root: &Expr) -> Expr {
 
 /// Rewrites `root` with `m`, sharing `state` with earlier calls.
 ///
-/// Children's results travel on a value stack; only shared nodes (see [`Expr::is_shared`])
-/// go into the memo, since a node with one reference is reached once. (When `state` is shared
+/// Children's results travel on a value stack, `None` standing for "the original node"; only
+/// shared nodes (see [`Expr::is_shared`]) go into the memo, since a node with one reference is
+/// reached once. A node none of whose children changed and that the mutator
+/// [keeps](Mutator::keeps) is not handed to its hook. (When `state` is shared
 /// across roots and a later root is a borrowed descendant of an earlier one, its unshared
 /// nodes are rewritten again: equal results, less sharing, never a wrong one.)
 pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut MutateState) -> Expr {
@@ -185,7 +196,9 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
     // Borrowed nodes, as in `walk`: `root` owns them all for the whole mutation.
     let mut tasks: Vec<Task<'_>> = super::scratch::take_vec();
     tasks.push(Task::Visit(root));
-    let mut results: Vec<Expr> = super::scratch::take_vec();
+    // `None`: the result is the original node (no handle taken on it).
+    let mut results: Vec<Option<Expr>> = super::scratch::take_vec();
+    let same_or = |out: Expr, e: &Expr| if out.ptr_eq(e) { None } else { Some(out) };
     while let Some(task) = tasks.pop() {
         match task {
             Task::Visit(e) => {
@@ -198,6 +211,7 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
                     }
                 }
                 if let Some(r) = m.pre(e) {
+                    let r = same_or(r, e);
                     if shared {
                         state.memo.insert(e.id(), r.clone());
                     }
@@ -224,51 +238,63 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
                     e.kind().for_each_child(|_| n += 1);
                 }
                 let base = results.len() - n;
-                let out = {
+                let out = if !value_skipped
+                    && results[base..].iter().all(Option::is_none)
+                    && m.keeps(e)
+                {
+                    results.truncate(base);
+                    None
+                } else {
                     let mut kids = results.drain(base..);
-                    let mut next = || kids.next().expect("one result per child");
-                    match e.kind() {
+                    let mut next = |orig: &Expr| {
+                        kids.next()
+                            .expect("one result per child")
+                            .unwrap_or_else(|| orig.clone())
+                    };
+                    let out = match e.kind() {
                         ExprKind::Var(v) => m.var(e, v),
                         ExprKind::Constant(c) => m.constant(e, c),
                         ExprKind::GlobalVar(_) | ExprKind::Op(_) => m.leaf(e),
                         ExprKind::Call(c) => {
-                            let callee = next();
-                            let args = (0..c.args.len()).map(|_| next()).collect();
+                            let callee = next(&c.callee);
+                            let args = c.args.iter().map(&mut next).collect();
                             m.call(e, callee, args, &c.attrs)
                         }
                         ExprKind::Tuple(fs) => {
-                            let fields = (0..fs.len()).map(|_| next()).collect();
+                            let fields = fs.iter().map(&mut next).collect();
                             m.tuple(e, fields)
                         }
-                        ExprKind::TupleGetItem(_, i) => {
-                            let t = next();
+                        ExprKind::TupleGetItem(t, i) => {
+                            let t = next(t);
                             m.get_item(e, t, *i)
                         }
                         ExprKind::Let(l) => {
                             let value = if value_skipped {
                                 l.value.clone()
                             } else {
-                                next()
+                                next(&l.value)
                             };
-                            let body = next();
+                            let body = next(&l.body);
                             m.let_(e, &l.var, value, body)
                         }
-                        ExprKind::If(_) => {
-                            let c = next();
-                            let t = next();
-                            let f = next();
+                        ExprKind::If(i) => {
+                            let c = next(&i.cond);
+                            let t = next(&i.then_branch);
+                            let f = next(&i.else_branch);
                             m.if_(e, c, t, f)
                         }
                         ExprKind::Function(f) => {
-                            let body = next();
+                            let body = next(&f.body);
                             m.function(e, f, body)
                         }
-                    }
+                    };
+                    drop(kids);
+                    same_or(out, e)
                 };
                 if shared {
                     state.memo.insert(e.id(), out.clone());
                 }
-                if !out.ptr_eq(e) {
+                if let Some(out) = &out {
                     // New nodes live as long as the mutation: passes key side tables on the
                     // identity of nodes they built, which must not be freed and reused.
                     state.keep.push(out.clone());
@@ -280,7 +306,7 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
     let out = results.pop().expect("the root's result");
     super::scratch::give_vec(tasks);
     super::scratch::give_vec(results);
-    out
+    out.unwrap_or_else(|| root.clone())
 }
 
 fn same(a: &[Expr], b: &[Expr]) -> bool {
@@ -485,6 +511,67 @@ mod tests {
         struct Nothing;
         impl Mutator for Nothing {}
         assert!(mutate(&mut Nothing, f).ptr_eq(f));
+    }
+
+    /// Negates every `exp` (`exp(x)` -> `negative(exp(x))`), keeping every other node, and
+    /// records which calls its hook saw.
+    struct NegateExp {
+        seen: Vec<String>,
+    }
+    impl Mutator for NegateExp {
+        fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, _attrs: &Attrs) -> Expr {
+            let name = e.call_op_of().map(|(op, _)| op.name()).unwrap_or("?");
+            self.seen.push(name.to_string());
+            let out = rebuild_call(e, callee, args);
+            if name == "exp" {
+                return Expr::call_op("negative", vec![out]);
+            }
+            out
+        }
+        fn keeps(&mut self, e: &Expr) -> bool {
+            e.call_op_of().is_none_or(|(op, _)| op.name() != "exp")
+        }
+    }
+
+    #[test]
+    fn kept_nodes_with_unchanged_children_skip_their_hooks() {
+        let m = parse_module(
+            "def @main(%x: float32) {
+               %0 = add(%x, 1f);
+               %1 = multiply(%0, %0);
+               %2 = exp(%1);
+               %3 = log(%1);
+               (subtract(%2, %3), sqrt(%3))
+             }",
+            "t",
+        )
+        .unwrap();
+        let f = m.get("main").unwrap();
+        let mut n = NegateExp { seen: Vec::new() };
+        let out = mutate(&mut n, f);
+        // add, multiply, log and sqrt have no changed child and are kept: no hook. exp is not
+        // kept; subtract has a changed child, so its hook runs (and rebuilds it).
+        assert_eq!(n.seen, ["exp", "subtract"]);
+        let mut m2 = m.clone();
+        m2.replace("main", out.clone()).unwrap();
+        let text = print_module_with(&m2, PrintOptions::default());
+        assert!(text.contains("negative(%"), "{text}");
+        let fields = match &out.as_function().unwrap().body.kind() {
+            ExprKind::Tuple(fs) => fs.clone(),
+            k => panic!("a tuple, not {}", k.name()),
+        };
+        let old = match &f.as_function().unwrap().body.kind() {
+            ExprKind::Tuple(fs) => fs.clone(),
+            k => panic!("a tuple, not {}", k.name()),
+        };
+        assert!(!fields[0].ptr_eq(&old[0]), "the subtract is rebuilt");
+        assert!(fields[1].ptr_eq(&old[1]), "the sqrt comes back as it was");
+        // Nothing to change: the root itself comes back, with no hook run.
+        let g = parse_module("def @main(%x: float32) { log(add(%x, %x)) }", "t").unwrap();
+        let mut n = NegateExp { seen: Vec::new() };
+        let root = g.get("main").unwrap();
+        assert!(mutate(&mut n, root).ptr_eq(root));
+        assert!(n.seen.is_empty());
     }
 
     #[test]

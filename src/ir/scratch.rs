@@ -33,7 +33,7 @@ thread_local! {
     static WORDS16: RefCell<Vec<Vec<[usize; 2]>>> = const { RefCell::new(Vec::new()) };
     static WORDS24: RefCell<Vec<Vec<[usize; 3]>>> = const { RefCell::new(Vec::new()) };
     static SETS: RefCell<Vec<NodeSet>> = const { RefCell::new(Vec::new()) };
-    static MEMOS: RefCell<Vec<NodeMap<Expr>>> = const { RefCell::new(Vec::new()) };
+    static MEMOS: RefCell<Vec<NodeMap<Option<Expr>>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Whether a hash table is worth keeping: clearing costs its capacity, not its length, so a
@@ -115,12 +115,12 @@ pub fn give_set(mut s: NodeSet) {
 
 /// An empty memo table (node -> rewritten node) with the capacity a previous mutation on this
 /// thread left.
-pub fn take_memo() -> NodeMap<Expr> {
+pub fn take_memo() -> NodeMap<Option<Expr>> {
     take_from(&MEMOS)
 }
 
 /// Gives a memo table back (its entries are dropped here; see [`worth_keeping`]).
-pub fn give_memo(mut m: NodeMap<Expr>) {
+pub fn give_memo(mut m: NodeMap<Option<Expr>>) {
     if worth_keeping(m.len(), m.capacity()) {
         if !m.is_empty() {
             m.clear();

@@ -53,4 +53,9 @@ impl Mutator for Canonicalizer {
         }
         rebuild_call(e, callee, args)
     }
+
+    fn keeps(&mut self, e: &Expr) -> bool {
+        e.call_op_of()
+            .is_none_or(|(op, _)| op.name() != "nn.bias_add")
+    }
 }

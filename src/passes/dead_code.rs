@@ -286,6 +286,18 @@ impl Mutator for Eliminator<'_, '_> {
         let out = rebuild_get_item(e, tuple, index);
         self.note(e, out)
     }
+    fn keeps(&mut self, e: &Expr) -> bool {
+        // Every hook but a let's and an inlined variable's returns an unchanged node as is,
+        // except that values to inline must be noted.
+        if !self.wanted.is_empty() && self.wanted.contains(&e.id()) {
+            return false;
+        }
+        match e.kind() {
+            ExprKind::Var(v) => self.action(v) != Action::Inline,
+            ExprKind::Let(l) => self.action(&l.var) == Action::Keep,
+            _ => true,
+        }
+    }
     fn let_value_wanted(&mut self, _e: &Expr, var: &Var) -> bool {
         // A dropped binding's value is not rewritten (its variable has no use to inline it at).
         self.action(var) != Action::Elide

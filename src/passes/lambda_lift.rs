@@ -293,6 +293,16 @@ impl Mutator for Lifter<'_> {
         }
         Self::global(&name, &frame.captured, e.ty())
     }
+
+    fn keeps(&mut self, e: &Expr) -> bool {
+        // Functions pop their frame (and may be lifted); calls of a variable may call a lifted
+        // global; every other hook returns an unchanged node as is.
+        match e.kind() {
+            ExprKind::Function(_) => false,
+            ExprKind::Call(c) => !matches!(c.callee.kind(), ExprKind::Var(_)),
+            _ => true,
+        }
+    }
 }
 
 /// The registered pass.

@@ -277,4 +277,20 @@ impl Mutator for Simplifier {
         }
         rebuild_call(e, callee, args)
     }
+
+    fn keeps(&mut self, e: &Expr) -> bool {
+        // Only normalization calls and the first field of a dropout or batch_norm change.
+        match e.kind() {
+            ExprKind::Call(_) => !e.call_op_of().is_some_and(|(op, _)| {
+                matches!(
+                    op.name(),
+                    "nn.layer_norm" | "nn.instance_norm" | "nn.group_norm" | "nn.l2_normalize"
+                )
+            }),
+            ExprKind::TupleGetItem(t, 0) => !t
+                .call_op_of()
+                .is_some_and(|(op, _)| matches!(op.name(), "nn.dropout" | "nn.batch_norm")),
+            _ => true,
+        }
+    }
 }

@@ -125,6 +125,9 @@ impl Mutator for Substitute {
             e.clone()
         }
     }
+    fn keeps(&mut self, e: &Expr) -> bool {
+        !matches!(e.kind(), ExprKind::Var(v) if v.id() == self.var)
+    }
 }
 
 impl Gnf {
@@ -165,6 +168,18 @@ impl Mutator for Gnf {
     fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
         let out = rebuild_get_item(e, tuple, index);
         self.note(e, out)
+    }
+    fn keeps(&mut self, e: &Expr) -> bool {
+        // Lets go, let-bound variables become their values, and rewritten values are noted;
+        // every other hook returns an unchanged node as is.
+        if self.wanted.contains(&e.id()) {
+            return false;
+        }
+        match e.kind() {
+            ExprKind::Var(v) => self.values.get(v.id()).is_none(),
+            ExprKind::Let(_) => false,
+            _ => true,
+        }
     }
     fn let_value_wanted(&mut self, _e: &Expr, var: &Var) -> bool {
         self.values.get(var.id()).is_none_or(|(_, used)| *used)

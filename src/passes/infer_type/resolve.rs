@@ -31,7 +31,8 @@ pub(super) struct Resolver<'g, 'a> {
     pub gen: &'g mut Gen<'a>,
     /// Position in the generation tape.
     pos: usize,
-    memo: crate::ir::NodeMap<Expr>,
+    /// (Always `Some`: the table is the pooled memo type of `mutate_with`.)
+    memo: crate::ir::NodeMap<Option<Expr>>,
     /// Keep going past unknown types (leaving them unknown) instead of failing.
     pub lenient: bool,
     /// In lenient mode, the first node whose type stayed unknown.
@@ -231,11 +232,11 @@ impl<'a> Walker<'a> for Resolver<'_, 'a> {
     type Err = ResolveError<'a>;
 
     fn memo_get(&mut self, id: usize) -> Option<Expr> {
-        self.memo.get(&id).cloned()
+        self.memo.get(&id).cloned().flatten()
     }
 
     fn memo_put(&mut self, id: usize, v: Expr) {
-        self.memo.insert(id, v);
+        self.memo.insert(id, Some(v));
     }
 
     fn leaf(&mut self, e: &'a Expr) -> Result<Expr, Self::Err> {
