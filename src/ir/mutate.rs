@@ -74,13 +74,11 @@ fn push_children<'a>(
     stack: &mut Vec<(&'a Expr, bool)>,
     wanted: impl Fn(&Expr) -> bool,
 ) {
-    let start = stack.len();
-    e.kind().for_each_child(|k| {
+    e.kind().for_each_child_rev(|k| {
         if wanted(k) {
             stack.push((k, false));
         }
     });
-    stack[start..].reverse();
 }
 
 /// A rewrite. Every hook receives the original node and its already-rewritten children and
@@ -226,9 +224,7 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
                     }
                 }
                 tasks.push(Task::Build(e, shared, false));
-                let start = tasks.len();
-                e.kind().for_each_child(|k| tasks.push(Task::Visit(k)));
-                tasks[start..].reverse();
+                e.kind().for_each_child_rev(|k| tasks.push(Task::Visit(k)));
             }
             Task::Build(e, shared, value_skipped) => {
                 let mut n = 0;

@@ -34,13 +34,11 @@ pub fn each_node<'a>(root: &'a Expr, mut f: impl FnMut(&'a Expr)) {
         }
         e.prefetch_next();
         f(e);
-        let start = stack.len();
-        e.kind().for_each_child(|k| {
+        e.kind().for_each_child_rev(|k| {
             if !k.is_shared() || !seen.contains(&k.id()) {
                 stack.push(k);
             }
         });
-        stack[start..].reverse();
     }
     super::scratch::give_vec(stack);
     super::scratch::give_set(seen);
@@ -62,12 +60,11 @@ pub fn post_order_with(root: &Expr, seen: &mut FxHashSet<usize>, f: &mut impl Fn
             continue;
         }
         stack.push((e.clone(), true));
-        let children = e.children();
-        for c in children.into_iter().rev() {
+        e.kind().for_each_child_rev(|c| {
             if !seen.contains(&c.id()) {
                 stack.push((c.clone(), false));
             }
-        }
+        });
     }
 }
 

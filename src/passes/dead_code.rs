@@ -160,9 +160,7 @@ impl<'a> Usage<'a> {
                     stack.push(Step::Visit(&f.body, n));
                 }
                 kind => {
-                    let start = stack.len();
-                    kind.for_each_child(|c| stack.push(Step::Visit(c, n)));
-                    stack[start..].reverse();
+                    kind.for_each_child_rev(|c| stack.push(Step::Visit(c, n)));
                 }
             }
         }

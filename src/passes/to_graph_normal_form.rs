@@ -100,9 +100,7 @@ impl Gnf {
                     active.insert(l.var.id());
                 }
                 kind => {
-                    let n = stack.len();
-                    kind.for_each_child(|c| stack.push(Step::Visit(c)));
-                    stack[n..].reverse();
+                    kind.for_each_child_rev(|c| stack.push(Step::Visit(c)));
                 }
             }
         }

@@ -127,11 +127,10 @@ impl<'a> Graph<'a> {
                     stack.push((e, Step::Enter));
                     let mut children = 0;
                     if e.ptr_eq(root) || !e.as_function().is_some_and(is_sealed) {
-                        e.kind().for_each_child(|k| {
+                        e.kind().for_each_child_rev(|k| {
                             stack.push((k, Step::Enter));
                             children += 1;
                         });
-                        stack[at + 1..].reverse();
                     }
                     let barrier = matches!(e.kind(), ExprKind::Let(_) | ExprKind::If(_));
                     stack[at].1 = Step::Leave {
