@@ -10,6 +10,7 @@ over the pairs of large/small. Python's standard library only.
     python3 benches/growth.py                        # both models, every standard pass
     python3 benches/growth.py --model conv --pass FuseOps --pairs 9
     python3 benches/growth.py --check                # exit 1 when a ratio is over --limit
+    python3 benches/growth.py --cold                 # diagnostic: caches flushed before each run
 """
 import argparse
 import json
@@ -39,6 +40,9 @@ def main():
     ap.add_argument("--runs-large", type=int, default=7, help="timed runs per large process")
     ap.add_argument("--limit", type=float, default=11.0, help="the goal's largest ratio")
     ap.add_argument("--check", action="store_true", help="exit 1 when a ratio is over --limit")
+    ap.add_argument("--cold", action="store_true",
+                    help="flush the caches before every timed run (passlab bench --cold): a "
+                         "diagnostic, not the goal's method")
     a = ap.parse_args()
     if not os.path.exists(a.bin):
         sys.exit(f"error: no binary at {a.bin} (cargo build --release, or pass --bin)")
@@ -54,6 +58,8 @@ def main():
             for _ in range(a.pairs):
                 for size, runs in ((a.small, a.runs_small), (a.large, a.runs_large)):
                     cmd = [a.bin, "bench", files[size], "--runs", str(runs), "--json"]
+                    if a.cold:
+                        cmd.append("--cold")
                     for p in passes:
                         cmd += ["--pass", p]
                     out = subprocess.run(cmd, capture_output=True, text=True)
@@ -63,7 +69,7 @@ def main():
                     for p in passes:
                         times[(p, size)].append(report[p + "_s"])
             print(f"{model}: {a.small} -> {a.large} ops, {a.pairs} pairs "
-                  f"(median of pair ratios, range)")
+                  f"(median of pair ratios, range){', caches flushed before each run' if a.cold else ''}")
             for p in passes:
                 small, large = times[(p, a.small)], times[(p, a.large)]
                 ratios = [b / s for s, b in zip(small, large)]

@@ -20,15 +20,34 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
+/// Bytes written (untimed) before each run with `cold`: twice the 32 MiB last-level cache of
+/// the machine the goals are measured on, so nothing of the module or of the previous run is
+/// left in any cache.
+pub const EVICT_BYTES: usize = 64 << 20;
+
+/// Writes one word per cache line of `buf` (see [`EVICT_BYTES`]).
+fn evict_caches(buf: &mut [u64]) {
+    for (i, w) in buf.iter_mut().enumerate().step_by(8) {
+        *w = w.wrapping_add(i as u64);
+    }
+    std::hint::black_box(buf);
+}
+
 /// Runs each named pass `runs` times directly on `m` (never gated, as a direct call), and
 /// measures the overhead of `overhead` no-op passes when asked. The module is typed once first
 /// (InferType, untimed), as every TVM module is, so a pass that needs types does not pay for
 /// inferring them in each timed run.
+///
+/// With `cold`, the caches are flushed (untimed, [`EVICT_BYTES`] written) before every run, so
+/// each run starts with the module in memory only: the time of a pass's first touch of a
+/// module rather than of repeated runs over one that stays in cache. (A diagnostic for growth
+/// with size: a small model stays in cache between warm runs, a large one cannot.)
 pub fn bench(
     m: &Module,
     passes: &[String],
     runs: usize,
     overhead: Option<usize>,
+    cold: bool,
 ) -> Result<BenchReport, String> {
     let pm = PassManager::new();
     let runs = runs.max(1);
@@ -47,7 +66,15 @@ pub fn bench(
         // One warm-up run, also to report a failing pass before timing.
         pm.run(&pass, m).map_err(|e| e.to_string())?;
         let mut times = Vec::with_capacity(runs);
+        let mut junk: Vec<u64> = if cold {
+            vec![1; EVICT_BYTES / 8]
+        } else {
+            Vec::new()
+        };
         for _ in 0..runs {
+            if cold {
+                evict_caches(&mut junk);
+            }
             let start = Instant::now();
             let r = pm.run(&pass, m);
             times.push(start.elapsed());

@@ -66,6 +66,10 @@ enum Command {
         /// One JSON object with tvm_bench.py's keys.
         #[arg(long)]
         json: bool,
+        /// Flush the caches (untimed) before every run, so each starts with the module in
+        /// memory only.
+        #[arg(long)]
+        cold: bool,
     },
     /// Write a generated model of about OPS ops (the benchmarks' inputs), to a file
     /// (atomically) or to stdout.
@@ -217,9 +221,10 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             runs,
             overhead,
             json,
+            cold,
         } => {
             let (m, _) = load(&file, color)?;
-            let report = passlab::bench::bench(&m, &passes, runs, overhead)
+            let report = passlab::bench::bench(&m, &passes, runs, overhead, cold)
                 .map_err(|e| format!("error: {e}"))?;
             if json {
                 println!("{}", report.to_json());

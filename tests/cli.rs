@@ -53,6 +53,15 @@ fn gen_writes_the_benchmark_models_that_bench_times() {
         assert!(out.status.success(), "{out:?}");
         let json = String::from_utf8(out.stdout).unwrap();
         assert!(json.contains("\"DeadCodeElimination_s\""), "{json}");
+        // With the caches flushed before each run: the same report.
+        let file = file.to_str().unwrap();
+        let cold = [
+            "bench", file, "--pass", "FuseOps", "--runs", "2", "--cold", "--json",
+        ];
+        let out = passlab(&cold);
+        assert!(out.status.success(), "{out:?}");
+        let json = String::from_utf8(out.stdout).unwrap();
+        assert!(json.contains("\"FuseOps_s\""), "{json}");
     }
     // No file: the model goes to stdout.
     let out = passlab(&["gen", "lets", "2"]);
