@@ -472,6 +472,8 @@ fn op_rules_match_tvm() {
         ("%x: Tensor[(1, 32, 112, 112), float32], %w: Tensor[(32, 1, 3, 3), float32]", "nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=32, channels=32, kernel_size=[3, 3])", "Tensor[(1, 32, 112, 112), float32]"),
         ("%x: Tensor[(1, 4, 8, 8, 16), float32], %w: Tensor[(64, 64, 3, 3), float32]", "nn.conv2d(%x, %w, padding=[1, 1], data_layout=\"NCHW16c\")", "Tensor[(1, 4, 8, 8, 16), float32]"),
         ("%x: Tensor[(1, 3, 10), float32], %w: Tensor[(8, 3, 3), float32]", "nn.conv1d(%x, %w)", "Tensor[(1, 8, 8), float32]"),
+        ("%x: Tensor[(1, 2, 4, 6, 6), float32], %w: Tensor[(4, 2, 3, 3, 3), float32]", "nn.conv3d(%x, %w)", "Tensor[(1, 4, 2, 4, 4), float32]"),
+        ("%x: Tensor[(1, 3, 5), float32], %w: Tensor[(3, 6, 2), float32]", "nn.conv1d_transpose(%x, %w, strides=[2])", "Tensor[(1, 6, 10), float32]"),
         ("%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(3, 16, 2, 2), float32]", "nn.conv2d_transpose(%x, %w, strides=[2, 2])", "Tensor[(1, 16, 16, 16), float32]"),
         ("%x: Tensor[(1, 3, 8, 8), int8], %w: Tensor[(4, 3, 1, 1), int8]", "nn.conv2d(%x, %w, out_dtype=\"int32\")", "Tensor[(1, 4, 8, 8), int32]"),
         // matmuls

@@ -12,13 +12,30 @@ use super::{dim_map, dim_op, dims_conflict, floordiv, shape_str, tensor, Layout,
 use crate::ir::Dim;
 
 fn spatial_axes(op: &str) -> &'static str {
-    if op.contains("1d") {
-        "W"
-    } else if op.contains("3d") {
-        "DHW"
-    } else {
-        "HW"
+    // The digit before the first `d` that follows one (`nn.conv1d`, `nn.conv3d_transpose`).
+    let b = op.as_bytes();
+    match b.windows(2).find(|w| w[0].is_ascii_digit() && w[1] == b'd') {
+        Some([b'1', _]) => "W",
+        Some([b'3', _]) => "DHW",
+        _ => "HW",
     }
+}
+
+/// The canonical layout `prefix` + spatial axes (`NCHW`, `OIDHW`, `IOW`), from the cache.
+fn canonical(prefix: &str, sp: &str) -> Result<Layout, String> {
+    let name = match (prefix, sp) {
+        ("NC", "W") => "NCW",
+        ("NC", "HW") => "NCHW",
+        ("NC", "DHW") => "NCDHW",
+        ("OI", "W") => "OIW",
+        ("OI", "HW") => "OIHW",
+        ("OI", "DHW") => "OIDHW",
+        ("IO", "W") => "IOW",
+        ("IO", "HW") => "IOHW",
+        ("IO", "DHW") => "IODHW",
+        _ => return Layout::parse(&format!("{prefix}{sp}")),
+    };
+    Layout::parse(name)
 }
 
 /// An attribute holding one value per spatial axis (a single value applies to all).
@@ -64,8 +81,8 @@ pub(super) fn conv(r: &mut Rel<'_>) -> RuleResult {
         return Ok(false);
     };
     let weight = r.tensor(1)?;
-    let canon_data = Layout::parse(&format!("NC{sp}"))?;
-    let canon_kernel = Layout::parse(&format!("OI{sp}"))?;
+    let canon_data = canonical("NC", sp)?;
+    let canon_kernel = canonical("OI", sp)?;
     let data_layout = r.layout("data_layout", "")?;
     let kernel_layout = r.layout("kernel_layout", "")?;
     let (data_layout, kernel_layout) = (
@@ -170,8 +187,8 @@ pub(super) fn conv_transpose(r: &mut Rel<'_>) -> RuleResult {
         return Ok(false);
     };
     let weight = r.tensor(1)?;
-    let canon_data = Layout::parse(&format!("NC{sp}"))?;
-    let canon_kernel = Layout::parse(&format!("IO{sp}"))?;
+    let canon_data = canonical("NC", sp)?;
+    let canon_kernel = canonical("IO", sp)?;
     let data_layout = r.layout("data_layout", "")?;
     let data_layout = if data_layout.len() == 0 {
         canon_data.clone()
