@@ -88,4 +88,16 @@ impl Mutator for Subst {
             e.span(),
         )
     }
+
+    fn keeps(&mut self, e: &Expr) -> bool {
+        // Only substituted or renamed variables, and the binders of renamed ones, change.
+        match e.kind() {
+            ExprKind::Var(v) => {
+                !self.map.contains_key(&v.id()) && !self.renamed.contains_key(&v.id())
+            }
+            ExprKind::Let(l) => !self.renamed.contains_key(&l.var.id()),
+            ExprKind::Function(f) => f.params.iter().all(|p| !self.renamed.contains_key(&p.id())),
+            _ => true,
+        }
+    }
 }
