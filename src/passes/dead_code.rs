@@ -18,7 +18,9 @@
 //!    twice (counts saturate at 2, exactly as in TVM).
 //! 3. **rewrite**: impure binding -> kept; pure with 0 uses -> dropped (its value is not even
 //!    visited: `Mutator::let_value_wanted`); pure with 1 use -> value inlined at the use when
-//!    `inline_once`; otherwise kept.
+//!    `inline_once`; otherwise kept. When every let of a function lies on its body's let spine
+//!    (the usage walk notes any other) and nothing is inlined, only the spine is rebuilt: the
+//!    rest of the function cannot change, so it is not walked again.
 //!
 //! Only let bindings are considered: graph-form dataflow has no dead nodes. Deliberately not
 //! done: dead function elimination, purity of references and ADTs (not in this IR).
@@ -72,12 +74,22 @@ struct VarInfo<'a> {
 /// Use counts of let-bound variables (TVM's `UsageVisitor`).
 struct Usage<'a> {
     vars: VarMap<VarInfo<'a>>,
+    /// A let was reached other than down the body's let spine (inside a value, a branch, a
+    /// call's argument, a nested function; or a spine let that is also used elsewhere).
+    nested_lets: bool,
 }
 
 /// A step of the usage walk. The number is the reach's ordinal: TVM counts every time a node
 /// is reached and stops at the third. A node with one reference is reached only through its
 /// parent (or, for a let value, through its variable's first use), once per time the parent is
 /// processed, so its count is the parent's; only shared nodes need a counter of their own.
+/// How a node was reached: [`Step::Visit`] or [`Step::Let`].
+#[derive(Clone, Copy)]
+enum StepKind {
+    Visit,
+    Let,
+}
+
 enum Step<'a> {
     Visit(&'a Expr, u8),
     /// The next let of a chain (counted without the visit limit, as TVM's let loop does).
@@ -89,24 +101,30 @@ impl<'a> Usage<'a> {
     fn count(root: &'a Expr, purity: &VarMap<bool>, default: bool) -> Usage<'a> {
         let mut u = Usage {
             vars: VarMap::new(),
+            nested_lets: false,
         };
+        // The first let of the spine: the function's body (a `Step::Visit`); the rest of the
+        // spine comes as `Step::Let`.
+        let spine_head: Option<&Expr> = root.as_function().map(|f| &f.body);
         let mut visits: crate::ir::NodeMap<u8> = crate::ir::NodeMap::default();
         let mut level = 0u32;
         let mut stack: Vec<Step<'a>> = crate::ir::scratch::take_vec();
         stack.push(Step::Visit(root, 1));
         while let Some(step) = stack.pop() {
-            let (e, n) = match step {
+            let (e, n, step_kind) = match step {
                 Step::LeaveFunction => {
                     level -= 1;
                     continue;
                 }
                 Step::Let(e, n) => {
                     if e.is_shared() {
+                        // Also reachable from elsewhere: the spine walk alone cannot rebuild it.
+                        u.nested_lets = true;
                         let c = visits.entry(e.id()).or_default();
                         *c = c.saturating_add(1);
-                        (e, *c)
+                        (e, *c, StepKind::Let)
                     } else {
-                        (e, n)
+                        (e, n, StepKind::Let)
                     }
                 }
                 Step::Visit(e, n) => {
@@ -121,7 +139,7 @@ impl<'a> Usage<'a> {
                     if n > 2 {
                         continue;
                     }
-                    (e, n)
+                    (e, n, StepKind::Visit)
                 }
             };
             match e.kind() {
@@ -138,6 +156,11 @@ impl<'a> Usage<'a> {
                     }
                 }
                 ExprKind::Let(l) => {
+                    if matches!(step_kind, StepKind::Visit)
+                        && !spine_head.is_some_and(|h| h.ptr_eq(e))
+                    {
+                        u.nested_lets = true;
+                    }
                     u.vars.insert(
                         l.var.id(),
                         VarInfo {
@@ -226,6 +249,22 @@ fn eliminate(
     if !usage.vars.iter().any(acts) {
         return f.clone();
     }
+    if !inline_once && !usage.nested_lets {
+        if let Some(out) = eliminate_on_spine(f, usage, purity, default) {
+            return out;
+        }
+    }
+    eliminate_by_mutation(f, inline_once, usage, purity, default)
+}
+
+/// The general rewrite: a mutation of the whole function.
+fn eliminate_by_mutation(
+    f: &Expr,
+    inline_once: bool,
+    usage: &Usage<'_>,
+    purity: &VarMap<bool>,
+    default: bool,
+) -> Expr {
     let mut m = Eliminator {
         inline_once,
         usage,
@@ -247,6 +286,47 @@ fn eliminate(
         m.wanted = wanted;
     }
     mutate_with(&mut m, f, &mut MutateState::default())
+}
+
+/// DCE of a function whose lets all lie on its body's let spine (`let ..; let ..; tail`): no
+/// value, no branch and no tail contains a let, so dropping bindings changes nothing but the
+/// spine, and nothing off the spine is visited (the mutation would walk every node of the
+/// function to find that it is unchanged). The same result as the mutation: kept lets are
+/// rebuilt over their new bodies with `rebuild_let`, the function with `rebuild_function`.
+/// `None` when `f` is not a function.
+fn eliminate_on_spine(
+    f: &Expr,
+    usage: &Usage<'_>,
+    purity: &VarMap<bool>,
+    default: bool,
+) -> Option<Expr> {
+    let func = f.as_function()?;
+    let m = Eliminator {
+        inline_once: false,
+        usage,
+        purity,
+        default,
+        wanted: Default::default(),
+        rewritten: Default::default(),
+        inlined: VarMap::new(),
+    };
+    let mut spine: Vec<&Expr> = crate::ir::scratch::take_vec();
+    let mut tail = &func.body;
+    while let ExprKind::Let(l) = tail.kind() {
+        spine.push(tail);
+        tail = &l.body;
+    }
+    let mut body = tail.clone();
+    for e in spine.iter().rev() {
+        let ExprKind::Let(l) = e.kind() else {
+            unreachable!("the spine holds lets")
+        };
+        if m.action(&l.var) != Action::Elide {
+            body = rebuild_let(e, l.var.clone(), l.value.clone(), body);
+        }
+    }
+    crate::ir::scratch::give_vec(spine);
+    Some(rebuild_function(f, func, body))
 }
 
 impl Mutator for Eliminator<'_, '_> {
@@ -322,6 +402,54 @@ impl Mutator for Eliminator<'_, '_> {
 mod tests {
     use super::dead_code_elimination;
     use crate::text::parse_module;
+
+    /// The spine-only rewrite gives the mutation's result exactly (same text, same types, the
+    /// same untouched nodes), and programs with a let off the spine are not given to it.
+    #[test]
+    fn the_spine_rewrite_is_the_mutation_where_it_applies() {
+        let cases = [
+            // All lets on the spine, some dead, some kept; graph-form dataflow between them.
+            ("def @main(%x: Tensor[(2), float32]) {
+               %0 = add(%x, %x);
+               let %dead = subtract(%0, %x);
+               let %a = multiply(%0, %0);
+               let %dead2 = exp(%a);
+               %1 = negative(%a);
+               (%1, %0)
+             }", true),
+            // A let chain, the last binding used, the rest dead.
+            ("def @main(%x: float32) { let %a = add(%x, 1f); let %b = log(%x); let %c = exp(%a); %c }", true),
+            // Impure values are kept.
+            ("def @main(%x: Tensor[(2), float32]) { let %a = add(%x, 1f); let %r = nn.dropout(%x); %x }", true),
+            // A let inside a value, a branch and a closure: not spine-only.
+            ("def @main(%x: float32) { let %a = (let %b = exp(%x); negative(%x)); let %c = log(%a); %a }", false),
+            ("def @main(%c: bool, %x: float32) { let %a = exp(%x); if (%c) { let %d = log(%x); %x } else { %a } }", false),
+            ("def @main(%x: float32) { let %f = fn (%y: float32) { let %z = exp(%y); %y }; let %g = log(%x); %f(%x) }", false),
+        ];
+        for (text, spine) in cases {
+            let m = match parse_module(text, "spine") {
+                Ok(m) => m,
+                Err(e) => panic!("{text}: {e}"),
+            };
+            let f = m.get("main").unwrap();
+            let purity = super::purity::analyse(&m);
+            let usage = super::Usage::count(f, &purity, false);
+            assert_eq!(!usage.nested_lets, spine, "{text}");
+            let by_mutation = super::eliminate_by_mutation(f, false, &usage, &purity, false);
+            let out = dead_code_elimination(&m, false, false);
+            let (mut a, mut b) = (m.clone(), m.clone());
+            a.replace("main", by_mutation.clone()).unwrap();
+            b.replace("main", out.get("main").unwrap().clone()).unwrap();
+            let (ta, tb) = (crate::text::print_module(&a), crate::text::print_module(&b));
+            assert_eq!(ta, tb, "{text}");
+            if spine {
+                let direct = super::eliminate_on_spine(f, &usage, &purity, false).unwrap();
+                let mut c = m.clone();
+                c.replace("main", direct).unwrap();
+                assert_eq!(crate::text::print_module(&c), ta, "{text}");
+            }
+        }
+    }
 
     #[test]
     fn a_program_with_nothing_dead_comes_back_as_the_same_functions() {
