@@ -249,84 +249,76 @@ fn eliminate(
     if !usage.vars.iter().any(acts) {
         return f.clone();
     }
+    let m = Eliminator::new(inline_once, usage, purity, default);
     if !inline_once && !usage.nested_lets {
-        if let Some(out) = eliminate_on_spine(f, usage, purity, default) {
+        if let Some(out) = m.on_spine(f) {
             return out;
         }
     }
-    eliminate_by_mutation(f, inline_once, usage, purity, default)
+    m.by_mutation(f)
 }
 
-/// The general rewrite: a mutation of the whole function.
-fn eliminate_by_mutation(
-    f: &Expr,
-    inline_once: bool,
-    usage: &Usage<'_>,
-    purity: &VarMap<bool>,
-    default: bool,
-) -> Expr {
-    let mut m = Eliminator {
-        inline_once,
-        usage,
-        purity,
-        default,
-        wanted: Default::default(),
-        rewritten: Default::default(),
-        inlined: VarMap::new(),
-    };
-    if inline_once {
-        let mut wanted = crate::ir::NodeSet::default();
-        each_node(f, |e| {
-            if let ExprKind::Let(l) = e.kind() {
-                if m.action(&l.var) == Action::Inline {
-                    wanted.insert(l.value.id());
-                }
-            }
-        });
-        m.wanted = wanted;
-    }
-    mutate_with(&mut m, f, &mut MutateState::default())
-}
-
-/// DCE of a function whose lets all lie on its body's let spine (`let ..; let ..; tail`): no
-/// value, no branch and no tail contains a let, so dropping bindings changes nothing but the
-/// spine, and nothing off the spine is visited (the mutation would walk every node of the
-/// function to find that it is unchanged). The same result as the mutation: kept lets are
-/// rebuilt over their new bodies with `rebuild_let`, the function with `rebuild_function`.
-/// `None` when `f` is not a function.
-fn eliminate_on_spine(
-    f: &Expr,
-    usage: &Usage<'_>,
-    purity: &VarMap<bool>,
-    default: bool,
-) -> Option<Expr> {
-    let func = f.as_function()?;
-    let m = Eliminator {
-        inline_once: false,
-        usage,
-        purity,
-        default,
-        wanted: Default::default(),
-        rewritten: Default::default(),
-        inlined: VarMap::new(),
-    };
-    let mut spine: Vec<&Expr> = crate::ir::scratch::take_vec();
-    let mut tail = &func.body;
-    while let ExprKind::Let(l) = tail.kind() {
-        spine.push(tail);
-        tail = &l.body;
-    }
-    let mut body = tail.clone();
-    for e in spine.iter().rev() {
-        let ExprKind::Let(l) = e.kind() else {
-            unreachable!("the spine holds lets")
-        };
-        if m.action(&l.var) != Action::Elide {
-            body = rebuild_let(e, l.var.clone(), l.value.clone(), body);
+impl<'u, 'a> Eliminator<'u, 'a> {
+    fn new(
+        inline_once: bool,
+        usage: &'u Usage<'a>,
+        purity: &'u VarMap<bool>,
+        default: bool,
+    ) -> Self {
+        Eliminator {
+            inline_once,
+            usage,
+            purity,
+            default,
+            wanted: Default::default(),
+            rewritten: Default::default(),
+            inlined: VarMap::new(),
         }
     }
-    crate::ir::scratch::give_vec(spine);
-    Some(rebuild_function(f, func, body))
+
+    /// The general rewrite: a mutation of the whole function.
+    fn by_mutation(mut self, f: &Expr) -> Expr {
+        if self.inline_once {
+            let mut wanted = crate::ir::NodeSet::default();
+            each_node(f, |e| {
+                if let ExprKind::Let(l) = e.kind() {
+                    if self.action(&l.var) == Action::Inline {
+                        wanted.insert(l.value.id());
+                    }
+                }
+            });
+            self.wanted = wanted;
+        }
+        mutate_with(&mut self, f, &mut MutateState::default())
+    }
+
+    /// DCE of a function whose lets all lie on its body's let spine (`let ..; let ..; tail`)
+    /// and nothing is inlined: no value, no branch and no tail contains a let, so dropping
+    /// bindings changes nothing but the spine, and nothing off the spine is visited (the
+    /// mutation would walk every node of the function to find that it is unchanged). The same
+    /// result as the mutation: kept lets are rebuilt over their new bodies with `rebuild_let`,
+    /// the function with `rebuild_function`. `None` when `f` is not a function.
+    fn on_spine(&self, f: &Expr) -> Option<Expr> {
+        debug_assert!(!self.inline_once && !self.usage.nested_lets);
+        let func = f.as_function()?;
+        let mut spine: Vec<&Expr> = crate::ir::scratch::take_vec();
+        let mut tail = &func.body;
+        while let ExprKind::Let(l) = tail.kind() {
+            spine.push(tail);
+            tail = &l.body;
+        }
+        let mut body = tail.clone();
+        for e in spine.iter().rev() {
+            let ExprKind::Let(l) = e.kind() else {
+                unreachable!("the spine holds lets")
+            };
+            if self.action(&l.var) != Action::Elide {
+                body = rebuild_let(e, l.var.clone(), l.value.clone(), body);
+            }
+        }
+        crate::ir::scratch::give_vec(spine);
+        Some(rebuild_function(f, func, body))
+    }
 }
 
 impl Mutator for Eliminator<'_, '_> {
@@ -435,7 +427,7 @@ mod tests {
             let purity = super::purity::analyse(&m);
             let usage = super::Usage::count(f, &purity, false);
             assert_eq!(!usage.nested_lets, spine, "{text}");
-            let by_mutation = super::eliminate_by_mutation(f, false, &usage, &purity, false);
+            let by_mutation = super::Eliminator::new(false, &usage, &purity, false).by_mutation(f);
             let out = dead_code_elimination(&m, false, false);
             let (mut a, mut b) = (m.clone(), m.clone());
             a.replace("main", by_mutation.clone()).unwrap();
@@ -443,7 +435,9 @@ mod tests {
             let (ta, tb) = (crate::text::print_module(&a), crate::text::print_module(&b));
             assert_eq!(ta, tb, "{text}");
             if spine {
-                let direct = super::eliminate_on_spine(f, &usage, &purity, false).unwrap();
+                let direct = super::Eliminator::new(false, &usage, &purity, false)
+                    .on_spine(f)
+                    .unwrap();
                 let mut c = m.clone();
                 c.replace("main", direct).unwrap();
                 assert_eq!(crate::text::print_module(&c), ta, "{text}");
