@@ -79,10 +79,6 @@ struct Usage<'a> {
     nested_lets: bool,
 }
 
-/// A step of the usage walk. The number is the reach's ordinal: TVM counts every time a node
-/// is reached and stops at the third. A node with one reference is reached only through its
-/// parent (or, for a let value, through its variable's first use), once per time the parent is
-/// processed, so its count is the parent's; only shared nodes need a counter of their own.
 /// How a node was reached: [`Step::Visit`] or [`Step::Let`].
 #[derive(Clone, Copy)]
 enum StepKind {
@@ -90,6 +86,10 @@ enum StepKind {
     Let,
 }
 
+/// A step of the usage walk. The number is the reach's ordinal: TVM counts every time a node
+/// is reached and stops at the third. A node with one reference is reached only through its
+/// parent (or, for a let value, through its variable's first use), once per time the parent is
+/// processed, so its count is the parent's; only shared nodes need a counter of their own.
 enum Step<'a> {
     Visit(&'a Expr, u8),
     /// The next let of a chain (counted without the visit limit, as TVM's let loop does).

@@ -240,6 +240,19 @@ fn norm(op: &str, attrs: &Attrs, args: &[Expr], t: &TensorType) -> Option<Expr> 
 
 struct Simplifier;
 
+/// The calls the pass rewrites (the rest of a program is kept as it is).
+fn is_norm(op: Op) -> bool {
+    matches!(
+        op.name(),
+        "nn.layer_norm" | "nn.instance_norm" | "nn.group_norm" | "nn.l2_normalize"
+    )
+}
+
+/// The calls whose first field the pass rewrites.
+fn is_dropout_or_batch_norm(op: Op) -> bool {
+    matches!(op.name(), "nn.dropout" | "nn.batch_norm")
+}
+
 impl Mutator for Simplifier {
     fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
         let orig_tuple = match e.kind() {
@@ -266,10 +279,7 @@ impl Mutator for Simplifier {
 
     fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
         if let ExprKind::Op(op) = callee.kind() {
-            if matches!(
-                op.name(),
-                "nn.layer_norm" | "nn.instance_norm" | "nn.group_norm" | "nn.l2_normalize"
-            ) {
+            if is_norm(*op) {
                 if let Some(out) = data_type(e).and_then(|t| norm(op.name(), attrs, &args, t)) {
                     return out;
                 }
@@ -281,15 +291,10 @@ impl Mutator for Simplifier {
     fn keeps(&mut self, e: &Expr) -> bool {
         // Only normalization calls and the first field of a dropout or batch_norm change.
         match e.kind() {
-            ExprKind::Call(_) => !e.call_op_of().is_some_and(|(op, _)| {
-                matches!(
-                    op.name(),
-                    "nn.layer_norm" | "nn.instance_norm" | "nn.group_norm" | "nn.l2_normalize"
-                )
-            }),
+            ExprKind::Call(_) => !e.call_op_of().is_some_and(|(op, _)| is_norm(op)),
             ExprKind::TupleGetItem(t, 0) => !t
                 .call_op_of()
-                .is_some_and(|(op, _)| matches!(op.name(), "nn.dropout" | "nn.batch_norm")),
+                .is_some_and(|(op, _)| is_dropout_or_batch_norm(op)),
             _ => true,
         }
     }
