@@ -608,3 +608,69 @@ fn hostile_attributes_are_refused() {
     let rows = inputs[0].to_f64_vec();
     assert_eq!(s.to_f64_vec(), [&rows[3..], &rows[..3]].concat());
 }
+
+/// The evaluator reads and writes float32, int32 and int64 tensors straight from and to their
+/// bytes, computes same-shape operands in one pass and fills `full` without a broadcast view:
+/// each must give what the general paths give (a broadcast, element by element).
+#[test]
+fn direct_tensor_paths_match_the_general_ones() {
+    let a = data(24, 7);
+    let b = data(24, 8);
+    let (ta, tb) = (f32s(&[2, 3, 4], &a), f32s(&[2, 3, 4], &b));
+    for (op, f) in [
+        ("add", (|x, y| x + y) as fn(f32, f32) -> f32),
+        ("subtract", |x, y| x - y),
+        ("multiply", |x, y| x * y),
+        ("divide", |x, y| x / y),
+        ("maximum", |x: f32, y| x.max(y)),
+        ("floor_mod", |x: f32, y: f32| x - (x / y).floor() * y),
+    ] {
+        let same = fold(
+            &format!("{op}(meta[relay.Constant][0], meta[relay.Constant][1])"),
+            &[ta.clone(), tb.clone()],
+        );
+        let want: Vec<u32> = a.iter().zip(&b).map(|(x, y)| f(*x, *y).to_bits()).collect();
+        assert_eq!(bits32(&same), want, "{op}, same shapes");
+        assert_eq!(same.shape, vec![2, 3, 4]);
+        // The same values through a broadcast: b's rows against a [2, 1, 4] slice of a.
+        let rows: Vec<f32> = (0..2)
+            .flat_map(|i| a[i * 12..i * 12 + 4].to_vec())
+            .collect();
+        let bc = fold(
+            &format!("{op}(meta[relay.Constant][0], meta[relay.Constant][1])"),
+            &[f32s(&[2, 1, 4], &rows), tb.clone()],
+        );
+        let want: Vec<u32> = (0..24)
+            .map(|k| f(rows[(k / 12) * 4 + k % 4], b[k]).to_bits())
+            .collect();
+        assert_eq!(bits32(&bc), want, "{op}, broadcast");
+    }
+    // int32 and int64 tensors round-trip exactly, int64 beyond the 32-bit range.
+    let big = [1i64 << 40, -(1 << 35), 7, -1];
+    let t = fold(
+        "add(meta[relay.Constant][0], meta[relay.Constant][1])",
+        &[
+            ints(DType::INT64, &[4], &big),
+            ints(DType::INT64, &[4], &[1, 2, 3, 4]),
+        ],
+    );
+    assert_eq!(t.to_i64_vec(), vec![(1 << 40) + 1, -(1 << 35) + 2, 10, 3]);
+    let t = fold(
+        "multiply(meta[relay.Constant][0], meta[relay.Constant][1])",
+        &[
+            ints(DType::INT32, &[3], &[65536, -3, 2147483647]),
+            ints(DType::INT32, &[3], &[65536, 5, 2]),
+        ],
+    );
+    assert_eq!(t.to_i64_vec(), vec![0, -15, -2]);
+    // full: every element the cast fill value, in the dtype asked for.
+    let t = fold("full(2.5f, shape=[2, 3], dtype=\"float32\")", &[]);
+    assert_eq!(
+        (t.shape.clone(), t.to_f64_vec()),
+        (vec![2, 3], vec![2.5; 6])
+    );
+    let t = fold("full(-7, shape=[4], dtype=\"int64\")", &[]);
+    assert_eq!(t.to_i64_vec(), vec![-7; 4]);
+    let t = fold("full(3.9f, shape=[2], dtype=\"int32\")", &[]);
+    assert_eq!(t.to_i64_vec(), vec![3, 3]);
+}

@@ -124,6 +124,13 @@ pub(crate) fn zip_with<T: Copy, U>(
     b: &ArrayD<T>,
     f: impl Fn(T, T) -> Option<U>,
 ) -> Option<ArrayD<U>> {
+    if a.shape() == b.shape() {
+        // No broadcast: one pass over both in row-major order (what the views below give).
+        if let (Some(x), Some(y)) = (a.as_slice(), b.as_slice()) {
+            let v: Option<Vec<U>> = x.iter().zip(y).map(|(p, q)| f(*p, *q)).collect();
+            return ArrayD::from_shape_vec(IxDyn(a.shape()), v?).ok();
+        }
+    }
     let shape = broadcast_shape(a.shape(), b.shape())?;
     let av = a.broadcast(IxDyn(&shape))?;
     let bv = b.broadcast(IxDyn(&shape))?;
@@ -131,19 +138,20 @@ pub(crate) fn zip_with<T: Copy, U>(
     ArrayD::from_shape_vec(IxDyn(&shape), v?).ok()
 }
 
-fn float_binary<F: Float>(op: &str, a: F, b: F) -> Option<F> {
+/// The float arithmetic of `op`, looked up once per call rather than once per element.
+fn float_binary<F: Float>(op: &str) -> Option<fn(F, F) -> F> {
     Some(match op {
-        "add" => a + b,
-        "subtract" => a - b,
-        "multiply" => a * b,
-        "divide" => a / b,
-        "power" => a.powf(b),
-        "maximum" => a.max(b),
-        "minimum" => a.min(b),
-        "mod" | "trunc_mod" => a % b,
-        "floor_mod" => a - (a / b).floor() * b,
-        "floor_divide" => (a / b).floor(),
-        "trunc_divide" => (a / b).trunc(),
+        "add" => |a, b| a + b,
+        "subtract" => |a, b| a - b,
+        "multiply" => |a, b| a * b,
+        "divide" => |a, b| a / b,
+        "power" => |a: F, b| a.powf(b),
+        "maximum" => |a: F, b| a.max(b),
+        "minimum" => |a: F, b| a.min(b),
+        "mod" | "trunc_mod" => |a, b| a % b,
+        "floor_mod" => |a, b| a - (a / b).floor() * b,
+        "floor_divide" => |a, b| (a / b).floor(),
+        "trunc_divide" => |a, b| (a / b).trunc(),
         _ => return None,
     })
 }
@@ -214,8 +222,14 @@ pub(crate) fn binary(op: &str, x: &Value, y: &Value) -> Option<Value> {
         return Value::new(DType::BOOL, Arr::Int(out));
     }
     let arr = match (&x.arr, &y.arr) {
-        (Arr::F32(a), Arr::F32(b)) => Arr::F32(zip_with(a, b, |p, q| float_binary(op, p, q))?),
-        (Arr::F64(a), Arr::F64(b)) => Arr::F64(zip_with(a, b, |p, q| float_binary(op, p, q))?),
+        (Arr::F32(a), Arr::F32(b)) => {
+            let f = float_binary::<f32>(op)?;
+            Arr::F32(zip_with(a, b, |p, q| Some(f(p, q)))?)
+        }
+        (Arr::F64(a), Arr::F64(b)) => {
+            let f = float_binary::<f64>(op)?;
+            Arr::F64(zip_with(a, b, |p, q| Some(f(p, q)))?)
+        }
         (Arr::Int(a), Arr::Int(b)) => Arr::Int(zip_with(a, b, |p, q| int_binary(op, dt, p, q))?),
         _ => return None,
     };

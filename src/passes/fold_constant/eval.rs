@@ -100,10 +100,30 @@ impl Value {
         if t.bytes.len() != n * t.dtype.size_bytes() {
             return None;
         }
-        let arr = match storage(t.dtype)? {
-            Storage::F32 => Arr::F32(from_vec(&shape, (0..n).map(|i| t.get_f64(i) as f32))?),
-            Storage::F64 => Arr::F64(from_vec(&shape, (0..n).map(|i| t.get_f64(i)))?),
-            Storage::Int => Arr::Int(from_vec(&shape, (0..n).map(|i| t.get_i64(i)))?),
+        // The common dtypes straight from their bytes (the same values `get_f64` / `get_i64`
+        // give, without matching the dtype per element).
+        let b = &t.bytes;
+        let arr = match (t.dtype.code, t.dtype.bits, storage(t.dtype)?) {
+            (DTypeCode::Float, 32, Storage::F32) => Arr::F32(from_vec(
+                &shape,
+                b.chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+            )?),
+            (DTypeCode::Int, 32, Storage::Int) => Arr::Int(from_vec(
+                &shape,
+                b.chunks_exact(4)
+                    .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as i64),
+            )?),
+            (DTypeCode::Int, 64, Storage::Int) => Arr::Int(from_vec(
+                &shape,
+                b.chunks_exact(8)
+                    .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes"))),
+            )?),
+            (_, _, Storage::F32) => {
+                Arr::F32(from_vec(&shape, (0..n).map(|i| t.get_f64(i) as f32))?)
+            }
+            (_, _, Storage::F64) => Arr::F64(from_vec(&shape, (0..n).map(|i| t.get_f64(i)))?),
+            (_, _, Storage::Int) => Arr::Int(from_vec(&shape, (0..n).map(|i| t.get_i64(i)))?),
         };
         Some(Value {
             dtype: t.dtype,
@@ -138,7 +158,19 @@ impl Value {
     /// The value as constant data (row-major).
     pub fn to_data(&self) -> TensorData {
         let shape = self.shape().iter().map(|&d| d as i64).collect();
+        let (code, bits) = (self.dtype.code, self.dtype.bits);
         match &self.arr {
+            // float32 and int32 straight to bytes (what `from_f64` / `from_i64` write for them).
+            Arr::F32(a) if (code, bits) == (DTypeCode::Float, 32) => TensorData {
+                dtype: self.dtype,
+                shape,
+                bytes: le_bytes(a, |x| (x as f64 as f32).to_le_bytes()),
+            },
+            Arr::Int(a) if (code, bits) == (DTypeCode::Int, 32) => TensorData {
+                dtype: self.dtype,
+                shape,
+                bytes: le_bytes(a, |x| (x as i32).to_le_bytes()),
+            },
             Arr::F32(a) => {
                 let v: Vec<f64> = a.iter().map(|&x| x as f64).collect();
                 TensorData::from_f64(self.dtype, shape, &v)
@@ -151,6 +183,16 @@ impl Value {
             }
         }
     }
+}
+
+/// The elements of `a` in row-major order, each as the `W` bytes `f` gives.
+fn le_bytes<T: Copy, const W: usize>(a: &ArrayD<T>, f: impl Fn(T) -> [u8; W]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(a.len() * W);
+    match a.as_slice() {
+        Some(s) => s.iter().for_each(|&x| out.extend_from_slice(&f(x))),
+        None => a.iter().for_each(|&x| out.extend_from_slice(&f(x))),
+    }
+    out
 }
 
 pub(crate) fn from_vec<T>(shape: &[usize], it: impl Iterator<Item = T>) -> Option<ArrayD<T>> {

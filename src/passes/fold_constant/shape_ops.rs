@@ -375,7 +375,7 @@ fn fill_to(fill: &Value, dt: crate::ir::DType, shape: &[usize]) -> Option<Value>
     let v = cast(fill, dt)?;
     Value::new(
         dt,
-        each!(&v.arr, a => a.broadcast(IxDyn(shape))?.to_owned()),
+        each!(&v.arr, a => ArrayD::from_elem(IxDyn(shape), *a.first()?)),
     )
 }
 
