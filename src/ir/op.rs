@@ -3,7 +3,6 @@
 //! `op_table.rs`; this file holds the types and the lookups.
 
 use super::attrs::{AttrValue, Attrs};
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -145,8 +144,10 @@ impl std::ops::Deref for Op {
     }
 }
 
-fn index() -> &'static HashMap<&'static str, &'static OpDef> {
-    static INDEX: OnceLock<HashMap<&'static str, &'static OpDef>> = OnceLock::new();
+/// Name -> op, with FxHash: looked up for every call the parser reads and every call a pass
+/// builds by name, where SipHash's setup cost more than the lookup.
+fn index() -> &'static rustc_hash::FxHashMap<&'static str, &'static OpDef> {
+    static INDEX: OnceLock<rustc_hash::FxHashMap<&'static str, &'static OpDef>> = OnceLock::new();
     INDEX.get_or_init(|| super::op_table::OPS.iter().map(|d| (d.name, d)).collect())
 }
 
