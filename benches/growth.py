@@ -5,7 +5,9 @@
 Method (benches/README.md): `passlab gen` writes each model once; then small and large
 `passlab bench --json` processes alternate, PAIRS times, so both sizes see the same moments of
 a shared host; each process reports the median of its runs; the ratio of a pass is the median
-over the pairs of large/small. Python's standard library only.
+over the pairs of large/small. The last lines say how far one pass's time moved between
+processes of the same size (only the host moves it) and warn when that alone could carry a
+ratio over the limit. Python's standard library only.
 
     python3 benches/growth.py                        # both models, every standard pass
     python3 benches/growth.py --model conv --pass FuseOps --pairs 9
@@ -25,6 +27,12 @@ STANDARD = [
     "ToANormalForm", "ToGraphNormalForm", "SimplifyInference", "CanonicalizeOps", "FuseOps",
     "FoldScaleAxis", "ConvertLayout", "AlterOpLayout", "LambdaLift",
 ]
+
+# Between-process movement of one pass's time above which a run is reported as unsteady: the
+# goal leaves 10% between linear growth and the limit, so a run whose times moved by more than
+# twice that cannot tell one from the other (stop 24's runs, with pair ratios spanning 5-25x,
+# moved by 2x and more).
+UNSTEADY = 1.25
 
 
 def main():
@@ -48,6 +56,9 @@ def main():
         sys.exit(f"error: no binary at {a.bin} (cargo build --release, or pass --bin)")
     passes = a.passes or STANDARD
     over = []
+    # Per pass and size: the largest over the smallest of its per-process medians (the same
+    # binary on the same model: only the host moves it).
+    spreads = {a.small: [], a.large: []}
     with tempfile.TemporaryDirectory(prefix="passlab-growth-") as tmp:
         for model in a.model or ["peer", "conv"]:
             files = {}
@@ -72,6 +83,8 @@ def main():
                   f"(median of pair ratios, range){', caches flushed before each run' if a.cold else ''}")
             for p in passes:
                 small, large = times[(p, a.small)], times[(p, a.large)]
+                spreads[a.small].append(max(small) / min(small))
+                spreads[a.large].append(max(large) / min(large))
                 ratios = [b / s for s, b in zip(small, large)]
                 r = statistics.median(ratios)
                 flag = f"  over {a.limit:g}x" if r > a.limit else ""
@@ -81,6 +94,14 @@ def main():
                       f"  {r:5.2f}x ({min(ratios):.2f}-{max(ratios):.2f}){flag}", flush=True)
     total = len(passes) * len(a.model or ["peer", "conv"])
     print(f"{total - len(over)} of {total} at or under {a.limit:g}x")
+    # A ratio is only as steady as the host: report how far the same pass's time moved between
+    # processes of this run, and say so when that alone could carry a ratio over the limit.
+    moved = {size: statistics.median(v) for size, v in spreads.items()}
+    print(f"steadiness: one pass's time moved by a median of {100 * (moved[a.small] - 1):.0f}% "
+          f"({a.small} ops) and {100 * (moved[a.large] - 1):.0f}% ({a.large} ops) between processes")
+    if max(moved.values()) > UNSTEADY:
+        print(f"warning: the host was unsteady (over {100 * (UNSTEADY - 1):.0f}%): the ratios of "
+              f"this run are not a measurement of the code; run again when it is quiet")
     if a.check and over:
         sys.exit(1)
 
