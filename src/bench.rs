@@ -9,15 +9,32 @@ use std::time::{Duration, Instant};
 
 /// What was measured.
 pub struct BenchReport {
-    /// (pass name, median seconds).
-    pub passes: Vec<(String, f64)>,
+    /// Per pass: its name and the median, fastest and slowest of its timed runs, in seconds.
+    pub passes: Vec<PassTime>,
     /// Nanoseconds per pass invocation of a Sequential of no-op passes, without and with timing.
     pub overhead: Option<(f64, f64)>,
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
+/// The times of one pass's runs.
+pub struct PassTime {
+    pub name: String,
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub runs: usize,
+}
+
+impl PassTime {
+    fn of(name: &str, mut v: Vec<Duration>) -> PassTime {
+        v.sort();
+        PassTime {
+            name: name.to_string(),
+            median: v[v.len() / 2].as_secs_f64(),
+            min: v[0].as_secs_f64(),
+            max: v[v.len() - 1].as_secs_f64(),
+            runs: v.len(),
+        }
+    }
 }
 
 /// Bytes written (untimed) before each run with `cold`: twice the 32 MiB last-level cache of
@@ -80,7 +97,7 @@ pub fn bench(
             times.push(start.elapsed());
             drop(std::hint::black_box(r));
         }
-        out.push((name.clone(), median(times).as_secs_f64()));
+        out.push(PassTime::of(name, times));
     }
     let overhead = overhead.filter(|n| *n > 0).map(|n| {
         // The peer's shape (tvm_bench.py): n distinct empty Sequentials named p0, p1, ...
@@ -122,11 +139,15 @@ pub fn bench(
 }
 
 impl BenchReport {
-    /// One JSON object: `<Pass>_s`, `overhead_ns_per_pass`, `overhead_ns_per_pass_timing`.
+    /// One JSON object: `<Pass>_s` (the median), `overhead_ns_per_pass`,
+    /// `overhead_ns_per_pass_timing` (the keys of TVM's side in compare.sh), and
+    /// `<Pass>_min_s` / `<Pass>_max_s`, the fastest and slowest runs.
     pub fn to_json(&self) -> String {
         let mut obj = serde_json::Map::new();
-        for (name, s) in &self.passes {
-            obj.insert(format!("{name}_s"), serde_json::json!(s));
+        for p in &self.passes {
+            obj.insert(format!("{}_s", p.name), serde_json::json!(p.median));
+            obj.insert(format!("{}_min_s", p.name), serde_json::json!(p.min));
+            obj.insert(format!("{}_max_s", p.name), serde_json::json!(p.max));
         }
         if let Some((a, b)) = self.overhead {
             obj.insert("overhead_ns_per_pass".into(), serde_json::json!(a));
@@ -138,8 +159,16 @@ impl BenchReport {
     /// A readable summary.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
-        for (name, secs) in &self.passes {
-            s.push_str(&format!("{name:<28} {:>12.3} ms (median)\n", secs * 1e3));
+        for p in &self.passes {
+            // The spread says how far to trust the median: on a shared host it is often wide.
+            s.push_str(&format!(
+                "{:<28} {:>12.3} ms (median; {:.3}-{:.3} ms over {} runs)\n",
+                p.name,
+                p.median * 1e3,
+                p.min * 1e3,
+                p.max * 1e3,
+                p.runs
+            ));
         }
         if let Some((a, b)) = self.overhead {
             s.push_str(&format!("{:<28} {a:>12.1} ns per pass\n", "overhead"));

@@ -52,7 +52,8 @@ enum Command {
     },
     /// Parse a Relay file and check that it is well-formed.
     Check { file: String },
-    /// Time passes on a Relay file (median of --runs) and the pass manager's cost per pass.
+    /// Time passes on a Relay file (median of --runs, with the fastest and slowest run) and the
+    /// pass manager's cost per pass.
     Bench {
         file: String,
         /// A registered pass to time (repeatable).

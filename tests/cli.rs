@@ -62,6 +62,18 @@ fn gen_writes_the_benchmark_models_that_bench_times() {
         assert!(out.status.success(), "{out:?}");
         let json = String::from_utf8(out.stdout).unwrap();
         assert!(json.contains("\"FuseOps_s\""), "{json}");
+        // The fastest and slowest runs come with the median, in JSON and in the text report.
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let t = |k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k} in {json}"));
+        assert!(t("FuseOps_min_s") <= t("FuseOps_s") && t("FuseOps_s") <= t("FuseOps_max_s"));
+        let out = passlab(&["bench", file, "--pass", "FuseOps", "--runs", "3"]);
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.starts_with("FuseOps")
+                && text.contains("ms (median; ")
+                && text.contains(" over 3 runs)"),
+            "{text}"
+        );
     }
     // No file: the model goes to stdout.
     let out = passlab(&["gen", "lets", "2"]);
