@@ -13,10 +13,22 @@ ratio over the limit. Python's standard library only.
     python3 benches/growth.py --model conv --pass FuseOps --pairs 9
     python3 benches/growth.py --check                # exit 1 when a ratio is over --limit
     python3 benches/growth.py --cold                 # diagnostic: caches flushed before each run
+    python3 benches/growth.py --instructions --check # the work's growth (valgrind), host-independent
+    python3 benches/growth.py --instructions --cache-sim  # and simulated cache misses per run
+
+With --instructions, each pass runs under valgrind's cachegrind instead of the clock: the
+instructions a run executes are the same on any host at any moment, so their growth is the
+code's alone (a time ratio is also the host's: how much of the L3 it leaves). A pass's count
+per run is the difference between a process that runs it 1 + EXTRA times and one that runs it
+once (parsing and typing cancel). --cache-sim adds cachegrind's simulated L1-data and
+last-level misses per run, with the machine's own last-level cache (or --ll-kb).
 """
 import argparse
+import concurrent.futures
 import json
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -33,6 +45,10 @@ STANDARD = [
 # twice that cannot tell one from the other (stop 24's last run, with pair ratios spanning
 # 5-25x, moved by a median of 87-97%).
 UNSTEADY = 1.25
+
+# Extra runs of a pass in the second of the two processes whose instruction counts differ by
+# exactly those runs (--instructions).
+EXTRA = 2
 
 
 def main():
@@ -51,11 +67,23 @@ def main():
     ap.add_argument("--cold", action="store_true",
                     help="flush the caches before every timed run (passlab bench --cold): a "
                          "diagnostic, not the goal's method")
+    ap.add_argument("--instructions", action="store_true",
+                    help="count instructions per run under valgrind instead of timing: the "
+                         "growth of the work, the same on any host")
+    ap.add_argument("--cache-sim", action="store_true",
+                    help="with --instructions: also simulated L1-data and last-level misses")
+    ap.add_argument("--ll-kb", type=int,
+                    help="simulated last-level cache in KiB (default: this machine's)")
     a = ap.parse_args()
     if not os.path.exists(a.bin):
         sys.exit(f"error: no binary at {a.bin} (cargo build --release, or pass --bin)")
     passes = a.passes or STANDARD
+    if a.cache_sim or a.ll_kb:
+        a.instructions = True
+    if a.instructions:
+        return count_growth(a, passes)
     over = []
+    host_before = host_cache(a.bin)
     # Per pass and size: the largest over the smallest of its per-process medians (the same
     # binary on the same model: only the host moves it).
     spreads = {a.small: [], a.large: []}
@@ -99,9 +127,114 @@ def main():
     moved = {size: statistics.median(v) for size, v in spreads.items()}
     print(f"steadiness: one pass's time moved by a median of {100 * (moved[a.small] - 1):.0f}% "
           f"({a.small} ops) and {100 * (moved[a.large] - 1):.0f}% ({a.large} ops) between processes")
+    # How much cache the host left a process, before and after: a 100k model's module does not
+    # fit a few MiB, a 10k model's does, and that alone can carry a ratio over the limit.
+    host_after = host_cache(a.bin)
+    if host_before is not None and host_after is not None:
+        print(f"host: random reads were served from cache up to {host_before >> 10} KiB before "
+              f"the runs and {host_after >> 10} KiB after (passlab host)")
     if max(moved.values()) > UNSTEADY:
         print(f"warning: the host was unsteady (over {100 * (UNSTEADY - 1):.0f}%): the ratios of "
               f"this run are not a measurement of the code; run again when it is quiet")
+    if a.check and over:
+        sys.exit(1)
+
+
+def host_cache(binary):
+    """`passlab host`'s cached working set in bytes, or None if the binary has no such command."""
+    out = subprocess.run([binary, "host", "--json"], capture_output=True, text=True)
+    if out.returncode != 0:
+        return None
+    return json.loads(out.stdout)["cached_bytes"]
+
+
+def last_level_cache():
+    """(size in bytes, ways) of this machine's last-level cache, from sysfs; or None."""
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    best = None
+    try:
+        for idx in os.listdir(base):
+            d = os.path.join(base, idx)
+            with open(os.path.join(d, "level")) as f:
+                level = int(f.read())
+            with open(os.path.join(d, "type")) as f:
+                if f.read().strip() == "Instruction":
+                    continue
+            with open(os.path.join(d, "size")) as f:
+                size = f.read().strip()
+            with open(os.path.join(d, "ways_of_associativity")) as f:
+                ways = int(f.read())
+            size = int(size[:-1]) * 1024 if size.endswith("K") else int(size)
+            if best is None or level > best[0]:
+                best = (level, size, ways)
+    except (OSError, ValueError):
+        return None
+    return best[1:] if best else None
+
+
+def cachegrind(a, ll, file, p, runs):
+    """cachegrind's totals for one `passlab bench` process: {"I": .., "D1": .., "LLd": ..}."""
+    cmd = ["valgrind", "--tool=cachegrind", "--cachegrind-out-file=/dev/null"]
+    if a.cache_sim:
+        # cachegrind's LL size must be a power of two times ways times 64-byte lines.
+        cmd += ["--cache-sim=yes", f"--LL={ll[0]},{ll[1]},64"]
+    else:
+        cmd.append("--cache-sim=no")
+    cmd += [a.bin, "bench", file, "--pass", p, "--runs", str(runs)]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"error: {' '.join(cmd)}\n{out.stderr}")
+    counts = {}
+    for key, label in (("I", r"I\s+refs"), ("D1", r"D1\s+misses"), ("LLd", r"LLd\s+misses")):
+        m = re.search(label + r":\s+([\d,]+)", out.stderr)
+        if m:
+            counts[key] = int(m.group(1).replace(",", ""))
+    if "I" not in counts:
+        sys.exit(f"error: no instruction count from {' '.join(cmd)}\n{out.stderr}")
+    return counts
+
+
+def count_growth(a, passes):
+    """--instructions: each pass's instructions (and simulated misses) per run at both sizes."""
+    if not shutil.which("valgrind"):
+        sys.exit("error: --instructions needs valgrind (Debian: apt-get install valgrind)")
+    ll = None
+    if a.cache_sim:
+        machine = last_level_cache() or (32 << 20, 16)
+        ll = (a.ll_kb * 1024, 16) if a.ll_kb else machine
+    over = []
+    workers = os.cpu_count() or 1
+    with tempfile.TemporaryDirectory(prefix="passlab-growth-") as tmp, \
+            concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        for model in a.model or ["peer", "conv"]:
+            files = {}
+            for size in (a.small, a.large):
+                files[size] = os.path.join(tmp, f"{model}_{size}.relay")
+                subprocess.run([a.bin, "gen", model, str(size), "-o", files[size]], check=True)
+            jobs = {(p, size, runs): pool.submit(cachegrind, a, ll, files[size], p, runs)
+                    for p in passes for size in (a.small, a.large) for runs in (1, 1 + EXTRA)}
+            sim = f", simulated last level {ll[0] >> 10} KiB {ll[1]}-way" if ll else ""
+            print(f"{model}: {a.small} -> {a.large} ops, per run (valgrind --tool=cachegrind"
+                  f"{sim}; instructions in millions)")
+            for p in passes:
+                per = {}
+                for size in (a.small, a.large):
+                    once, more = jobs[(p, size, 1)].result(), jobs[(p, size, 1 + EXTRA)].result()
+                    per[size] = {k: (more[k] - once[k]) / EXTRA for k in once}
+                small, large = per[a.small]["I"], per[a.large]["I"]
+                r = large / small if small > 0 else float("inf")
+                flag = f"  over {a.limit:g}x" if r > a.limit else ""
+                if flag:
+                    over.append(f"{model} {p}")
+                line = f"  {p:24} {small / 1e6:9.2f} M {large / 1e6:9.2f} M  {r:5.2f}x"
+                if ll:
+                    d1 = [per[s]["D1"] for s in (a.small, a.large)]
+                    lld = [per[s]["LLd"] for s in (a.small, a.large)]
+                    line += (f"   L1d misses {d1[0] / 1e3:8.1f} k {d1[1] / 1e3:9.1f} k"
+                             f"   LL misses {lld[0] / 1e3:7.1f} k {lld[1] / 1e3:8.1f} k")
+                print(line + flag, flush=True)
+    total = len(passes) * len(a.model or ["peer", "conv"])
+    print(f"{total - len(over)} of {total} at or under {a.limit:g}x in instructions per run")
     if a.check and over:
         sys.exit(1)
 

@@ -180,3 +180,208 @@ impl BenchReport {
         s
     }
 }
+
+/// The latency of dependent random reads over one working-set size (`passlab host`).
+pub struct ReadLatency {
+    /// The working set, in bytes.
+    pub bytes: usize,
+    /// Median nanoseconds per read over a few laps.
+    pub ns: f64,
+}
+
+/// What this host's memory looks like to a process now: [`ReadLatency`] at working sets from
+/// 256 KiB doubling up to `max_bytes`, and the largest set still served from cache.
+///
+/// A pass over a module larger than the cache the host leaves reads memory at DRAM latency,
+/// a module that fits does not; on a host shared with other tenants that share moves within
+/// minutes (stop 25 measured 2 MiB of a 32 MiB L3), and with it the time of a 100k-op
+/// module against a 10k one. `growth.py` prints this before and after its runs.
+pub struct HostMemory {
+    pub latencies: Vec<ReadLatency>,
+}
+
+impl HostMemory {
+    /// Measures working sets of 256 KiB, 512 KiB, ... up to `max_bytes` (at least one).
+    pub fn measure(max_bytes: usize) -> HostMemory {
+        let mut latencies = Vec::new();
+        let mut bytes = 256 << 10;
+        loop {
+            latencies.push(ReadLatency {
+                bytes,
+                ns: chase(bytes),
+            });
+            if bytes * 2 > max_bytes {
+                break;
+            }
+            bytes *= 2;
+        }
+        HostMemory { latencies }
+    }
+
+    /// The largest working set whose reads are nearer the fastest latency than the slowest
+    /// (below their geometric mean), when the slowest is at least three times the fastest;
+    /// without such a step every measured set counts as cached.
+    pub fn cached_bytes(&self) -> usize {
+        let fastest = self.latencies.iter().map(|l| l.ns).fold(f64::MAX, f64::min);
+        let slowest = self.latencies.iter().map(|l| l.ns).fold(0.0, f64::max);
+        if slowest < 3.0 * fastest {
+            return self.latencies.last().map_or(0, |l| l.bytes);
+        }
+        let split = (fastest * slowest).sqrt();
+        self.latencies
+            .iter()
+            .take_while(|l| l.ns < split)
+            .last()
+            .map_or(0, |l| l.bytes)
+    }
+
+    /// `{"cached_bytes": N, "latency_ns": {"<bytes>": ns, ...}}`.
+    pub fn to_json(&self) -> String {
+        let lat: serde_json::Map<String, serde_json::Value> = self
+            .latencies
+            .iter()
+            .map(|l| (l.bytes.to_string(), serde_json::json!(l.ns)))
+            .collect();
+        serde_json::json!({ "cached_bytes": self.cached_bytes(), "latency_ns": lat }).to_string()
+    }
+
+    /// A table and the verdict.
+    pub fn to_text(&self) -> String {
+        let mut s =
+            String::from("dependent random reads, one 64-byte line each, by working set:\n");
+        for l in &self.latencies {
+            s.push_str(&format!("  {:>9} {:>8.1} ns\n", human_bytes(l.bytes), l.ns));
+        }
+        s.push_str(&format!(
+            "served from cache up to {} (the rest at memory latency)\n",
+            human_bytes(self.cached_bytes())
+        ));
+        s
+    }
+}
+
+fn human_bytes(b: usize) -> String {
+    if b >= 1 << 20 {
+        format!("{} MiB", b >> 20)
+    } else {
+        format!("{} KiB", b >> 10)
+    }
+}
+
+/// Median nanoseconds per read of a pointer chase through `bytes` of memory: one word per
+/// 64-byte line, the lines linked in a random cyclic order (Sattolo's shuffle), so each read's
+/// address depends on the one before and neither out-of-order execution nor a prefetcher can
+/// run ahead of it.
+fn chase(bytes: usize) -> f64 {
+    const STEPS: usize = 1 << 18;
+    let lines = (bytes / 64).max(2);
+    let next = chase_links(lines);
+    let mut p = 0;
+    // One untimed lap loads whatever of the set fits in the caches.
+    for _ in 0..lines.min(STEPS) {
+        p = next[p];
+    }
+    let mut laps: Vec<f64> = (0..5)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..STEPS {
+                p = next[p];
+            }
+            start.elapsed().as_nanos() as f64 / STEPS as f64
+        })
+        .collect();
+    std::hint::black_box(p);
+    laps.sort_by(f64::total_cmp);
+    laps[laps.len() / 2]
+}
+
+/// Words in a 64-byte line: [`chase_links`] uses the first word of each.
+const WORDS_PER_LINE: usize = 8;
+
+/// `lines` cache lines' worth of words in which the first word of each line holds the index of
+/// the next line's first word, the lines in one random cycle through all of them.
+fn chase_links(lines: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..lines).collect();
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+    for i in (1..lines).rev() {
+        // xorshift64: any fixed, well-spread sequence will do.
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        order.swap(i, (rng % i as u64) as usize);
+    }
+    let mut next = vec![0usize; lines * WORDS_PER_LINE];
+    for k in 0..lines {
+        next[order[k] * WORDS_PER_LINE] = order[(k + 1) % lines] * WORDS_PER_LINE;
+    }
+    next
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(ns: &[f64]) -> HostMemory {
+        HostMemory {
+            latencies: ns
+                .iter()
+                .enumerate()
+                .map(|(i, &ns)| ReadLatency {
+                    bytes: (256 << 10) << i,
+                    ns,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_cache_ends_where_reads_reach_memory_latency() {
+        // Stop 25's host: about 18 ns up to 2 MiB, DRAM from 4 MiB.
+        let h = host(&[13.0, 17.3, 17.6, 18.6, 278.5, 326.0, 174.8, 316.9, 192.8]);
+        assert_eq!(h.cached_bytes(), 2 << 20);
+        // A step back under the split after memory latency does not extend the cache.
+        assert_eq!(
+            host(&[5.0, 6.0, 150.0, 20.0, 160.0]).cached_bytes(),
+            512 << 10
+        );
+        // No step (everything cached, or everything in memory): every measured set counts.
+        assert_eq!(host(&[5.0, 6.0, 7.0, 9.0]).cached_bytes(), 2 << 20);
+        // The smallest set already slow: nothing counts as cached.
+        assert_eq!(host(&[300.0, 20.0]).cached_bytes(), 0);
+        let text = h.to_text();
+        assert!(text.contains("  256 KiB     13.0 ns\n"), "{text}");
+        assert!(text.ends_with("served from cache up to 2 MiB (the rest at memory latency)\n"));
+        let v: serde_json::Value = serde_json::from_str(&h.to_json()).unwrap();
+        assert_eq!(v["cached_bytes"], 2 << 20);
+        assert_eq!(v["latency_ns"]["4194304"], 278.5);
+    }
+
+    #[test]
+    fn a_chase_lap_reads_every_line_of_its_set_once() {
+        for lines in [2, 3, 64, 1000, 4096] {
+            let next = chase_links(lines);
+            let mut seen = vec![false; lines];
+            let mut p = 0;
+            for _ in 0..lines {
+                assert_eq!(p % WORDS_PER_LINE, 0, "a link lands on a line's first word");
+                assert!(
+                    !std::mem::replace(&mut seen[p / WORDS_PER_LINE], true),
+                    "{lines}"
+                );
+                p = next[p];
+            }
+            assert_eq!(p, 0, "{lines} lines: one cycle through all of them");
+            assert!(seen.iter().all(|&s| s));
+        }
+        // Not the identity order: neighbours in the lap are rarely neighbours in memory.
+        let next = chase_links(4096);
+        let adjacent = (0..4096)
+            .filter(|&l| next[l * WORDS_PER_LINE] == (l + 1) * WORDS_PER_LINE)
+            .count();
+        assert!(
+            adjacent < 40,
+            "{adjacent} of 4096 links step to the next line"
+        );
+        assert!(chase(64 << 10) > 0.0);
+    }
+}

@@ -1,5 +1,6 @@
 //! The `passlab` command line: the REPL (no arguments), `run` and `replay` scripts, and
-//! `print` / `check` Relay files, `bench` passes on one and `gen` the generated benchmark models.
+//! `print` / `check` Relay files, `bench` passes on one, `gen` the generated benchmark models and
+//! measure the `host`'s memory.
 
 use clap::{Parser, Subcommand, ValueEnum};
 use passlab::ir::well_formed;
@@ -71,6 +72,16 @@ enum Command {
         /// memory only.
         #[arg(long)]
         cold: bool,
+    },
+    /// Measure how much cache this host leaves a process now: the latency of dependent random
+    /// reads by working-set size (what decides a large model's pass times on a shared host).
+    Host {
+        /// The largest working set, in MiB.
+        #[arg(long, default_value_t = 64)]
+        max_mib: usize,
+        /// One JSON object: `cached_bytes` and `latency_ns` by working set in bytes.
+        #[arg(long)]
+        json: bool,
     },
     /// Write a generated model of about OPS ops (the benchmarks' inputs), to a file
     /// (atomically) or to stdout.
@@ -231,6 +242,15 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 println!("{}", report.to_json());
             } else {
                 print!("{}", report.to_text());
+            }
+            Ok(())
+        }
+        Command::Host { max_mib, json } => {
+            let host = passlab::bench::HostMemory::measure(max_mib.max(1) << 20);
+            if json {
+                println!("{}", host.to_json());
+            } else {
+                print!("{}", host.to_text());
             }
             Ok(())
         }

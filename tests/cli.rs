@@ -85,6 +85,28 @@ fn gen_writes_the_benchmark_models_that_bench_times() {
 }
 
 #[test]
+fn host_measures_read_latency_by_working_set() {
+    let out = passlab(&["host", "--max-mib", "1", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let json = String::from_utf8(out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let lat = v["latency_ns"].as_object().expect("latency_ns");
+    let mut sizes: Vec<u64> = lat.keys().map(|k| k.parse().unwrap()).collect();
+    sizes.sort();
+    assert_eq!(sizes, [256 << 10, 512 << 10, 1 << 20], "{json}");
+    assert!(lat.values().all(|ns| ns.as_f64().unwrap() > 0.0), "{json}");
+    let cached = v["cached_bytes"].as_u64().unwrap();
+    assert!(cached == 0 || sizes.contains(&cached), "{json}");
+    let out = passlab(&["host", "--max-mib", "1"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("  256 KiB") && text.contains("    1 MiB") && text.contains(" ns\n"),
+        "{text}"
+    );
+    assert!(text.contains("served from cache up to "), "{text}");
+}
+
+#[test]
 fn gen_reports_what_it_cannot_do() {
     let out = passlab(&["gen", "resnet", "10"]);
     assert!(!out.status.success());
