@@ -78,7 +78,9 @@ def main():
     if not os.path.exists(a.bin):
         sys.exit(f"error: no binary at {a.bin} (cargo build --release, or pass --bin)")
     passes = a.passes or STANDARD
-    if a.cache_sim or a.ll_kb:
+    if a.ll_kb:
+        a.cache_sim = True
+    if a.cache_sim:
         a.instructions = True
     if a.instructions:
         return count_growth(a, passes)
@@ -228,8 +230,9 @@ def count_growth(a, passes):
                     over.append(f"{model} {p}")
                 line = f"  {p:24} {small / 1e6:9.2f} M {large / 1e6:9.2f} M  {r:5.2f}x"
                 if ll:
-                    d1 = [per[s]["D1"] for s in (a.small, a.large)]
-                    lld = [per[s]["LLd"] for s in (a.small, a.large)]
+                    # A difference of two totals: clamp the noise of a count that is about zero.
+                    d1 = [max(0, per[s]["D1"]) for s in (a.small, a.large)]
+                    lld = [max(0, per[s]["LLd"]) for s in (a.small, a.large)]
                     line += (f"   L1d misses {d1[0] / 1e3:8.1f} k {d1[1] / 1e3:9.1f} k"
                              f"   LL misses {lld[0] / 1e3:7.1f} k {lld[1] / 1e3:8.1f} k")
                 print(line + flag, flush=True)
