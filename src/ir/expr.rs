@@ -7,7 +7,7 @@
 //! Dropping is iterative, so a million-deep let chain is freed without recursion.
 
 use super::attrs::{AttrValue, Attrs};
-use super::op::Op;
+use super::op::{Op, OpDef};
 use super::tensor::Constant;
 use super::types::Type;
 use std::fmt;
@@ -287,15 +287,21 @@ impl Expr {
     /// The reference to `op`: one node per op, shared by every call of it (as TVM's `Op`
     /// objects are global singletons), so a million calls cost no op nodes.
     pub fn op(op: Op) -> Expr {
-        static NODES: OnceLock<rustc_hash::FxHashMap<usize, Expr>> = OnceLock::new();
+        // Indexed by the op's position in this copy's table, found from its address (no hash
+        // lookup: every rebuilt call of a pass that makes calls by op name comes here).
+        static NODES: OnceLock<Vec<Expr>> = OnceLock::new();
         let nodes = NODES.get_or_init(|| {
             super::op::all()
-                .map(|o| (o.0 as *const _ as usize, Expr::new(ExprKind::Op(o))))
+                .map(|o| Expr::new(ExprKind::Op(o)))
                 .collect()
         });
-        match nodes.get(&(op.0 as *const _ as usize)) {
-            Some(e) => e.clone(),
-            None => Expr::new(ExprKind::Op(op)),
+        let table = super::op_table::OPS;
+        let offset = (op.0 as *const OpDef as usize).wrapping_sub(table.as_ptr() as usize);
+        let at = offset / std::mem::size_of::<OpDef>();
+        match nodes.get(at) {
+            // The address check: an op of another copy of the table (evcxr) is not ours.
+            Some(e) if std::ptr::eq(&table[at], op.0) => e.clone(),
+            _ => Expr::new(ExprKind::Op(op)),
         }
     }
 
@@ -627,6 +633,31 @@ impl Drop for ExprNode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_op_has_one_shared_node_and_a_foreign_op_a_fresh_one() {
+        for op in super::super::op::all() {
+            let (a, b) = (Expr::op(op), Expr::op(op));
+            assert!(a.ptr_eq(&b), "{}", op.name);
+            assert!(matches!(a.kind(), ExprKind::Op(o) if std::ptr::eq(o.0, op.0)));
+        }
+        // An entry of another copy of the table (as evcxr links one into every cell): an equal
+        // op, but not an entry of this table, so it gets a node of its own.
+        let add = Op::get("add").unwrap();
+        let copy: &'static OpDef = Box::leak(Box::new(OpDef {
+            name: add.name,
+            num_inputs: add.num_inputs,
+            pattern: add.pattern,
+            stateful: add.stateful,
+            non_computational: add.non_computational,
+            type_rel: add.type_rel,
+            attrs_type_key: add.attrs_type_key,
+            schema: add.schema,
+        }));
+        let foreign = Expr::op(Op(copy));
+        assert!(!foreign.ptr_eq(&Expr::op(add)) && !foreign.ptr_eq(&Expr::op(Op(copy))));
+        assert!(matches!(foreign.kind(), ExprKind::Op(o) if std::ptr::eq(o.0, copy) && *o == add));
+    }
 
     #[test]
     fn children_in_reverse_are_the_children_reversed() {
