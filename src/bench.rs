@@ -252,9 +252,15 @@ impl HostMemory {
         for l in &self.latencies {
             s.push_str(&format!("  {:>9} {:>8.1} ns\n", human_bytes(l.bytes), l.ns));
         }
+        let cached = self.cached_bytes();
+        let rest = if self.latencies.last().is_some_and(|l| l.bytes == cached) {
+            "every set measured: no step to memory latency"
+        } else {
+            "the rest at memory latency"
+        };
         s.push_str(&format!(
-            "served from cache up to {} (the rest at memory latency)\n",
-            human_bytes(self.cached_bytes())
+            "served from cache up to {} ({rest})\n",
+            human_bytes(cached)
         ));
         s
     }
@@ -345,7 +351,11 @@ mod tests {
             512 << 10
         );
         // No step (everything cached, or everything in memory): every measured set counts.
-        assert_eq!(host(&[5.0, 6.0, 7.0, 9.0]).cached_bytes(), 2 << 20);
+        let flat = host(&[5.0, 6.0, 7.0, 9.0]);
+        assert_eq!(flat.cached_bytes(), 2 << 20);
+        assert!(flat.to_text().ends_with(
+            "served from cache up to 2 MiB (every set measured: no step to memory latency)\n"
+        ));
         // The smallest set already slow: nothing counts as cached.
         assert_eq!(host(&[300.0, 20.0]).cached_bytes(), 0);
         let text = h.to_text();

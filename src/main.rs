@@ -76,9 +76,9 @@ enum Command {
     /// Measure how much cache this host leaves a process now: the latency of dependent random
     /// reads by working-set size (what decides a large model's pass times on a shared host).
     Host {
-        /// The largest working set, in MiB.
-        #[arg(long, default_value_t = 64)]
-        max_mib: usize,
+        /// The largest working set, in MiB (1 to 1024).
+        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1024))]
+        max_mib: u64,
         /// One JSON object: `cached_bytes` and `latency_ns` by working set in bytes.
         #[arg(long)]
         json: bool,
@@ -246,7 +246,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             Ok(())
         }
         Command::Host { max_mib, json } => {
-            let host = passlab::bench::HostMemory::measure(max_mib.max(1) << 20);
+            let host = passlab::bench::HostMemory::measure((max_mib as usize) << 20);
             if json {
                 println!("{}", host.to_json());
             } else {

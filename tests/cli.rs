@@ -104,6 +104,11 @@ fn host_measures_read_latency_by_working_set() {
         "{text}"
     );
     assert!(text.contains("served from cache up to "), "{text}");
+    // A working set the machine cannot hold is refused, not attempted.
+    let out = passlab(&["host", "--max-mib", "100000"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("100000 is not in 1..=1024"), "{err}");
 }
 
 #[test]
