@@ -91,10 +91,7 @@ def main():
     spreads = {a.small: [], a.large: []}
     with tempfile.TemporaryDirectory(prefix="passlab-growth-") as tmp:
         for model in a.model or ["peer", "conv"]:
-            files = {}
-            for size in (a.small, a.large):
-                files[size] = os.path.join(tmp, f"{model}_{size}.relay")
-                subprocess.run([a.bin, "gen", model, str(size), "-o", files[size]], check=True)
+            files = write_models(a, tmp, model)
             times = {(p, s): [] for p in passes for s in (a.small, a.large)}
             for _ in range(a.pairs):
                 for size, runs in ((a.small, a.runs_small), (a.large, a.runs_large)):
@@ -140,6 +137,15 @@ def main():
               f"this run are not a measurement of the code; run again when it is quiet")
     if a.check and over:
         sys.exit(1)
+
+
+def write_models(a, tmp, model):
+    """`model` at both sizes, written by `passlab gen` into `tmp`: {size: path}."""
+    files = {}
+    for size in (a.small, a.large):
+        files[size] = os.path.join(tmp, f"{model}_{size}.relay")
+        subprocess.run([a.bin, "gen", model, str(size), "-o", files[size]], check=True)
+    return files
 
 
 def host_cache(binary):
@@ -209,10 +215,7 @@ def count_growth(a, passes):
     with tempfile.TemporaryDirectory(prefix="passlab-growth-") as tmp, \
             concurrent.futures.ThreadPoolExecutor(workers) as pool:
         for model in a.model or ["peer", "conv"]:
-            files = {}
-            for size in (a.small, a.large):
-                files[size] = os.path.join(tmp, f"{model}_{size}.relay")
-                subprocess.run([a.bin, "gen", model, str(size), "-o", files[size]], check=True)
+            files = write_models(a, tmp, model)
             jobs = {(p, size, runs): pool.submit(cachegrind, a, ll, files[size], p, runs)
                     for p in passes for size in (a.small, a.large) for runs in (1, 1 + EXTRA)}
             sim = f", simulated last level {ll[0] >> 10} KiB {ll[1]}-way" if ll else ""
