@@ -132,6 +132,15 @@ pub trait Mutator {
     fn keeps(&mut self, _e: &Expr) -> bool {
         false
     }
+    /// Whether every node the mutation builds must stay alive until it ends (default true):
+    /// a mutator that keys a side table on the address of a node it built needs that, or a
+    /// freed node's address could come back for a new one. A mutator whose tables hold only
+    /// original nodes (alive through the root) or handles of their own answers false: a node
+    /// built and then discarded (a call folded away, an argument replaced) is freed at once,
+    /// and its memory, still in cache, goes to the next node instead of fresh memory.
+    fn holds_built_nodes(&self) -> bool {
+        true
+    }
 }
 
 /// The memo of a mutation, reusable across several roots (e.g. all functions of a module).
@@ -191,6 +200,7 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
         Build(&'a Expr, bool, bool),
     }
     state.keep.push(root.clone());
+    let hold = m.holds_built_nodes();
     // Borrowed nodes, as in `walk`: `root` owns them all for the whole mutation.
     let mut tasks: Vec<Task<'_>> = super::scratch::take_vec();
     tasks.push(Task::Visit(root));
@@ -290,7 +300,7 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
                 if shared {
                     state.memo.insert(e.id(), out.clone());
                 }
-                if let Some(out) = &out {
+                if let Some(out) = out.as_ref().filter(|_| hold) {
                     // New nodes live as long as the mutation: passes key side tables on the
                     // identity of nodes they built, which must not be freed and reused.
                     state.keep.push(out.clone());

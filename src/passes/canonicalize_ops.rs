@@ -30,6 +30,11 @@ pub fn canonicalize_ops(m: &Module) -> Module {
 struct Canonicalizer;
 
 impl Mutator for Canonicalizer {
+    // No side tables.
+    fn holds_built_nodes(&self) -> bool {
+        false
+    }
+
     fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
         let is_bias_add = matches!(callee.kind(), ExprKind::Op(op) if op.name() == "nn.bias_add");
         let ndim = e

@@ -322,6 +322,11 @@ impl<'u, 'a> Eliminator<'u, 'a> {
 }
 
 impl Mutator for Eliminator<'_, '_> {
+    // Its tables are keyed by original nodes and variables only.
+    fn holds_built_nodes(&self) -> bool {
+        false
+    }
+
     fn var(&mut self, e: &Expr, v: &Var) -> Expr {
         let mut out = e.clone();
         if self.action(v) == Action::Inline {

@@ -137,6 +137,12 @@ impl Mutator for Folder {
         self.note(e, e.clone())
     }
 
+    // Its tables are keyed by original nodes and variables only: a constant folded into its
+    // consumer (the `full`s of a `multiply` folded in turn) is freed as soon as it is used.
+    fn holds_built_nodes(&self) -> bool {
+        false
+    }
+
     // Every hook goes through `note`, so a let's pending value is always caught.
     fn leaf(&mut self, e: &Expr) -> Expr {
         self.note(e, e.clone())

@@ -254,6 +254,11 @@ fn is_dropout_or_batch_norm(op: Op) -> bool {
 }
 
 impl Mutator for Simplifier {
+    // No side tables: a node built and replaced (a dropout's call) is freed at once.
+    fn holds_built_nodes(&self) -> bool {
+        false
+    }
+
     fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
         let orig_tuple = match e.kind() {
             ExprKind::TupleGetItem(t, _) => t,

@@ -138,6 +138,11 @@ impl Gnf {
 }
 
 impl Mutator for Gnf {
+    // Its tables are keyed by original nodes and variables only.
+    fn holds_built_nodes(&self) -> bool {
+        false
+    }
+
     fn var(&mut self, e: &Expr, v: &Var) -> Expr {
         let out = match self.values.get(v.id()) {
             Some((value, _)) if !self.recursive.contains(&v.id()) => self
