@@ -600,6 +600,51 @@ mod tests {
         assert_eq!(c.0, 2);
     }
 
+    /// Rebuilds every call, and records the handles on each call's first argument as its
+    /// parent's hook sees it.
+    struct Rebuild {
+        hold: bool,
+        handles: Vec<usize>,
+    }
+    impl Mutator for Rebuild {
+        fn call(&mut self, e: &Expr, _callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
+            if let Some(a) = args.first().filter(|a| a.as_call().is_some()) {
+                self.handles.push(a.strong_count());
+            }
+            let op = e.call_op_of().map(|(op, _)| op).expect("op calls");
+            Expr::call(Expr::op(op), args, attrs.clone())
+        }
+        fn holds_built_nodes(&self) -> bool {
+            self.hold
+        }
+    }
+
+    #[test]
+    fn built_nodes_are_held_to_the_end_unless_the_mutator_lets_them_go() {
+        let m = parse_module("def @main(%x: float32) { exp(log(sqrt(%x))) }", "t").unwrap();
+        let f = m.get("main").unwrap();
+        let mut held = Rebuild {
+            hold: true,
+            handles: Vec::new(),
+        };
+        let a = mutate(&mut held, f);
+        // The argument vector's handle and the mutation's own.
+        assert_eq!(held.handles, [2, 2]);
+        let mut free = Rebuild {
+            hold: false,
+            handles: Vec::new(),
+        };
+        let b = mutate(&mut free, f);
+        // Only the argument vector's: a node the hook drops is freed there and then.
+        assert_eq!(free.handles, [1, 1]);
+        let print = |e: &Expr| {
+            let mut m2 = m.clone();
+            m2.replace("main", e.clone()).unwrap();
+            print_module_with(&m2, PrintOptions::default())
+        };
+        assert_eq!(print(&a), print(&b));
+    }
+
     #[test]
     fn the_memo_holds_only_shared_nodes() {
         // An unchanged node's result is a second handle to it: sharing is judged before the
