@@ -255,6 +255,12 @@ impl Eliminator {
 }
 
 impl Mutator for Eliminator {
+    // The tables key calls and projections by the identity of arguments and tuples that the
+    // recorded nodes themselves hold, so no address in them can be reused while they exist.
+    fn holds_built_nodes(&self) -> bool {
+        false
+    }
+
     fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
         let op = match callee.kind() {
             ExprKind::Op(op) if !op.stateful && !args.is_empty() => *op,
