@@ -21,19 +21,27 @@ use super::{
     all_positive_constant, expand_to_axis, match_broadcast, multiply, reshape_or_expand, tensor,
     ConvLayouts, Message,
 };
-use crate::ir::mutate::{mutate, rebuild_call, Mutator};
-use crate::ir::visit::post_order;
+use crate::ir::mutate::{mutate, rebuild_call, walk_refs, Mutator};
 use crate::ir::{Attrs, Call, Expr, ExprKind};
 
 /// Backward scale folding of one typed function (see the module documentation).
 pub fn backward_fold_scale_axis(f: &Expr) -> Expr {
-    let mut order = Vec::new();
-    post_order(f, |e| order.push(e.clone()));
+    // Borrowed, not cloned: no reference count written on every node, and `is_shared` still
+    // tells which nodes have more than one consumer.
+    let mut order: Vec<&Expr> = crate::ir::scratch::take_vec();
+    walk_refs(f, |e, exit| {
+        if exit {
+            order.push(e);
+        }
+        true
+    });
     let messages = prepare(&order);
-    if messages.is_empty() {
-        return f.clone();
-    }
-    let plan = plan(&order, &messages);
+    let plan = if messages.is_empty() {
+        Default::default()
+    } else {
+        plan(&order, &messages)
+    };
+    crate::ir::scratch::give_vec(order);
     if plan.is_empty() {
         return f.clone();
     }
@@ -48,16 +56,21 @@ fn op_name(c: &Call) -> Option<&'static str> {
 }
 
 /// The axes each single-use call can take a scale on.
-fn prepare(order: &[Expr]) -> crate::ir::NodeMap<Message> {
+fn prepare(order: &[&Expr]) -> crate::ir::NodeMap<Message> {
+    // Uses are counted for shared nodes only: a node with one handle has one consumer (the
+    // root, with none, is a function and never a candidate).
     let mut uses: crate::ir::NodeMap<usize> = Default::default();
     for e in order {
-        e.kind()
-            .for_each_child(|k| *uses.entry(k.id()).or_default() += 1);
+        e.kind().for_each_child(|k| {
+            if k.is_shared() {
+                *uses.entry(k.id()).or_default() += 1;
+            }
+        });
     }
     let mut messages: crate::ir::NodeMap<Message> = Default::default();
     for e in order {
         let Some(c) = e.as_call() else { continue };
-        if uses.get(&e.id()).copied().unwrap_or(0) != 1 {
+        if e.is_shared() && uses.get(&e.id()).copied().unwrap_or(0) != 1 {
             continue;
         }
         let arg = |i: usize| c.args.get(i).and_then(|a| messages.get(&a.id())).cloned();
@@ -106,7 +119,7 @@ enum Step {
 }
 
 /// Decides, consumers first, which multiplies fold and how every node on their chains changes.
-fn plan(order: &[Expr], messages: &crate::ir::NodeMap<Message>) -> crate::ir::NodeMap<Step> {
+fn plan(order: &[&Expr], messages: &crate::ir::NodeMap<Message>) -> crate::ir::NodeMap<Step> {
     let mut plan: crate::ir::NodeMap<Step> = Default::default();
     for e in order.iter().rev() {
         let Some(c) = e.as_call() else { continue };

@@ -18,8 +18,7 @@ use super::{
     all_positive_constant, expand_to_axis, intersect, match_broadcast, multiply, op_call,
     reshape_or_expand, tensor, ConvLayouts, Message,
 };
-use crate::ir::mutate::{mutate, rebuild_call, Mutator};
-use crate::ir::visit::post_order;
+use crate::ir::mutate::{mutate, rebuild_call, walk_refs, Mutator};
 use crate::ir::{Attrs, Call, Expr, ExprKind};
 
 /// Forward scale folding of one typed function (see the module documentation).
@@ -42,17 +41,33 @@ pub fn forward_fold_scale_axis(f: &Expr) -> Expr {
 
 type Messages = crate::ir::NodeMap<Option<Message>>;
 
+/// Records one consumer's demand on `e`. A node with one handle has one consumer, so its
+/// entry is written once, and only for a demand: a missing entry reads as "no demand". A shared
+/// node keeps an entry from its first consumer on, "no" included, so that a later demand is
+/// intersected with it rather than taken alone.
 fn update(messages: &mut Messages, e: &Expr, m: Option<Message>) {
+    if !e.is_shared() {
+        if m.is_some() {
+            messages.insert(e.id(), m);
+        }
+        return;
+    }
     let slot = messages.entry(e.id()).or_insert_with(|| m.clone());
     *slot = intersect(slot, &m);
 }
 
 /// The demand on every node, from its consumers.
 fn prepare(f: &Expr) -> Messages {
-    let mut order = Vec::new();
-    post_order(f, |e| order.push(e.clone()));
+    // Borrowed, not cloned: no reference count written on every node, and `is_shared` still
+    // tells which nodes have more than one consumer.
+    let mut order: Vec<&Expr> = crate::ir::scratch::take_vec();
+    walk_refs(f, |e, exit| {
+        if exit {
+            order.push(e);
+        }
+        true
+    });
     let mut messages = Messages::default();
-    update(&mut messages, f, None);
     for e in order.iter().rev() {
         match e.kind() {
             ExprKind::Call(c) => {
@@ -76,6 +91,7 @@ fn prepare(f: &Expr) -> Messages {
             _ => {}
         }
     }
+    crate::ir::scratch::give_vec(order);
     messages
 }
 
