@@ -230,15 +230,50 @@ fn call_op(name: &str, args: Vec<Expr>, fields: Vec<(&str, AttrValue)>) -> Expr 
     crate::passes::fold_scale_axis::op_call(name, args, fields)
 }
 
+impl Rewriter<'_> {
+    /// Whether no rewritten argument is a call with layouts (`alt`): then `realize` leaves
+    /// every argument as it is.
+    fn none_realized(&self, args: &[Expr]) -> bool {
+        self.alt.is_empty() || !args.iter().any(|a| self.alt.contains_key(&a.id()))
+    }
+
+    /// Whether no argument of a call carries a layout: none is in `alt` and none is a tuple
+    /// (whose fields might).
+    fn no_layouts(&self, c: &Call, args: &[Expr]) -> bool {
+        self.none_realized(args)
+            && !c
+                .args
+                .iter()
+                .any(|a| matches!(a.kind(), ExprKind::Tuple(_)))
+    }
+}
+
 impl Mutator for Rewriter<'_> {
     fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, _attrs: &Attrs) -> Expr {
         let ExprKind::Call(c) = e.kind() else {
             return e.clone();
         };
+        // Most calls of a model meet no layout: an elementwise or broadcast op (or an op with
+        // no rule) whose arguments carry none comes out as the general path would build it
+        // (no transforms, no layouts recorded), without its vectors and rule runs.
         if let ExprKind::Op(op) = c.callee.kind() {
+            let fast = match rules::follows_inputs(*op) {
+                Some(rules::FollowsInputs::Broadcast) => self.no_layouts(c, &args),
+                Some(rules::FollowsInputs::Elemwise) => {
+                    self.no_layouts(c, &args) && self.hook.new_attrs(*op, e, &c.attrs) == c.attrs
+                }
+                None => false,
+            };
+            if fast {
+                return rebuild_call(e, callee, args);
+            }
             if let Some(out) = self.rewrite(e, *op, c, &callee, &args) {
                 return out;
             }
+        }
+        if self.none_realized(&args) {
+            // Nothing to realize.
+            return rebuild_call(e, callee, args);
         }
         let orig: Vec<&Expr> = c.args.iter().collect();
         let args = self.realize_all(args, &orig);

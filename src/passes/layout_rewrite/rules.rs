@@ -69,6 +69,24 @@ pub fn has_rule(op: Op) -> bool {
     rule_of(op).is_some()
 }
 
+/// Whether `op`'s result layout follows its inputs' alone (an elementwise op of one input, or
+/// a binary broadcast), so a call none of whose inputs has a layout has none either.
+pub fn follows_inputs(op: Op) -> Option<FollowsInputs> {
+    match rule_of(op)? {
+        Rule::Elemwise => Some(FollowsInputs::Elemwise),
+        Rule::Broadcast => Some(FollowsInputs::Broadcast),
+        _ => None,
+    }
+}
+
+/// The two rules of [`follows_inputs`]: an elementwise call still takes its attributes from
+/// the pass's hook; a broadcast without input layouts is left to the fallback.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FollowsInputs {
+    Elemwise,
+    Broadcast,
+}
+
 fn layout_attr(attrs: &Attrs, name: &str) -> L {
     attrs.get_str(name).and_then(Layout::parse)
 }
