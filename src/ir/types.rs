@@ -221,6 +221,12 @@ impl Type {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
+    /// The address of the shared type: unique among live types (for caches keyed by identity,
+    /// which must hold the type so that the address is not reused).
+    pub fn addr(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
     /// `_` (one shared instance).
     pub fn incomplete() -> Type {
         static INCOMPLETE: std::sync::OnceLock<Type> = std::sync::OnceLock::new();

@@ -66,11 +66,116 @@ pub fn call_type(op: Op, attrs: &Attrs, args: &[Expr]) -> Option<Type> {
     for a in args {
         types.push(Some(child_type(a)?));
     }
-    let n = args.len();
     let f = match rule {
         Rule::Identity => return types.first().cloned().flatten(),
         Rule::Fn(f) => f,
     };
+    let key = RecentCalls::key(op, attrs, &types);
+    if let Some(hit) = key.and_then(|k| RecentCalls::get(k, op, attrs, &types)) {
+        return hit;
+    }
+    let out = solve(op, attrs, f, types.clone());
+    if let Some(k) = key {
+        RecentCalls::put(k, op, attrs, &types, &out);
+    }
+    out
+}
+
+/// The last results of [`call_type`], direct-mapped by (op, attribute node, argument types)
+/// compared by identity: a pass that rewrites every layer of a model builds the same calls
+/// over the same shared types again and again (SimplifyInference's eleven calls per
+/// batch_norm), and running the shape rule was most of its time. The rule is a function of
+/// exactly these, and an entry holds them, so no address in it is reused while it is there.
+struct RecentCalls;
+
+/// Calls of up to this many arguments are remembered.
+const RECENT_CALL_ARGS: usize = 4;
+/// How many results each thread remembers.
+const RECENT_CALLS: usize = 256;
+
+struct RecentCall {
+    op: Op,
+    attrs: Attrs,
+    args: [Option<Type>; RECENT_CALL_ARGS],
+    out: Option<Type>,
+}
+
+thread_local! {
+    static RECENT_CALL: RefCell<Vec<Option<RecentCall>>> =
+        RefCell::new((0..RECENT_CALLS).map(|_| None).collect());
+}
+
+impl RecentCalls {
+    /// The slot of a call, or `None` for one with too many arguments.
+    fn key(op: Op, attrs: &Attrs, types: &[Option<Type>]) -> Option<usize> {
+        use std::hash::Hasher;
+        if types.len() > RECENT_CALL_ARGS {
+            return None;
+        }
+        let mut h = rustc_hash::FxHasher::default();
+        h.write_usize(op.0 as *const _ as usize);
+        h.write_usize(
+            attrs
+                .0
+                .as_ref()
+                .map_or(0, |a| std::sync::Arc::as_ptr(a) as usize),
+        );
+        for t in types.iter().flatten() {
+            h.write_usize(t.addr());
+        }
+        // FxHash mixes into the high bits.
+        Some((h.finish() >> 40) as usize % RECENT_CALLS)
+    }
+
+    fn get(slot: usize, op: Op, attrs: &Attrs, types: &[Option<Type>]) -> Option<Option<Type>> {
+        let same = |a: &Option<Type>, b: &Option<Type>| match (a, b) {
+            (Some(a), Some(b)) => a.ptr_eq(b),
+            (None, None) => true,
+            _ => false,
+        };
+        RECENT_CALL
+            .try_with(|r| {
+                let r = r.borrow();
+                let e = r[slot].as_ref()?;
+                let hit = std::ptr::eq(e.op.0, op.0)
+                    && match (&e.attrs.0, &attrs.0) {
+                        (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+                        (None, None) => true,
+                        _ => false,
+                    }
+                    && types.len() <= RECENT_CALL_ARGS
+                    && e.args[types.len()..].iter().all(Option::is_none)
+                    && e.args.iter().zip(types).all(|(a, b)| same(a, b));
+                hit.then(|| e.out.clone())
+            })
+            .ok()
+            .flatten()
+    }
+
+    fn put(slot: usize, op: Op, attrs: &Attrs, types: &[Option<Type>], out: &Option<Type>) {
+        let mut args: [Option<Type>; RECENT_CALL_ARGS] = Default::default();
+        for (a, t) in args.iter_mut().zip(types) {
+            *a = t.clone();
+        }
+        let entry = RecentCall {
+            op,
+            attrs: attrs.clone(),
+            args,
+            out: out.clone(),
+        };
+        // During thread teardown there is nothing to remember in; the result is still right.
+        let _ = RECENT_CALL.try_with(|r| r.borrow_mut()[slot] = Some(entry));
+    }
+}
+
+/// [`call_type`]'s rule run over the argument types.
+fn solve(
+    op: Op,
+    attrs: &Attrs,
+    f: super::shape_rules::RuleFn,
+    mut types: Vec<Option<Type>>,
+) -> Option<Type> {
+    let n = types.len();
     types.push(None);
     let mut rel = Rel::new(op.name(), attrs, &types);
     if !matches!(f(&mut rel), Ok(true)) {
@@ -152,5 +257,61 @@ pub fn with_node_type(e: Expr) -> Expr {
     match node_type(e.kind()) {
         Some(t) => e.with_ty(Some(t)),
         None => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{AttrValue, DType, Dim, Var};
+
+    /// Remembered results answer only for the same op, attributes and argument types: over
+    /// more distinct calls than there are slots (so slots are shared and overwritten), twice,
+    /// every answer is the shape rule's own.
+    #[test]
+    fn remembered_call_types_are_the_rules_answers() {
+        let expand = Op::get("expand_dims").expect("registered");
+        let add = Op::get("add").expect("registered");
+        let mut cases: Vec<(Op, Attrs, Vec<Expr>, Vec<i64>)> = Vec::new();
+        for extent in 1..=4 {
+            for rank in 1..=6usize {
+                let shape = vec![extent; rank];
+                let ty = Type::tensor(
+                    shape.iter().map(|&d| Dim::Static(d)).collect(),
+                    DType::FLOAT32,
+                );
+                let v = Var::new("x", Some(ty.clone()));
+                let x = Expr::with_info(ExprKind::Var(v), Some(ty), Span::DUMMY);
+                for axis in 0..=rank {
+                    for num in 1..=3 {
+                        let attrs = expand
+                            .make_attrs(vec![
+                                ("axis".into(), AttrValue::int(axis as i64)),
+                                ("num_newaxis".into(), AttrValue::int(num as i64)),
+                            ])
+                            .expect("valid attributes");
+                        let mut want = shape[..axis].to_vec();
+                        want.extend(std::iter::repeat_n(1, num));
+                        want.extend(&shape[axis..]);
+                        cases.push((expand, attrs, vec![x.clone()], want));
+                    }
+                }
+                cases.push((add, Attrs::NONE, vec![x.clone(), x.clone()], shape.clone()));
+            }
+        }
+        assert!(cases.len() > RECENT_CALLS, "{} cases", cases.len());
+        for _ in 0..2 {
+            for (op, attrs, args, want) in &cases {
+                let got = call_type(*op, attrs, args).expect("typed");
+                let dims: Vec<i64> = got
+                    .as_tensor()
+                    .expect("a tensor")
+                    .shape
+                    .iter()
+                    .map(|d| d.as_static().expect("static"))
+                    .collect();
+                assert_eq!(&dims, want, "{} {:?}", op.name(), attrs);
+            }
+        }
     }
 }
