@@ -25,6 +25,7 @@
 
 mod generate;
 mod on_build;
+mod recent;
 mod relations;
 mod resolve;
 pub(crate) mod shape_rules;

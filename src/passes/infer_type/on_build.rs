@@ -18,6 +18,7 @@
 //! change the argument, which type-on-build cannot). Otherwise the node is left untyped, as
 //! before, and InferType types it.
 
+use super::recent::Recent;
 use super::shape_rules::{rule_for, Rel, Rule};
 use super::solver::merge;
 use crate::ir::TypeKind;
@@ -70,102 +71,31 @@ pub fn call_type(op: Op, attrs: &Attrs, args: &[Expr]) -> Option<Type> {
         Rule::Identity => return types.first().cloned().flatten(),
         Rule::Fn(f) => f,
     };
-    let key = RecentCalls::key(op, attrs, &types);
-    if let Some(hit) = key.and_then(|k| RecentCalls::get(k, op, attrs, &types)) {
-        return hit;
+    // The final answers too, in front of the rule answers: a hit then costs one type handle.
+    let key = op.name().as_ptr() as usize;
+    let known = RECENT_CALLS
+        .try_with(|r| {
+            let r = r.borrow();
+            let slot = r.slot(key, attrs, &types)?;
+            Some((slot, r.get(slot, key, attrs, &types).cloned()))
+        })
+        .ok()
+        .flatten();
+    if let Some((_, Some(out))) = known {
+        return out;
     }
     let out = solve(op, attrs, f, types.clone());
-    if let Some(k) = key {
-        RecentCalls::put(k, op, attrs, &types, &out);
+    if let Some((slot, None)) = known {
+        // During thread teardown there is nothing to remember in; the result is still right.
+        let _ =
+            RECENT_CALLS.try_with(|r| r.borrow_mut().put(slot, key, attrs, &types, out.clone()));
     }
     out
 }
 
-/// The last results of [`call_type`], direct-mapped by (op, attribute node, argument types)
-/// compared by identity: a pass that rewrites every layer of a model builds the same calls
-/// over the same shared types again and again (SimplifyInference's eleven calls per
-/// batch_norm), and running the shape rule was most of its time. The rule is a function of
-/// exactly these, and an entry holds them, so no address in it is reused while it is there.
-struct RecentCalls;
-
-/// Calls of up to this many arguments are remembered.
-const RECENT_CALL_ARGS: usize = 4;
-/// How many results each thread remembers.
-const RECENT_CALLS: usize = 256;
-
-struct RecentCall {
-    op: Op,
-    attrs: Attrs,
-    args: [Option<Type>; RECENT_CALL_ARGS],
-    out: Option<Type>,
-}
-
 thread_local! {
-    static RECENT_CALL: RefCell<Vec<Option<RecentCall>>> =
-        RefCell::new((0..RECENT_CALLS).map(|_| None).collect());
-}
-
-impl RecentCalls {
-    /// The slot of a call, or `None` for one with too many arguments.
-    fn key(op: Op, attrs: &Attrs, types: &[Option<Type>]) -> Option<usize> {
-        use std::hash::Hasher;
-        if types.len() > RECENT_CALL_ARGS {
-            return None;
-        }
-        let mut h = rustc_hash::FxHasher::default();
-        h.write_usize(op.0 as *const _ as usize);
-        h.write_usize(
-            attrs
-                .0
-                .as_ref()
-                .map_or(0, |a| std::sync::Arc::as_ptr(a) as usize),
-        );
-        for t in types.iter().flatten() {
-            h.write_usize(t.addr());
-        }
-        // FxHash mixes into the high bits.
-        Some((h.finish() >> 40) as usize % RECENT_CALLS)
-    }
-
-    fn get(slot: usize, op: Op, attrs: &Attrs, types: &[Option<Type>]) -> Option<Option<Type>> {
-        let same = |a: &Option<Type>, b: &Option<Type>| match (a, b) {
-            (Some(a), Some(b)) => a.ptr_eq(b),
-            (None, None) => true,
-            _ => false,
-        };
-        RECENT_CALL
-            .try_with(|r| {
-                let r = r.borrow();
-                let e = r[slot].as_ref()?;
-                let hit = std::ptr::eq(e.op.0, op.0)
-                    && match (&e.attrs.0, &attrs.0) {
-                        (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
-                        (None, None) => true,
-                        _ => false,
-                    }
-                    && types.len() <= RECENT_CALL_ARGS
-                    && e.args[types.len()..].iter().all(Option::is_none)
-                    && e.args.iter().zip(types).all(|(a, b)| same(a, b));
-                hit.then(|| e.out.clone())
-            })
-            .ok()
-            .flatten()
-    }
-
-    fn put(slot: usize, op: Op, attrs: &Attrs, types: &[Option<Type>], out: &Option<Type>) {
-        let mut args: [Option<Type>; RECENT_CALL_ARGS] = Default::default();
-        for (a, t) in args.iter_mut().zip(types) {
-            *a = t.clone();
-        }
-        let entry = RecentCall {
-            op,
-            attrs: attrs.clone(),
-            args,
-            out: out.clone(),
-        };
-        // During thread teardown there is nothing to remember in; the result is still right.
-        let _ = RECENT_CALL.try_with(|r| r.borrow_mut()[slot] = Some(entry));
-    }
+    /// The last results of [`call_type`] (see [`super::recent`]).
+    static RECENT_CALLS: RefCell<Recent<Option<Type>>> = RefCell::new(Recent::new(256));
 }
 
 /// [`call_type`]'s rule run over the argument types.
@@ -177,12 +107,17 @@ fn solve(
 ) -> Option<Type> {
     let n = types.len();
     types.push(None);
-    let mut rel = Rel::new(op.name(), attrs, &types);
-    if !matches!(f(&mut rel), Ok(true)) {
+    // Shared with type inference (see `super::recent`): the same rule over the same types.
+    let answer = super::recent::rule_answer(op.name(), attrs, &types, || {
+        let mut rel = Rel::new(op.name(), attrs, &types);
+        let decided = f(&mut rel)?;
+        Ok::<_, String>((decided, std::mem::take(&mut rel.assigned)))
+    });
+    let Ok(Some(assigned)) = answer else {
         return None;
-    }
+    };
     let mut out: Option<Type> = None;
-    for (i, t) in std::mem::take(&mut rel.assigned) {
+    for (i, t) in assigned {
         // What unifying the assignment would do: nothing to a known input (or to a result
         // already assigned), or the node is left to InferType.
         let known = if i == n {
@@ -273,7 +208,7 @@ mod tests {
         let expand = Op::get("expand_dims").expect("registered");
         let add = Op::get("add").expect("registered");
         let mut cases: Vec<(Op, Attrs, Vec<Expr>, Vec<i64>)> = Vec::new();
-        for extent in 1..=4 {
+        for extent in 1..=8 {
             for rank in 1..=6usize {
                 let shape = vec![extent; rank];
                 let ty = Type::tensor(
@@ -299,7 +234,11 @@ mod tests {
                 cases.push((add, Attrs::NONE, vec![x.clone(), x.clone()], shape.clone()));
             }
         }
-        assert!(cases.len() > RECENT_CALLS, "{} cases", cases.len());
+        assert!(
+            cases.len() > super::super::recent::SLOTS,
+            "{} cases",
+            cases.len()
+        );
         for _ in 0..2 {
             for (op, attrs, args, want) in &cases {
                 let got = call_type(*op, attrs, args).expect("typed");

@@ -146,13 +146,16 @@ impl Solver {
                     for a in args {
                         types.push(self.resolve(*a));
                     }
-                    let mut rel = Rel::new(name, attrs, &types);
-                    let res = f(&mut rel);
-                    let assigned = std::mem::take(&mut rel.assigned);
+                    let answer = super::recent::rule_answer(name, attrs, &types, || {
+                        let mut rel = Rel::new(name, attrs, &types);
+                        let decided = f(&mut rel)?;
+                        Ok((decided, std::mem::take(&mut rel.assigned)))
+                    });
                     self.scratch_types = types;
-                    if !res.map_err(err)? {
-                        return Ok(false);
-                    }
+                    let assigned = match answer.map_err(err)? {
+                        Some(assigned) => assigned,
+                        None => return Ok(false),
+                    };
                     let n_in = args.len() - 1;
                     for (i, t) in assigned {
                         self.unify_with_type(args[i], &t).map_err(|m| {

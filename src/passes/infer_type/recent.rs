@@ -1,0 +1,140 @@
+//! The last answers of the shape rules, per thread, by (op, attribute node, argument types)
+//! compared by identity. Type inference and type-on-build ask through [`rule_answer`], so
+//! they share the answers, and with them the result types themselves.
+//!
+//! Why: a model repeats its layers, so type inference and the passes that type the calls they
+//! build (SimplifyInference's eleven calls per batch_norm) run the same rule over the same
+//! shared types (tensor types are shared, see `ir::types`) again and again; running the rule
+//! was most of their time. A rule's answer is a function of exactly the key, and an entry
+//! holds the key's attribute node and types, so no address in it can be reused for another
+//! value while it is there. Direct-mapped and bounded: a miss only runs the rule.
+
+use crate::ir::{Attrs, Type};
+use std::cell::RefCell;
+use std::hash::Hasher;
+
+/// Calls of up to this many types (arguments and result) are remembered.
+pub const ARGS: usize = 5;
+
+struct Entry<V> {
+    op: usize,
+    attrs: Attrs,
+    types: [Option<Type>; ARGS],
+    n: usize,
+    value: V,
+}
+
+/// A direct-mapped table of rule answers.
+pub struct Recent<V> {
+    slots: Vec<Option<Entry<V>>>,
+}
+
+fn attrs_addr(a: &Attrs) -> usize {
+    a.0.as_ref()
+        .map_or(0, |n| std::sync::Arc::as_ptr(n) as usize)
+}
+
+fn same(a: &Option<Type>, b: &Option<Type>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.ptr_eq(b),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+impl<V> Recent<V> {
+    pub fn new(slots: usize) -> Recent<V> {
+        Recent {
+            slots: (0..slots).map(|_| None).collect(),
+        }
+    }
+
+    /// The slot of a key (`op` is any address that tells the rule apart), or `None` when it
+    /// has too many types.
+    pub fn slot(&self, op: usize, attrs: &Attrs, types: &[Option<Type>]) -> Option<usize> {
+        if types.len() > ARGS {
+            return None;
+        }
+        let mut h = rustc_hash::FxHasher::default();
+        h.write_usize(op);
+        h.write_usize(attrs_addr(attrs));
+        for t in types {
+            h.write_usize(t.as_ref().map_or(0, Type::addr));
+        }
+        // FxHash mixes into the high bits.
+        Some((h.finish() >> 40) as usize % self.slots.len())
+    }
+
+    /// The answer remembered for exactly this key, if any.
+    pub fn get(&self, slot: usize, op: usize, attrs: &Attrs, types: &[Option<Type>]) -> Option<&V> {
+        let e = self.slots[slot].as_ref()?;
+        let hit = e.op == op
+            && e.n == types.len()
+            && attrs_addr(&e.attrs) == attrs_addr(attrs)
+            && e.types.iter().zip(types).all(|(a, b)| same(a, b));
+        hit.then_some(&e.value)
+    }
+
+    /// Remembers `value` for the key, replacing whatever the slot held.
+    pub fn put(&mut self, slot: usize, op: usize, attrs: &Attrs, types: &[Option<Type>], value: V) {
+        let mut held: [Option<Type>; ARGS] = Default::default();
+        for (h, t) in held.iter_mut().zip(types) {
+            *h = t.clone();
+        }
+        self.slots[slot] = Some(Entry {
+            op,
+            attrs: attrs.clone(),
+            types: held,
+            n: types.len(),
+            value,
+        });
+    }
+}
+
+/// How many answers each thread remembers.
+pub const SLOTS: usize = 512;
+
+/// The types a rule assigns (by position: arguments, then the result).
+pub type Assigned = Vec<(usize, Type)>;
+
+thread_local! {
+    static RULES: RefCell<Recent<Assigned>> = RefCell::new(Recent::new(SLOTS));
+}
+
+/// The answer of the rule of the op named `name` (a string of the op table, which tells the
+/// rule apart) over `types`: `Ok(Some(assigned))` when it decides, `Ok(None)` when it cannot
+/// yet, `Err` when the types are wrong. Decided answers are remembered; `run` runs the rule
+/// (its decision and what it assigned) on a miss.
+pub fn rule_answer<E>(
+    name: &'static str,
+    attrs: &Attrs,
+    types: &[Option<Type>],
+    run: impl FnOnce() -> Result<(bool, Assigned), E>,
+) -> Result<Option<Assigned>, E> {
+    let key = name.as_ptr() as usize;
+    // During thread teardown there is nothing to remember in: every call runs the rule.
+    let known = RULES
+        .try_with(|r| {
+            let r = r.borrow();
+            let slot = r.slot(key, attrs, types)?;
+            Some((slot, r.get(slot, key, attrs, types).cloned()))
+        })
+        .ok()
+        .flatten();
+    match known {
+        Some((_, Some(assigned))) => Ok(Some(assigned)),
+        _ => match run()? {
+            (true, assigned) => {
+                if let Some((slot, None)) = known {
+                    let _ = RULES.try_with(|r| {
+                        r.borrow_mut()
+                            .put(slot, key, attrs, types, assigned.clone())
+                    });
+                }
+                Ok(Some(assigned))
+            }
+            // Undecided answers are not remembered: more types may decide them later.
+            (false, _) => Ok(None),
+        },
+    }
+}
