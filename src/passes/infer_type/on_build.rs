@@ -73,24 +73,14 @@ pub fn call_type(op: Op, attrs: &Attrs, args: &[Expr]) -> Option<Type> {
     };
     // The final answers too, in front of the rule answers: a hit then costs one type handle.
     let key = op.name().as_ptr() as usize;
-    let known = RECENT_CALLS
-        .try_with(|r| {
-            let r = r.borrow();
-            let slot = r.slot(key, attrs, &types)?;
-            Some((slot, r.get(slot, key, attrs, &types).cloned()))
-        })
-        .ok()
-        .flatten();
-    if let Some((_, Some(out))) = known {
-        return out;
+    let out: Result<_, std::convert::Infallible> =
+        super::recent::remembered(&RECENT_CALLS, key, attrs, &types, || {
+            Ok((solve(op, attrs, f, types.clone()), true))
+        });
+    match out {
+        Ok(out) => out,
+        Err(never) => match never {},
     }
-    let out = solve(op, attrs, f, types.clone());
-    if let Some((slot, None)) = known {
-        // During thread teardown there is nothing to remember in; the result is still right.
-        let _ =
-            RECENT_CALLS.try_with(|r| r.borrow_mut().put(slot, key, attrs, &types, out.clone()));
-    }
-    out
 }
 
 thread_local! {

@@ -98,43 +98,55 @@ pub const SLOTS: usize = 512;
 pub type Assigned = Vec<(usize, Type)>;
 
 thread_local! {
-    static RULES: RefCell<Recent<Assigned>> = RefCell::new(Recent::new(SLOTS));
+    // Decided answers only (`Some`): see [`rule_answer`].
+    static RULES: RefCell<Recent<Option<Assigned>>> = RefCell::new(Recent::new(SLOTS));
+}
+
+/// The value remembered in `table` (one of a thread's tables) for the key, or `compute`'s: on a
+/// miss `compute` gives the value and whether to remember it. During thread teardown there is
+/// nothing to remember in, and every call computes.
+pub fn remembered<V: Clone + 'static, E>(
+    table: &'static std::thread::LocalKey<RefCell<Recent<V>>>,
+    op: usize,
+    attrs: &Attrs,
+    types: &[Option<Type>],
+    compute: impl FnOnce() -> Result<(V, bool), E>,
+) -> Result<V, E> {
+    let known = table
+        .try_with(|r| {
+            let r = r.borrow();
+            let slot = r.slot(op, attrs, types)?;
+            Some((slot, r.get(slot, op, attrs, types).cloned()))
+        })
+        .ok()
+        .flatten();
+    if let Some((_, Some(v))) = known {
+        return Ok(v);
+    }
+    let (v, keep) = compute()?;
+    if let (true, Some((slot, None))) = (keep, known) {
+        let _ = table.try_with(|r| r.borrow_mut().put(slot, op, attrs, types, v.clone()));
+    }
+    Ok(v)
 }
 
 /// The answer of the rule of the op named `name` (a string of the op table, which tells the
 /// rule apart) over `types`: `Ok(Some(assigned))` when it decides, `Ok(None)` when it cannot
-/// yet, `Err` when the types are wrong. Decided answers are remembered; `run` runs the rule
-/// (its decision and what it assigned) on a miss.
+/// yet, `Err` when the types are wrong. Decided answers are remembered (an undecided rule may
+/// decide later, on more types); `run` runs the rule (its decision and what it assigned) on a
+/// miss.
 pub fn rule_answer<E>(
     name: &'static str,
     attrs: &Attrs,
     types: &[Option<Type>],
     run: impl FnOnce() -> Result<(bool, Assigned), E>,
 ) -> Result<Option<Assigned>, E> {
-    let key = name.as_ptr() as usize;
-    // During thread teardown there is nothing to remember in: every call runs the rule.
-    let known = RULES
-        .try_with(|r| {
-            let r = r.borrow();
-            let slot = r.slot(key, attrs, types)?;
-            Some((slot, r.get(slot, key, attrs, types).cloned()))
+    remembered(&RULES, name.as_ptr() as usize, attrs, types, || {
+        let (decided, assigned) = run()?;
+        Ok(if decided {
+            (Some(assigned), true)
+        } else {
+            (None, false)
         })
-        .ok()
-        .flatten();
-    match known {
-        Some((_, Some(assigned))) => Ok(Some(assigned)),
-        _ => match run()? {
-            (true, assigned) => {
-                if let Some((slot, None)) = known {
-                    let _ = RULES.try_with(|r| {
-                        r.borrow_mut()
-                            .put(slot, key, attrs, types, assigned.clone())
-                    });
-                }
-                Ok(Some(assigned))
-            }
-            // Undecided answers are not remembered: more types may decide them later.
-            (false, _) => Ok(None),
-        },
-    }
+    })
 }
