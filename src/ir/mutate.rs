@@ -319,6 +319,12 @@ fn same(a: &[Expr], b: &[Expr]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.ptr_eq(y))
 }
 
+/// True when `new` may stand where `old` stood without changing the parent's type: the same
+/// node, or a node of the same (known) type.
+fn same_type(old: &Expr, new: &Expr) -> bool {
+    old.ptr_eq(new) || (old.ty().is_some() && old.ty() == new.ty())
+}
+
 /// The original's type, if every new child has the same type as the old one.
 fn inherited_type(orig: &Expr, new_children: &[&Expr]) -> Option<Type> {
     let mut keep = true;
@@ -326,7 +332,7 @@ fn inherited_type(orig: &Expr, new_children: &[&Expr]) -> Option<Type> {
     orig.kind().for_each_child(|o| {
         let n = new_children.get(i);
         i += 1;
-        keep &= n.is_some_and(|n| o.ptr_eq(n) || (o.ty().is_some() && o.ty() == n.ty()));
+        keep &= n.is_some_and(|n| same_type(o, n));
     });
     if keep && i == new_children.len() {
         orig.ty().cloned()
@@ -348,9 +354,12 @@ pub fn rebuild_call(orig: &Expr, callee: Expr, args: Vec<Expr>) -> Expr {
     if callee.ptr_eq(&c.callee) && same(&args, &c.args) {
         return orig.clone();
     }
-    let mut kids: Vec<&Expr> = vec![&callee];
-    kids.extend(args.iter());
-    let ty = inherited_type(orig, &kids);
+    // `inherited_type` without a list of the children (a block allocated, grown and freed
+    // for every call rebuilt).
+    let keeps_type = same_type(&c.callee, &callee)
+        && c.args.len() == args.len()
+        && c.args.iter().zip(&args).all(|(o, n)| same_type(o, n));
+    let ty = if keeps_type { orig.ty().cloned() } else { None };
     Expr::with_info(
         ExprKind::Call(Call {
             callee,
@@ -368,7 +377,13 @@ pub fn rebuild_tuple(orig: &Expr, fields: Vec<Expr>) -> Expr {
             return orig.clone();
         }
     }
-    let ty = inherited_type(orig, &fields.iter().collect::<Vec<_>>());
+    let keeps_type = match orig.kind() {
+        ExprKind::Tuple(old) => {
+            old.len() == fields.len() && old.iter().zip(&fields).all(|(o, n)| same_type(o, n))
+        }
+        _ => false,
+    };
+    let ty = if keeps_type { orig.ty().cloned() } else { None };
     Expr::with_info(ExprKind::Tuple(fields), ty, orig.span())
 }
 
