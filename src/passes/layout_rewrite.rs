@@ -38,6 +38,7 @@ use crate::ir::{AttrValue, Attrs, Call, Expr, ExprKind, Function, Op, TensorType
 use layout::Layout;
 use rules::L;
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 /// How a pass changes a call for new layouts (TVM's `CallWithNewLayouts`).
 pub trait LayoutHook {
@@ -52,7 +53,7 @@ pub struct Rewriter<'h> {
     alt: crate::ir::NodeMap<(L, L)>,
     /// Realized tuples whose fields had other layouts: the fields before realization.
     tuples: crate::ir::NodeMap<Vec<(Expr, L, L)>>,
-    memo: FxHashMap<(usize, String, String), Expr>,
+    memo: FxHashMap<(usize, Layout, Layout), Expr>,
 }
 
 impl<'h> Rewriter<'h> {
@@ -75,7 +76,7 @@ impl<'h> Rewriter<'h> {
             return Some(raw.clone());
         }
         let (s, d) = (src.as_ref()?, dst.as_ref()?);
-        let key = (raw.id(), s.to_string(), d.to_string());
+        let key = (raw.id(), *s, *d);
         if let Some(x) = self.memo.get(&key) {
             return Some(x.clone());
         }
@@ -118,8 +119,8 @@ impl<'h> Rewriter<'h> {
     /// `e` back in its original layout.
     fn realize(&mut self, e: Expr, orig: &Expr) -> Expr {
         let (old, new) = self.layouts(&e);
-        let ty = orig.ty().and_then(Type::as_tensor).cloned();
-        self.transform(&e, &new, &old, ty.as_ref()).unwrap_or(e)
+        let ty = orig.ty().and_then(Type::as_tensor);
+        self.transform(&e, &new, &old, ty).unwrap_or(e)
     }
 
     fn realize_all(&mut self, new: Vec<Expr>, orig: &[&Expr]) -> Vec<Expr> {
@@ -141,10 +142,11 @@ impl<'h> Rewriter<'h> {
         if !rules::has_rule(op) || e.ty().and_then(Type::as_tensor).is_none() {
             return None;
         }
-        // Inputs, with tuple arguments flattened: (value, old, new, original type).
-        let mut inputs: Vec<(Expr, L, L)> = Vec::new();
-        let mut types: Vec<Type> = Vec::new();
-        let mut arity: Vec<Option<usize>> = Vec::new();
+        // Inputs, with tuple arguments flattened: (value, old, new, original type). A call
+        // has a handful: these lists live on the stack.
+        let mut inputs: SmallVec<[(Expr, L, L); 4]> = SmallVec::new();
+        let mut types: SmallVec<[Type; 4]> = SmallVec::new();
+        let mut arity: SmallVec<[Option<usize>; 4]> = SmallVec::new();
         for (orig, new) in c.args.iter().zip(args) {
             match orig.kind() {
                 ExprKind::Tuple(fields) => {
@@ -174,25 +176,25 @@ impl<'h> Rewriter<'h> {
                 }
             }
         }
-        let old_in: Vec<L> = inputs.iter().map(|(_, o, _)| *o).collect();
+        let old_in: rules::Ls = inputs.iter().map(|(_, o, _)| *o).collect();
         let old = rules::infer(op, &c.attrs, None, &old_in, &types)?;
-        if old.inputs.len() != inputs.len() || old.outputs.len() != 1 {
+        if old.inputs.len() != inputs.len() {
             return None;
         }
-        let new_in: Vec<L> = inputs
+        let new_in: rules::Ls = inputs
             .iter()
             .zip(&old.inputs)
             .map(|((_, _, n), o)| (*n).or(*o))
             .collect();
         let new_attrs = self.hook.new_attrs(op, e, &c.attrs);
         let new = rules::infer(op, &new_attrs, Some(&new_in), &old.inputs, &types)?;
-        if new.inputs.len() != inputs.len() || new.outputs.len() != 1 {
+        if new.inputs.len() != inputs.len() {
             return None;
         }
-        let mut flat = Vec::with_capacity(inputs.len());
+        let mut flat: SmallVec<[Expr; 4]> = SmallVec::with_capacity(inputs.len());
         for (i, (value, _, _)) in inputs.iter().enumerate() {
-            let ty = types[i].as_tensor().cloned();
-            flat.push(self.transform(value, &new_in[i], &new.inputs[i], ty.as_ref())?);
+            let ty = types[i].as_tensor();
+            flat.push(self.transform(value, &new_in[i], &new.inputs[i], ty)?);
         }
         let mut flat = flat.into_iter();
         let new_args: Vec<Expr> = arity
@@ -216,11 +218,10 @@ impl<'h> Rewriter<'h> {
             };
             Expr::with_info(ExprKind::Call(call), None, e.span())
         };
-        let outputs = new.outputs;
         // (None, None) is what `layouts` answers for a node not in the table: not stored, so
         // a program without layouts keeps the table empty.
-        if old.outputs[0].is_some() || outputs[0].is_some() {
-            self.alt.insert(out.id(), (old.outputs[0], outputs[0]));
+        if old.output.is_some() || new.output.is_some() {
+            self.alt.insert(out.id(), (old.output, new.output));
         }
         Some(out)
     }

@@ -7,8 +7,9 @@
 
 use std::fmt;
 
-/// A parsed layout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A parsed layout. Equal layouts are one interned value ([`Layout::from_axes`]), so equality
+/// and hashing look at the address of the axes only.
+#[derive(Clone, Copy, Debug)]
 pub struct Layout {
     /// Interned for the life of the process ([`Layout::from_axes`]): the rewriter copies a
     /// node's layouts several times per call it rewrites, and a copy is then one pointer copy,
@@ -16,6 +17,23 @@ pub struct Layout {
     /// ConvertLayout when the axes were an `Arc<[Axis]>`).
     axes: &'static [Axis],
 }
+
+impl PartialEq for Layout {
+    fn eq(&self, other: &Layout) -> bool {
+        std::ptr::eq(self.axes, other.axes)
+    }
+}
+
+impl Eq for Layout {}
+
+impl std::hash::Hash for Layout {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.axes.as_ptr() as usize).hash(state)
+    }
+}
+
+/// The axes of a layout being built (a layout has a handful: no heap block for them).
+type Axes = smallvec::SmallVec<[Axis; 8]>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Axis {
@@ -51,7 +69,7 @@ impl Layout {
     }
 
     fn parse_new(s: &str) -> Option<Layout> {
-        let mut axes = Vec::new();
+        let mut axes = Axes::new();
         let mut factor: Option<u32> = None;
         for ch in s.chars() {
             if let Some(d) = ch.to_digit(10) {
@@ -74,7 +92,7 @@ impl Layout {
             return None;
         }
         let unique = axes.iter().enumerate().all(|(i, a)| !axes[..i].contains(a));
-        unique.then(|| Layout::from_axes(axes))
+        unique.then(|| Layout::from_axes(&axes))
     }
 
     /// The layout of these axes: every distinct layout is allocated once per process and
@@ -82,14 +100,14 @@ impl Layout {
     /// and the rewriter derives a handful more; each is a few dozen bytes). Each thread keeps
     /// the ones it has used, so the process-wide table is locked only for a layout new to the
     /// thread.
-    fn from_axes(axes: Vec<Axis>) -> Layout {
+    fn from_axes(axes: &[Axis]) -> Layout {
         use std::sync::{Mutex, OnceLock};
         type Table = rustc_hash::FxHashSet<&'static [Axis]>;
         static ALL: OnceLock<Mutex<Table>> = OnceLock::new();
         thread_local! {
             static MINE: std::cell::RefCell<Table> = Default::default();
         }
-        let find = |t: &Table| t.get(axes.as_slice()).copied();
+        let find = |t: &Table| t.get(axes).copied();
         let interned = MINE.with(|mine| {
             if let Some(a) = find(&mine.borrow()) {
                 return a;
@@ -97,7 +115,7 @@ impl Layout {
             let all = ALL.get_or_init(Default::default);
             let mut all = all.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             let a = find(&all).unwrap_or_else(|| {
-                let a: &'static [Axis] = Box::leak(axes.clone().into_boxed_slice());
+                let a: &'static [Axis] = Box::leak(axes.into());
                 all.insert(a);
                 a
             });
@@ -139,20 +157,21 @@ impl Layout {
 
     /// Axes `[pos, pos + len)`.
     pub fn sub_layout(&self, pos: usize, len: usize) -> Layout {
-        Layout::from_axes(self.axes.iter().skip(pos).take(len).copied().collect())
+        let end = pos.saturating_add(len).min(self.axes.len());
+        Layout::from_axes(self.axes.get(pos..end).unwrap_or(&[]))
     }
 
     /// TVM's `ExpandPrimal`: the primal axes of `dst` that this layout lacks, in `dst`'s
     /// order, followed by this layout.
     pub fn expand_primal(&self, dst: &Layout) -> Layout {
-        let mut axes: Vec<Axis> = dst
+        let mut axes: Axes = dst
             .axes
             .iter()
             .filter(|a| a.factor.is_none() && self.index_of(a.letter).is_none())
             .copied()
             .collect();
         axes.extend(self.axes.iter().copied());
-        Layout::from_axes(axes)
+        Layout::from_axes(&axes)
     }
 
     /// TVM's `AdjustSubordinateFactors`: this layout, with the factor of each sub-axis set to 1
@@ -175,14 +194,14 @@ impl Layout {
                     }
                 }
             })
-            .collect::<Vec<_>>();
-        Layout::from_axes(axes)
+            .collect::<Axes>();
+        Layout::from_axes(&axes)
     }
 
     /// True when a `layout_transform` between the two exists (the same primal axes).
     pub fn convertible(&self, other: &Layout) -> bool {
         let primals = |l: &Layout| {
-            let mut v: Vec<char> = l
+            let mut v: smallvec::SmallVec<[char; 8]> = l
                 .axes
                 .iter()
                 .filter(|a| a.factor.is_none())

@@ -20,10 +20,13 @@ use crate::ir::{AttrValue, Attrs, Op, OpPattern, Type};
 /// A layout that may be unknown (`None`, TVM's `Layout::Undef()`).
 pub type L = Option<Layout>;
 
-/// What a rule decides.
+/// Layouts, one per input (a call has a handful: no heap block for them).
+pub type Ls = smallvec::SmallVec<[L; 4]>;
+
+/// What a rule decides (every rule here has one output).
 pub struct Inferred {
-    pub inputs: Vec<L>,
-    pub outputs: Vec<L>,
+    pub inputs: Ls,
+    pub output: L,
     pub attrs: Attrs,
 }
 
@@ -105,8 +108,8 @@ pub fn infer(
     types: &[Type],
 ) -> Option<Inferred> {
     let same = |l: L, n: usize| Inferred {
-        inputs: vec![l; n],
-        outputs: vec![l],
+        inputs: smallvec::smallvec![l; n],
+        output: l,
         attrs: attrs.clone(),
     };
     match rule_of(op)? {
@@ -125,8 +128,8 @@ pub fn infer(
                 Some(o) => Layout::parse(o)?,
             };
             Some(Inferred {
-                inputs: vec![Some(data), layout_attr(attrs, "kernel_layout")],
-                outputs: vec![Some(out)],
+                inputs: smallvec::smallvec![Some(data), layout_attr(attrs, "kernel_layout")],
+                output: Some(out),
                 attrs: attrs.clone(),
             })
         }
@@ -140,8 +143,8 @@ pub fn infer(
             }
             let l = layout_attr(&attrs, "layout")?;
             Some(Inferred {
-                inputs: vec![Some(l)],
-                outputs: vec![Some(l)],
+                inputs: smallvec::smallvec![Some(l)],
+                output: Some(l),
                 attrs,
             })
         }
@@ -162,8 +165,8 @@ pub fn infer(
             };
             let bias = data.sub_layout(data.index_of(old_in[0].as_ref()?.axis_name(axis)?)?, 1);
             Some(Inferred {
-                inputs: vec![Some(data), Some(bias)],
-                outputs: vec![Some(data)],
+                inputs: smallvec::smallvec![Some(data), Some(bias)],
+                output: Some(data),
                 attrs,
             })
         }
@@ -177,8 +180,9 @@ fn broadcast(
     old_in: &[L],
     types: &[Type],
 ) -> Option<Inferred> {
-    let shapes: Vec<usize> = types.iter().map(shape_len).collect::<Option<_>>()?;
-    let mut ls: Vec<L> = new_in.unwrap_or(old_in).to_vec();
+    let shapes: smallvec::SmallVec<[usize; 4]> =
+        types.iter().map(shape_len).collect::<Option<_>>()?;
+    let mut ls: Ls = new_in.unwrap_or(old_in).into();
     if ls.len() != 2 || shapes.len() != 2 {
         return None;
     }
@@ -210,7 +214,7 @@ fn broadcast(
                 // The same original layout (NHWC and NHW1): the large layout, with a sub-axis
                 // factor of 1 where the small operand has extent 1.
                 (Some(x), Some(y), Some(r)) if x == y => {
-                    let shape: Vec<Option<i64>> = types[small]
+                    let shape: smallvec::SmallVec<[Option<i64>; 8]> = types[small]
                         .as_tensor()?
                         .shape
                         .iter()
@@ -226,7 +230,7 @@ fn broadcast(
     };
     Some(Inferred {
         inputs: ls,
-        outputs: vec![out],
+        output: out,
         attrs: attrs.clone(),
     })
 }
@@ -247,8 +251,8 @@ fn concatenate(
             let first = first?;
             let new_axis = first.index_of(old0.axis_name(axis)?)?;
             return Some(Inferred {
-                inputs: vec![Some(first); old_in.len()],
-                outputs: vec![Some(first)],
+                inputs: smallvec::smallvec![Some(first); old_in.len()],
+                output: Some(first),
                 attrs: attrs.with("axis", AttrValue::int(new_axis as i64)),
             });
         }
@@ -258,8 +262,8 @@ fn concatenate(
         return None;
     }
     Some(Inferred {
-        inputs: vec![Some(ret); old_in.len()],
-        outputs: vec![Some(ret)],
+        inputs: smallvec::smallvec![Some(ret); old_in.len()],
+        output: Some(ret),
         attrs: attrs.clone(),
     })
 }
