@@ -63,7 +63,9 @@ pub fn call_type(op: Op, attrs: &Attrs, args: &[Expr]) -> Option<Type> {
         return None;
     }
     let rule = rule_for(op)?;
-    let mut types: Vec<Option<Type>> = Vec::with_capacity(args.len() + 1);
+    // On the stack for the usual few arguments: a hit in the table below then allocates
+    // nothing.
+    let mut types: smallvec::SmallVec<[Option<Type>; 4]> = smallvec::SmallVec::new();
     for a in args {
         types.push(Some(child_type(a)?));
     }
@@ -75,7 +77,7 @@ pub fn call_type(op: Op, attrs: &Attrs, args: &[Expr]) -> Option<Type> {
     let key = op.name().as_ptr() as usize;
     let out: Result<_, std::convert::Infallible> =
         super::recent::remembered(&RECENT_CALLS, key, attrs, &types, || {
-            Ok((solve(op, attrs, f, types.clone()), true))
+            Ok((solve(op, attrs, f, types.to_vec()), true))
         });
     match out {
         Ok(out) => out,
