@@ -84,7 +84,7 @@ def main():
         a.instructions = True
     if a.instructions:
         return count_growth(a, passes)
-    over = []
+    over, over_best = [], []
     host_before = host_cache(a.bin)
     # Per pass and size: the largest over the smallest of its per-process medians (the same
     # binary on the same model: only the host moves it).
@@ -93,6 +93,7 @@ def main():
         for model in a.model or ["peer", "conv"]:
             files = write_models(a, tmp, model)
             times = {(p, s): [] for p in passes for s in (a.small, a.large)}
+            fastest = {(p, s): [] for p in passes for s in (a.small, a.large)}
             for _ in range(a.pairs):
                 for size, runs in ((a.small, a.runs_small), (a.large, a.runs_large)):
                     cmd = [a.bin, "bench", files[size], "--runs", str(runs), "--json"]
@@ -106,21 +107,31 @@ def main():
                     report = json.loads(out.stdout)
                     for p in passes:
                         times[(p, size)].append(report[p + "_s"])
+                        fastest[(p, size)].append(report[p + "_min_s"])
             print(f"{model}: {a.small} -> {a.large} ops, {a.pairs} pairs "
-                  f"(median of pair ratios, range){', caches flushed before each run' if a.cold else ''}")
+                  f"(median of pair ratios, range; then the fastest run's ratio)"
+                  f"{', caches flushed before each run' if a.cold else ''}")
             for p in passes:
                 small, large = times[(p, a.small)], times[(p, a.large)]
                 spreads[a.small].append(max(small) / min(small))
                 spreads[a.large].append(max(large) / min(large))
                 ratios = [b / s for s, b in zip(small, large)]
                 r = statistics.median(ratios)
+                # The fastest run of each size over all its processes: the least the host added
+                # (an interruption only slows a run), so the ratio the code gets in the host's
+                # calmest moments. Reported beside the goal's median, not instead of it.
+                best = min(fastest[(p, a.large)]) / min(fastest[(p, a.small)])
+                if best > a.limit:
+                    over_best.append(f"{model} {p}")
                 flag = f"  over {a.limit:g}x" if r > a.limit else ""
                 if flag:
                     over.append(f"{model} {p}")
                 print(f"  {p:24} {statistics.median(small) * 1e3:9.3f} ms {statistics.median(large) * 1e3:9.2f} ms"
-                      f"  {r:5.2f}x ({min(ratios):.2f}-{max(ratios):.2f}){flag}", flush=True)
+                      f"  {r:5.2f}x ({min(ratios):.2f}-{max(ratios):.2f})  fastest {best:5.2f}x{flag}",
+                      flush=True)
     total = len(passes) * len(a.model or ["peer", "conv"])
-    print(f"{total - len(over)} of {total} at or under {a.limit:g}x")
+    print(f"{total - len(over)} of {total} at or under {a.limit:g}x "
+          f"({total - len(over_best)} of {total} by the fastest runs)")
     # A ratio is only as steady as the host: report how far the same pass's time moved between
     # processes of this run, and say so when that alone could carry a ratio over the limit.
     moved = {size: statistics.median(v) for size, v in spreads.items()}
