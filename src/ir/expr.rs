@@ -486,6 +486,7 @@ impl Expr {
 
 impl ExprKind {
     /// Calls `f` on each direct child expression, callee before arguments.
+    #[inline]
     pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
         match self {
             ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_) => {
@@ -513,6 +514,7 @@ impl ExprKind {
     /// its stack so that the children pop in evaluation order. (Pushing in order and reversing
     /// the pushed slice reads back entries just written, which stalls on store forwarding:
     /// 18% of DCE's usage walk.)
+    #[inline]
     pub fn for_each_child_rev<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
         match self {
             ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_) => {

@@ -23,6 +23,7 @@ pub fn post_order(root: &Expr, f: impl FnMut(&Expr)) {
 /// pre-order), for analyses whose answer does not depend on the order: a node is read once,
 /// when it is reached, where [`post_order`] reads it again after its children (on a large
 /// program that second read is often a second cache miss).
+#[inline]
 pub fn each_node<'a>(root: &'a Expr, mut f: impl FnMut(&'a Expr)) {
     // `walk_refs` without its exit steps: half the stack traffic.
     let mut seen = super::scratch::take_set();

@@ -105,6 +105,7 @@ thread_local! {
 /// The value remembered in `table` (one of a thread's tables) for the key, or `compute`'s: on a
 /// miss `compute` gives the value and whether to remember it. During thread teardown there is
 /// nothing to remember in, and every call computes.
+#[inline]
 pub fn remembered<V: Clone + 'static, E>(
     table: &'static std::thread::LocalKey<RefCell<Recent<V>>>,
     op: usize,
