@@ -20,7 +20,7 @@ pub mod well_formed;
 
 pub use attrs::{AttrValue, Attrs};
 pub use dtype::DType;
-pub use expr::{Call, Expr, ExprKind, Function, GlobalVar, If, Let, Span, Var};
+pub use expr::{Call, Contains, Expr, ExprKind, Function, GlobalVar, If, Let, Span, Var};
 pub use module::{Module, ModuleError, SourceFile, TypeDef};
 pub use node_hash::{NodeMap, NodeSet};
 pub use op::{Op, OpPattern};

@@ -247,8 +247,78 @@ pub struct ExprNode {
     pub kind: ExprKind,
     /// The checked type (filled in by type inference), if known.
     pub ty: Option<Type>,
-    /// Where the expression came from, when it was parsed from text.
-    pub span: Span,
+    /// Where the expression came from, when it was parsed from text: its first byte.
+    span_lo: u32,
+    /// The low [`SPAN_LEN_BITS`] bits: the span's length (saturated: a node whose text is
+    /// longer than 16 MiB is recorded as 16 MiB long); the top byte: what the subtree
+    /// [`Contains`]. Packed so the node stays one cache line.
+    span_len_contains: u32,
+}
+
+const SPAN_LEN_BITS: u32 = 24;
+const SPAN_LEN_MAX: u32 = (1 << SPAN_LEN_BITS) - 1;
+
+/// What a node's subtree (the node included) contains, summarized on every node as it is
+/// built, like rustc's type flags: a pass that acts only on some kinds of node answers
+/// "nothing to do below here" without walking the subtree. Computing it reads the children's
+/// summaries, which a builder has just built or visited.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Contains(u8);
+
+impl Contains {
+    pub const NOTHING: Contains = Contains(0);
+    /// A function literal.
+    pub const FUNCTION: Contains = Contains(1);
+    /// A `let`.
+    pub const LET: Contains = Contains(1 << 1);
+    /// An `if`.
+    pub const IF: Contains = Contains(1 << 2);
+    /// A reference to (in practice, a call of) an op SimplifyInference rewrites
+    /// (`nn.batch_norm`, `nn.dropout`, `nn.layer_norm`, `nn.instance_norm`, `nn.group_norm`,
+    /// `nn.l2_normalize`).
+    pub const INFERENCE_OP: Contains = Contains(1 << 3);
+    /// A reference to `nn.bias_add` (what CanonicalizeOps rewrites).
+    pub const BIAS_ADD: Contains = Contains(1 << 4);
+
+    /// True when any of `what` is contained.
+    pub fn any(self, what: Contains) -> bool {
+        self.0 & what.0 != 0
+    }
+
+    fn of_op(op: Op) -> Contains {
+        match op.name() {
+            "nn.batch_norm" | "nn.dropout" | "nn.layer_norm" | "nn.instance_norm"
+            | "nn.group_norm" | "nn.l2_normalize" => Contains::INFERENCE_OP,
+            "nn.bias_add" => Contains::BIAS_ADD,
+            _ => Contains::NOTHING,
+        }
+    }
+
+    /// The summary of a node of `kind`: its own kind and its children's summaries. An op
+    /// node carries its op's bits (its shared node, [`Expr::op`], computes them once), so a
+    /// call's are its children's.
+    #[inline]
+    fn of_kind(kind: &ExprKind) -> Contains {
+        let c = |e: &Expr| e.contains().0;
+        Contains(match kind {
+            ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) => 0,
+            ExprKind::Op(op) => Contains::of_op(*op).0,
+            ExprKind::Call(call) => call.args.iter().fold(c(&call.callee), |b, a| b | c(a)),
+            ExprKind::Tuple(fs) => fs.iter().fold(0, |b, f| b | c(f)),
+            ExprKind::TupleGetItem(t, _) => c(t),
+            ExprKind::Let(l) => Contains::LET.0 | c(&l.value) | c(&l.body),
+            ExprKind::If(i) => Contains::IF.0 | c(&i.cond) | c(&i.then_branch) | c(&i.else_branch),
+            ExprKind::Function(f) => Contains::FUNCTION.0 | c(&f.body),
+        })
+    }
+}
+
+/// The position of `op` in this copy's op table, `None` for an op of another copy.
+fn op_position(op: Op) -> Option<usize> {
+    let table = super::op_table::OPS;
+    let offset = (op.0 as *const OpDef as usize).wrapping_sub(table.as_ptr() as usize);
+    let at = offset / std::mem::size_of::<OpDef>();
+    table.get(at).filter(|d| std::ptr::eq(*d, op.0)).map(|_| at)
 }
 
 // 56 bytes: 64 with the reference count, mimalloc's 64-byte size class, so a walk reads one
@@ -265,15 +335,30 @@ pub struct Expr(NodeArc<ExprNode>);
 
 impl Expr {
     pub fn new(kind: ExprKind) -> Expr {
+        Expr::with_info(kind, None, Span::DUMMY)
+    }
+
+    #[inline]
+    pub fn with_info(kind: ExprKind, ty: Option<Type>, span: Span) -> Expr {
+        let contains = Contains::of_kind(&kind);
+        Expr::packed(kind, ty, span, contains)
+    }
+
+    #[inline]
+    fn packed(kind: ExprKind, ty: Option<Type>, span: Span, contains: Contains) -> Expr {
+        let len = span.hi.saturating_sub(span.lo).min(SPAN_LEN_MAX);
         Expr(NodeArc::new(ExprNode {
             kind,
-            ty: None,
-            span: Span::DUMMY,
+            ty,
+            span_lo: span.lo,
+            span_len_contains: len | (u32::from(contains.0) << SPAN_LEN_BITS),
         }))
     }
 
-    pub fn with_info(kind: ExprKind, ty: Option<Type>, span: Span) -> Expr {
-        Expr(NodeArc::new(ExprNode { kind, ty, span }))
+    /// What this node's subtree contains (see [`Contains`]).
+    #[inline]
+    pub fn contains(&self) -> Contains {
+        Contains((self.0.span_len_contains >> SPAN_LEN_BITS) as u8)
     }
 
     pub fn var(v: &Var) -> Expr {
@@ -295,13 +380,11 @@ impl Expr {
                 .map(|o| Expr::new(ExprKind::Op(o)))
                 .collect()
         });
-        let table = super::op_table::OPS;
-        let offset = (op.0 as *const OpDef as usize).wrapping_sub(table.as_ptr() as usize);
-        let at = offset / std::mem::size_of::<OpDef>();
-        match nodes.get(at) {
-            // The address check: an op of another copy of the table (evcxr) is not ours.
-            Some(e) if std::ptr::eq(&table[at], op.0) => e.clone(),
-            _ => Expr::new(ExprKind::Op(op)),
+        // `op_position` checks the address: an op of another copy of the table (evcxr) is
+        // not ours.
+        match op_position(op).and_then(|at| nodes.get(at)) {
+            Some(e) => e.clone(),
+            None => Expr::new(ExprKind::Op(op)),
         }
     }
 
@@ -358,17 +441,26 @@ impl Expr {
     }
 
     pub fn span(&self) -> Span {
-        self.0.span
+        let lo = self.0.span_lo;
+        Span {
+            lo,
+            hi: lo.saturating_add(self.0.span_len_contains & SPAN_LEN_MAX),
+        }
     }
 
     /// A copy of this node (same children) with another checked type.
     pub fn with_ty(&self, ty: Option<Type>) -> Expr {
-        Expr::with_info(self.0.kind.shallow_clone(), ty, self.0.span)
+        Expr::packed(
+            self.0.kind.shallow_clone(),
+            ty,
+            self.span(),
+            self.contains(),
+        )
     }
 
     /// A new node of the given kind that keeps this node's span (and no type).
     pub fn rebuild(&self, kind: ExprKind) -> Expr {
-        Expr::with_info(kind, None, self.0.span)
+        Expr::with_info(kind, None, self.span())
     }
 
     /// True when both handles point at the same node.
@@ -659,6 +751,77 @@ mod tests {
         let foreign = Expr::op(Op(copy));
         assert!(!foreign.ptr_eq(&Expr::op(add)) && !foreign.ptr_eq(&Expr::op(Op(copy))));
         assert!(matches!(foreign.kind(), ExprKind::Op(o) if std::ptr::eq(o.0, copy) && *o == add));
+    }
+
+    /// Every node summarizes its subtree: what it is, the bits its op carries, and its
+    /// children's, through every kind of node; a copy with another type keeps it.
+    #[test]
+    fn contains_summarizes_each_subtree() {
+        let text = r#"#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 4), float32], %g: Tensor[(4), float32]) {
+  %0 = nn.relu(%x);
+  let %y = if (True) { %0 } else { nn.bias_add(%0, %g) };
+  %1 = (%y, fn (%z) { nn.dropout(%z) });
+  %1.0
+}
+"#;
+        let m = crate::text::parse_module(text, "t").expect("parses");
+        let main = m.get("main").expect("main").clone();
+        let mut seen = Vec::new();
+        crate::ir::visit::each_node(&main, |e| seen.push(e.clone()));
+        for e in &seen {
+            // The summary is the node's own bits or'ed with its children's.
+            let own = match e.kind() {
+                ExprKind::Function(_) => Contains::FUNCTION.0,
+                ExprKind::Let(_) => Contains::LET.0,
+                ExprKind::If(_) => Contains::IF.0,
+                ExprKind::Op(op) if op.name() == "nn.bias_add" => Contains::BIAS_ADD.0,
+                ExprKind::Op(op) if op.name() == "nn.dropout" => Contains::INFERENCE_OP.0,
+                _ => 0,
+            };
+            let mut expect = own;
+            e.kind().for_each_child(|c| expect |= c.contains().0);
+            assert_eq!(e.contains().0, expect, "{e:?}");
+            assert_eq!(e.with_ty(None).contains(), e.contains());
+        }
+        let all = Contains(
+            Contains::FUNCTION.0
+                | Contains::LET.0
+                | Contains::IF.0
+                | Contains::BIAS_ADD.0
+                | Contains::INFERENCE_OP.0,
+        );
+        assert_eq!(main.contains(), all);
+        let relu = seen
+            .iter()
+            .find(|e| {
+                matches!(e.as_call(), Some(c)
+                    if matches!(c.callee.kind(), ExprKind::Op(op) if op.name() == "nn.relu"))
+            })
+            .expect("the relu call");
+        assert_eq!(relu.contains(), Contains::NOTHING);
+    }
+
+    /// Spans keep their bytes; one longer than the packed length (16 MiB) keeps its start
+    /// and is cut to that length, without touching the summary beside it.
+    #[test]
+    fn spans_are_kept_and_long_ones_cut() {
+        let leaf = Expr::with_info(ExprKind::Tuple(vec![]), None, Span::new(7, 19));
+        assert_eq!(leaf.span(), Span::new(7, 19));
+        let f = Function {
+            params: vec![],
+            body: leaf,
+            ret_type: None,
+            attrs: vec![],
+        };
+        let long = Expr::with_info(
+            ExprKind::Function(Box::new(f)),
+            None,
+            Span::new(100, 100 + (1 << 30)),
+        );
+        assert_eq!(long.span(), Span::new(100, 100 + (1 << 24) - 1));
+        assert_eq!(long.contains(), Contains::FUNCTION);
+        assert_eq!(Expr::new(ExprKind::Tuple(vec![])).span(), Span::DUMMY);
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 use super::simplify_inference::{expand_to_axis, op_call};
 use crate::ir::mutate::{mutate, rebuild_call, Mutator};
-use crate::ir::{Attrs, Expr, ExprKind, Module};
+use crate::ir::{Attrs, Contains, Expr, ExprKind, Module};
 
 /// Canonicalizes `nn.bias_add` in every optimizable function of a typed module.
 pub fn canonicalize_ops(m: &Module) -> Module {
@@ -30,6 +30,11 @@ pub fn canonicalize_ops(m: &Module) -> Module {
 struct Canonicalizer;
 
 impl Mutator for Canonicalizer {
+    // A subtree without a `nn.bias_add` comes out as it is: not walked.
+    fn pre(&mut self, e: &Expr) -> Option<Expr> {
+        (!e.contains().any(Contains::BIAS_ADD)).then(|| e.clone())
+    }
+
     // No side tables.
     fn holds_built_nodes(&self) -> bool {
         false

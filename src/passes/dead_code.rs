@@ -30,19 +30,25 @@ use crate::ir::mutate::{
     rebuild_tuple, MutateState, Mutator,
 };
 use crate::ir::visit::each_node;
-use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Type, Var, VarMap};
+use crate::ir::{Attrs, Constant, Contains, Expr, ExprKind, Function, Module, Type, Var, VarMap};
 
 mod purity;
 
 /// Eliminates dead (and, with `inline_once`, single-use) let bindings in every function.
 pub fn dead_code_elimination(m: &Module, inline_once: bool, ignore_impurity: bool) -> Module {
+    // Only lets are eliminated (or inlined), and every node knows whether one lies below it:
+    // a module or function without any comes back as it is, unwalked.
+    let has_let = |f: &Expr| f.contains().any(Contains::LET);
+    if !m.functions().any(|(_, f)| has_let(f)) {
+        return m.clone();
+    }
     let purity = if ignore_impurity {
         VarMap::new()
     } else {
         purity::analyse(m)
     };
     let out: Result<Module, std::convert::Infallible> = m.map_functions(|_, f| {
-        if f.as_function().is_none() {
+        if f.as_function().is_none() || !has_let(f) {
             return Ok(f.clone());
         }
         let usage = Usage::count(f, &purity, ignore_impurity);

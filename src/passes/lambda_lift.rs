@@ -30,7 +30,8 @@ use super::typed::typed_function;
 use crate::ir::mutate::{mutate, rebuild_call, rebuild_function, Mutator};
 use crate::ir::visit::{each_node, post_order};
 use crate::ir::{
-    expr_equal, expr_hash, AttrValue, Attrs, Call, Expr, ExprKind, Function, Module, Type, Var,
+    expr_equal, expr_hash, AttrValue, Attrs, Call, Contains, Expr, ExprKind, Function, Module,
+    Type, Var,
 };
 use crate::pass::{module_pass, Pass, PassError, PassInfo, PassOptions};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -73,6 +74,15 @@ fn is_primitive(f: &Function) -> bool {
 }
 
 fn has_nested_function(root: &Expr) -> bool {
+    // Every node knows whether a function literal lies below it: most functions have none,
+    // and then nothing is walked.
+    let below = match root.as_function() {
+        Some(f) => f.body.contains(),
+        None => root.contains(),
+    };
+    if !below.any(Contains::FUNCTION) {
+        return false;
+    }
     let mut found = false;
     each_node(root, |e| {
         if !e.ptr_eq(root) && e.as_function().is_some_and(|f| !is_primitive(f)) {

@@ -25,7 +25,7 @@
 use super::infer_type::{typed_call, typed_constant};
 use crate::ir::mutate::{mutate, rebuild_call, rebuild_get_item, Mutator};
 use crate::ir::{
-    AttrValue, Attrs, Constant, DType, Expr, ExprKind, Module, Op, TensorData, TensorType,
+    AttrValue, Attrs, Constant, Contains, DType, Expr, ExprKind, Module, Op, TensorData, TensorType,
 };
 use std::sync::Arc;
 
@@ -254,6 +254,11 @@ fn is_dropout_or_batch_norm(op: Op) -> bool {
 }
 
 impl Mutator for Simplifier {
+    // A subtree without a call of an op this pass rewrites comes out as it is: not walked.
+    fn pre(&mut self, e: &Expr) -> Option<Expr> {
+        (!e.contains().any(Contains::INFERENCE_OP)).then(|| e.clone())
+    }
+
     // No side tables: a node built and replaced (a dropout's call) is freed at once.
     fn holds_built_nodes(&self) -> bool {
         false

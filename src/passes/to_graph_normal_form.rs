@@ -21,7 +21,7 @@ use crate::ir::mutate::{
     mutate, mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if,
     rebuild_tuple, MutateState, Mutator,
 };
-use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Var, VarMap};
+use crate::ir::{Attrs, Constant, Contains, Expr, ExprKind, Function, Module, Var, VarMap};
 use rustc_hash::FxHashSet;
 
 /// Converts every optimizable function of `m` to graph normal form.
@@ -37,6 +37,11 @@ pub fn to_graph_normal_form(m: &Module) -> Module {
 /// Removes the lets of one expression (functions that skip optimization are unchanged).
 pub fn to_graph_expr(e: &Expr) -> Expr {
     if e.as_function().is_some_and(|f| f.skips_optimization()) {
+        return e.clone();
+    }
+    // Without a let anywhere there is no bound variable to replace by its value (every node
+    // knows whether a let lies below it): nothing to walk.
+    if !e.contains().any(Contains::LET) {
         return e.clone();
     }
     let mut g = Gnf::default();
