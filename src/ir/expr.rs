@@ -279,6 +279,10 @@ impl Contains {
     pub const INFERENCE_OP: Contains = Contains(1 << 3);
     /// A reference to `nn.bias_add` (what CanonicalizeOps rewrites).
     pub const BIAS_ADD: Contains = Contains(1 << 4);
+    /// A reference to an op whose layout rule takes layouts from its attributes rather than
+    /// from its inputs (convolutions, pools, `concatenate`, `nn.bias_add`): without one, the
+    /// layout passes find no layout to convert.
+    pub const LAYOUT_OP: Contains = Contains(1 << 5);
 
     /// True when any of `what` is contained.
     pub fn any(self, what: Contains) -> bool {
@@ -289,9 +293,34 @@ impl Contains {
         match op.name() {
             "nn.batch_norm" | "nn.dropout" | "nn.layer_norm" | "nn.instance_norm"
             | "nn.group_norm" | "nn.l2_normalize" => Contains::INFERENCE_OP,
-            "nn.bias_add" => Contains::BIAS_ADD,
+            "nn.bias_add" => Contains(Contains::BIAS_ADD.0 | Contains::LAYOUT_OP.0),
+            // The layout rules' own list (`passes::layout_rewrite::rules`; a test there keeps
+            // the two equal).
+            "nn.conv1d"
+            | "nn.conv2d"
+            | "nn.conv3d"
+            | "nn.max_pool1d"
+            | "nn.max_pool2d"
+            | "nn.max_pool3d"
+            | "nn.avg_pool1d"
+            | "nn.avg_pool2d"
+            | "nn.avg_pool3d"
+            | "nn.global_max_pool2d"
+            | "nn.global_avg_pool2d"
+            | "nn.adaptive_max_pool1d"
+            | "nn.adaptive_max_pool2d"
+            | "nn.adaptive_max_pool3d"
+            | "nn.adaptive_avg_pool1d"
+            | "nn.adaptive_avg_pool2d"
+            | "nn.adaptive_avg_pool3d"
+            | "concatenate" => Contains::LAYOUT_OP,
             _ => Contains::NOTHING,
         }
+    }
+
+    /// What a call of `op` makes its subtree contain (see the constants).
+    pub fn of_op_call(op: Op) -> Contains {
+        Contains::of_op(op)
     }
 
     /// The summary of a node of `kind`: its own kind and its children's summaries. An op
@@ -775,7 +804,9 @@ def @main(%x: Tensor[(1, 4), float32], %g: Tensor[(4), float32]) {
                 ExprKind::Function(_) => Contains::FUNCTION.0,
                 ExprKind::Let(_) => Contains::LET.0,
                 ExprKind::If(_) => Contains::IF.0,
-                ExprKind::Op(op) if op.name() == "nn.bias_add" => Contains::BIAS_ADD.0,
+                ExprKind::Op(op) if op.name() == "nn.bias_add" => {
+                    Contains::BIAS_ADD.0 | Contains::LAYOUT_OP.0
+                }
                 ExprKind::Op(op) if op.name() == "nn.dropout" => Contains::INFERENCE_OP.0,
                 _ => 0,
             };
@@ -789,6 +820,7 @@ def @main(%x: Tensor[(1, 4), float32], %g: Tensor[(4), float32]) {
                 | Contains::LET.0
                 | Contains::IF.0
                 | Contains::BIAS_ADD.0
+                | Contains::LAYOUT_OP.0
                 | Contains::INFERENCE_OP.0,
         );
         assert_eq!(main.contains(), all);

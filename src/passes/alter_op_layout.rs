@@ -13,7 +13,7 @@
 
 use super::layout_rewrite::{LayoutHook, Rewriter};
 use crate::ir::mutate::mutate;
-use crate::ir::{Attrs, Expr, Op};
+use crate::ir::{Attrs, Contains, Expr, Op};
 use crate::pass::{function_pass, Pass, PassError, PassInfo, PassKind, PassOptions};
 
 /// The hooks passlab knows: none (no targets), so attributes never change.
@@ -35,6 +35,11 @@ pub fn pass() -> Pass {
     let info = PassInfo::with_kind("AlterOpLayout", 3, &["InferType"], PassKind::Function);
     function_pass(info, |g, f, m, _cx| {
         let typed = super::typed::typed_function("AlterOpLayout", g, f, m)?;
+        // As in ConvertLayout: without an op that takes its layouts from its attributes,
+        // nothing to walk.
+        if !typed.contains().any(Contains::LAYOUT_OP) {
+            return Ok(f.clone());
+        }
         let out = alter_op_layout_with(&typed, &NoTargetHooks);
         Ok(if out.ptr_eq(&typed) { f.clone() } else { out })
     })

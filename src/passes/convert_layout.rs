@@ -19,7 +19,7 @@
 
 use super::layout_rewrite::{parse_layout, LayoutHook, Rewriter};
 use crate::ir::mutate::mutate;
-use crate::ir::{AttrValue, Attrs, Expr, Op, Type};
+use crate::ir::{AttrValue, Attrs, Contains, Expr, Op, Type};
 use crate::pass::{function_pass, Pass, PassError, PassInfo, PassKind, PassOptions};
 
 /// `desired_layouts`: op name -> requested layouts (data first, then kernel or "default").
@@ -103,6 +103,12 @@ pub fn pass(desired: DesiredLayouts) -> Pass {
     );
     function_pass(info, move |g, f, m, _cx| {
         let typed = super::typed::typed_function("ConvertLayout", g, f, m)?;
+        // Without an op that takes its layouts from its attributes there is no layout to
+        // convert, and every node knows whether one lies below it: nothing to walk. (The
+        // desired layouts only change such ops.)
+        if !typed.contains().any(Contains::LAYOUT_OP) {
+            return Ok(f.clone());
+        }
         let out = convert_layout(&typed, &desired);
         Ok(if out.ptr_eq(&typed) { f.clone() } else { out })
     })

@@ -267,3 +267,27 @@ fn concatenate(
         attrs: attrs.clone(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{follows_inputs, has_rule};
+    use crate::ir::{op, Contains};
+
+    /// The IR's summary bit for layout ops (which lets the layout passes skip functions
+    /// without one) names exactly the ops whose rule takes layouts from attributes.
+    #[test]
+    fn the_layout_bit_names_the_ops_whose_rules_take_layouts_from_attributes() {
+        let mut sources = 0;
+        for o in op::all() {
+            let source = has_rule(o) && follows_inputs(o).is_none();
+            sources += usize::from(source);
+            assert_eq!(
+                Contains::of_op_call(o).any(Contains::LAYOUT_OP),
+                source,
+                "{}",
+                o.name()
+            );
+        }
+        assert_eq!(sources, 19);
+    }
+}
