@@ -289,7 +289,8 @@ impl Contains {
         self.0 & what.0 != 0
     }
 
-    fn of_op(op: Op) -> Contains {
+    /// What a reference to `op` (a call of it) makes a subtree contain.
+    pub fn of_op(op: Op) -> Contains {
         match op.name() {
             "nn.batch_norm" | "nn.dropout" | "nn.layer_norm" | "nn.instance_norm"
             | "nn.group_norm" | "nn.l2_normalize" => Contains::INFERENCE_OP,
@@ -316,11 +317,6 @@ impl Contains {
             | "concatenate" => Contains::LAYOUT_OP,
             _ => Contains::NOTHING,
         }
-    }
-
-    /// What a call of `op` makes its subtree contain (see the constants).
-    pub fn of_op_call(op: Op) -> Contains {
-        Contains::of_op(op)
     }
 
     /// The summary of a node of `kind`: its own kind and its children's summaries. An op

@@ -282,7 +282,7 @@ mod tests {
             let source = has_rule(o) && follows_inputs(o).is_none();
             sources += usize::from(source);
             assert_eq!(
-                Contains::of_op_call(o).any(Contains::LAYOUT_OP),
+                Contains::of_op(o).any(Contains::LAYOUT_OP),
                 source,
                 "{}",
                 o.name()
