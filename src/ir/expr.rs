@@ -295,26 +295,7 @@ impl Contains {
             "nn.batch_norm" | "nn.dropout" | "nn.layer_norm" | "nn.instance_norm"
             | "nn.group_norm" | "nn.l2_normalize" => Contains::INFERENCE_OP,
             "nn.bias_add" => Contains(Contains::BIAS_ADD.0 | Contains::LAYOUT_OP.0),
-            // The layout rules' own list (`passes::layout_rewrite::rules`; a test there keeps
-            // the two equal).
-            "nn.conv1d"
-            | "nn.conv2d"
-            | "nn.conv3d"
-            | "nn.max_pool1d"
-            | "nn.max_pool2d"
-            | "nn.max_pool3d"
-            | "nn.avg_pool1d"
-            | "nn.avg_pool2d"
-            | "nn.avg_pool3d"
-            | "nn.global_max_pool2d"
-            | "nn.global_avg_pool2d"
-            | "nn.adaptive_max_pool1d"
-            | "nn.adaptive_max_pool2d"
-            | "nn.adaptive_max_pool3d"
-            | "nn.adaptive_avg_pool1d"
-            | "nn.adaptive_avg_pool2d"
-            | "nn.adaptive_avg_pool3d"
-            | "concatenate" => Contains::LAYOUT_OP,
+            _ if op.layout_role().is_some() => Contains::LAYOUT_OP,
             _ => Contains::NOTHING,
         }
     }

@@ -248,6 +248,43 @@ impl Op {
     }
 }
 
+/// The ops whose layout rule (ConvertLayout / AlterOpLayout) takes layouts from their
+/// attributes rather than from their inputs, by kind of rule.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum LayoutRole {
+    Conv,
+    Pool,
+    Concatenate,
+    BiasAdd,
+}
+
+impl Op {
+    /// Which attribute-driven layout rule this op has, if any (elementwise and broadcast
+    /// ops follow their inputs and have none here).
+    pub fn layout_role(&self) -> Option<LayoutRole> {
+        Some(match self.name() {
+            "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => LayoutRole::Conv,
+            "nn.max_pool1d"
+            | "nn.max_pool2d"
+            | "nn.max_pool3d"
+            | "nn.avg_pool1d"
+            | "nn.avg_pool2d"
+            | "nn.avg_pool3d"
+            | "nn.global_max_pool2d"
+            | "nn.global_avg_pool2d"
+            | "nn.adaptive_max_pool1d"
+            | "nn.adaptive_max_pool2d"
+            | "nn.adaptive_max_pool3d"
+            | "nn.adaptive_avg_pool1d"
+            | "nn.adaptive_avg_pool2d"
+            | "nn.adaptive_avg_pool3d" => LayoutRole::Pool,
+            "concatenate" => LayoutRole::Concatenate,
+            "nn.bias_add" => LayoutRole::BiasAdd,
+            _ => return None,
+        })
+    }
+}
+
 /// Every registered op, in table order.
 pub fn all() -> impl Iterator<Item = Op> {
     super::op_table::OPS.iter().map(Op)

@@ -15,6 +15,7 @@
 //! Ops without a rule are not rewritten: their inputs go back to the original layouts.
 
 use super::layout::Layout;
+use crate::ir::op::LayoutRole;
 use crate::ir::{AttrValue, Attrs, Op, OpPattern, Type};
 
 /// A layout that may be unknown (`None`, TVM's `Layout::Undef()`).
@@ -40,30 +41,18 @@ enum Rule {
 }
 
 fn rule_of(op: Op) -> Option<Rule> {
-    let name = op.name();
-    Some(match name {
-        "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => Rule::Conv,
-        "nn.max_pool1d"
-        | "nn.max_pool2d"
-        | "nn.max_pool3d"
-        | "nn.avg_pool1d"
-        | "nn.avg_pool2d"
-        | "nn.avg_pool3d"
-        | "nn.global_max_pool2d"
-        | "nn.global_avg_pool2d"
-        | "nn.adaptive_max_pool1d"
-        | "nn.adaptive_max_pool2d"
-        | "nn.adaptive_max_pool3d"
-        | "nn.adaptive_avg_pool1d"
-        | "nn.adaptive_avg_pool2d"
-        | "nn.adaptive_avg_pool3d" => Rule::Pool,
-        "concatenate" => Rule::Concatenate,
-        "nn.bias_add" => Rule::BiasAdd,
-        _ if matches!(op.type_rel, "BroadcastRel" | "BroadcastCompRel") && op.num_inputs == 2 => {
+    Some(match op.layout_role() {
+        Some(LayoutRole::Conv) => Rule::Conv,
+        Some(LayoutRole::Pool) => Rule::Pool,
+        Some(LayoutRole::Concatenate) => Rule::Concatenate,
+        Some(LayoutRole::BiasAdd) => Rule::BiasAdd,
+        None if matches!(op.type_rel, "BroadcastRel" | "BroadcastCompRel")
+            && op.num_inputs == 2 =>
+        {
             Rule::Broadcast
         }
-        _ if op.pattern == Some(OpPattern::ElemWise) && op.num_inputs == 1 => Rule::Elemwise,
-        _ => return None,
+        None if op.pattern == Some(OpPattern::ElemWise) && op.num_inputs == 1 => Rule::Elemwise,
+        None => return None,
     })
 }
 
