@@ -32,7 +32,10 @@ pub(crate) fn hash_name(name: &str) -> u64 {
         return fx.hash_one(name);
     }
     let (prefix, number) = name.split_at(name.len() - digits);
-    let n: u64 = number.parse().unwrap_or(0);
+    // At most 18 digits: no overflow.
+    let n = number
+        .bytes()
+        .fold(0u64, |n, b| n * 10 + u64::from(b - b'0'));
     let base = fx.hash_one((prefix, digits));
     let tag = fx.hash_one((base, n));
     const LOW: u64 = (1 << 57) - 1;

@@ -2,10 +2,7 @@
 //! comments, identifiers, `%locals`, `%0` graph ids, `@globals`, numbers with suffixes,
 //! strings and `meta[...][i]` references. The grammar in `parser.rs` is built from these.
 
-use nom::bytes::complete::{tag, take_while, take_while1};
-use nom::character::complete::{char, digit1};
-use nom::combinator::{opt, recognize};
-use nom::sequence::pair;
+use nom::character::complete::digit1;
 use nom::IResult;
 use smallvec::{smallvec, SmallVec};
 use std::borrow::Cow;
@@ -96,15 +93,20 @@ pub fn fatal<'a, T>(i: &'a str, len: usize, msg: impl Into<String>) -> R<'a, T> 
 }
 
 /// Skips whitespace, `//` line comments and nested `/* */` block comments.
-pub fn ws(mut i: &str) -> R<'_, ()> {
+#[inline]
+pub fn ws(i: &str) -> R<'_, ()> {
+    // The lexer calls this before every token, and most often (a token right after another,
+    // or a second call at the same place) there is nothing to skip: answered inline.
+    match i.as_bytes().first() {
+        Some(b' ' | b'\t' | b'\n' | b'\r' | b'/') => skip_blanks_and_comments(i),
+        _ => Ok((i, ())),
+    }
+}
+
+fn skip_blanks_and_comments(mut i: &str) -> R<'_, ()> {
     loop {
-        // Byte by byte (all four are ASCII, so the cut is a char boundary): the lexer calls
-        // this before every token, most often with nothing to skip.
-        let blank = i
-            .bytes()
-            .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-            .count();
-        i = &i[blank..];
+        // Byte by byte (all four are ASCII, so the cut is a char boundary).
+        i = &i[run_len(i, |b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))..];
         if !i.starts_with('/') {
             return Ok((i, ()));
         }
@@ -185,9 +187,9 @@ fn quoted(s: &'static str) -> &'static str {
 pub fn sym<'a>(s: &'static str) -> impl Fn(&'a str) -> R<'a, &'a str> {
     move |i| {
         let (i, _) = ws(i)?;
-        match tag::<_, _, PErr>(s)(i) {
-            Ok(r) => Ok(r),
-            Err(_) => fail(i, quoted(s)),
+        match i.strip_prefix(s) {
+            Some(r) => Ok((r, &i[..s.len()])),
+            None => fail(i, quoted(s)),
         }
     }
 }
@@ -207,14 +209,29 @@ pub fn is_ident_char(c: char) -> bool {
 
 /// An identifier (no leading whitespace is skipped).
 pub fn raw_ident(i: &str) -> R<'_, &str> {
-    match recognize(pair(
-        take_while1::<_, _, PErr>(is_ident_start),
-        take_while(is_ident_char),
-    ))(i)
-    {
-        Ok(r) => Ok(r),
-        Err(_) => fail(i, "an identifier"),
+    match i.as_bytes().first() {
+        Some(&b) if is_ident_start(char::from(b)) => {
+            let n = 1 + run_len(&i[1..], |b| is_ident_char(char::from(b)));
+            Ok((&i[n..], &i[..n]))
+        }
+        _ => fail(i, "an identifier"),
     }
+}
+
+/// Length of the leading run of bytes of `i` that satisfy `f`. For ASCII classes: a byte
+/// of a multi-byte character (128 and up) is no ASCII character, so `f` must reject it (as
+/// every class here does, through `char::from` of the byte), and the cut is then a
+/// character boundary.
+#[inline]
+fn run_len(i: &str, f: impl Fn(u8) -> bool) -> usize {
+    i.bytes().position(|b| !f(b)).unwrap_or(i.len())
+}
+
+/// The leading ASCII digits of `i` (possibly none), and the rest.
+#[inline]
+fn digits(i: &str) -> (&str, &str) {
+    let n = run_len(i, |b| b.is_ascii_digit());
+    (&i[..n], &i[n..])
 }
 
 /// An identifier after whitespace.
@@ -266,12 +283,17 @@ pub fn graph_id(i: &str) -> R<'_, u64> {
     let Some(r) = i.strip_prefix('%') else {
         return fail(i, "a graph id `%N`");
     };
-    match digit1::<_, PErr>(r) {
-        Ok((rest, d)) => match d.parse::<u64>() {
-            Ok(n) => Ok((rest, n)),
-            Err(_) => fatal(i, d.len() + 1, "graph id is too large"),
-        },
-        Err(_) => fail(i, "a graph id `%N`"),
+    match digits(r) {
+        ("", _) => fail(i, "a graph id `%N`"),
+        (d, rest) => {
+            let n = d.bytes().try_fold(0u64, |n, b| {
+                n.checked_mul(10)?.checked_add(u64::from(b - b'0'))
+            });
+            match n {
+                Some(n) => Ok((rest, n)),
+                None => fatal(i, d.len() + 1, "graph id is too large"),
+            }
+        }
     }
 }
 
@@ -297,8 +319,10 @@ pub enum Number {
 pub fn number(i: &str) -> R<'_, Number> {
     let (i, _) = ws(i)?;
     let start = i;
-    let (i, neg) = opt(char::<_, PErr>('-'))(i)?;
-    let neg = neg.is_some();
+    let (i, neg) = match i.strip_prefix('-') {
+        Some(r) => (r, true),
+        None => (i, false),
+    };
     if let Some(rest) = i.strip_prefix("inff") {
         if !rest.starts_with(is_ident_char) {
             let v = if neg {
@@ -309,13 +333,15 @@ pub fn number(i: &str) -> R<'_, Number> {
             return Ok((rest, Number::Float(v, 32)));
         }
     }
-    let Ok((after_digits, _)) = digit1::<_, PErr>(i) else {
-        return fail(start, "a number");
+    let after_digits = match digits(i) {
+        ("", _) => return fail(start, "a number"),
+        (_, rest) => rest,
     };
     let mut rest = after_digits;
     let mut is_float = false;
     if let Some(r) = rest.strip_prefix('.') {
-        if let Ok((r2, _)) = digit1::<_, PErr>(r) {
+        let (d, r2) = digits(r);
+        if !d.is_empty() {
             rest = r2;
             is_float = true;
         } else if r.starts_with(['f', 'e', 'E']) {
@@ -325,7 +351,8 @@ pub fn number(i: &str) -> R<'_, Number> {
     }
     if let Some(r) = rest.strip_prefix(['e', 'E']) {
         let r = r.strip_prefix(['+', '-']).unwrap_or(r);
-        if let Ok((r2, _)) = digit1::<_, PErr>(r) {
+        let (d, r2) = digits(r);
+        if !d.is_empty() {
             rest = r2;
             is_float = true;
         }
@@ -335,7 +362,7 @@ pub fn number(i: &str) -> R<'_, Number> {
     let (rest, suffix) = match rest.chars().next() {
         Some(c @ ('f' | 'i')) => {
             let r = &rest[1..];
-            let (r, bits) = take_while::<_, _, PErr>(|c: char| c.is_ascii_digit())(r)?;
+            let (bits, r) = digits(r);
             if r.starts_with(is_ident_char) {
                 return fatal(start, text_len, "malformed number literal");
             }

@@ -250,7 +250,7 @@ impl<'s> P<'s> {
     fn new(src: &'s str, meta: MetaTable) -> Self {
         // The scope table sized up front from the text (one fast scan), so that a long let
         // chain's table is not rehashed while it grows. Graph bindings need no estimate.
-        let lets = src.matches("let ").count();
+        let lets = memchr::memmem::find_iter(src.as_bytes(), b"let ").count();
         let mut scopes = Scopes::default();
         scopes.reserve(lets);
         P {
@@ -615,7 +615,10 @@ impl<'s> P<'s> {
                 i = r;
                 continue;
             }
-            if let Some(Ok((r2, id))) = r.starts_with('%').then(|| graph_id(r)) {
+            // `%` and a digit: a graph binding `%N = ...` or a use of one (a `%name` is never
+            // lexed as a graph id only to fail).
+            let graph_ref = r.starts_with('%') && r[1..].starts_with(|c: char| c.is_ascii_digit());
+            if let Some(Ok((r2, id))) = graph_ref.then(|| graph_id(r)) {
                 if peek(r2, "=") && !peek(r2, "==") {
                     let (r2, _) = sym("=")(r2)?;
                     let (r2, value) = self.bin_expr(r2)?;
@@ -775,6 +778,14 @@ impl<'s> P<'s> {
     }
 
     fn at_attr(&self, i: &str) -> bool {
+        // An attribute starts with a name: anything else (`%x`, `1f`, `(`) is an argument,
+        // told without lexing a name that is not there.
+        let Ok((i, _)) = ws(i) else {
+            return false;
+        };
+        if !i.starts_with(is_ident_start) {
+            return false;
+        }
         match hier_name(i) {
             Ok((r, _)) => peek(r, "=") && !peek(r, "=="),
             Err(_) => false,
@@ -910,7 +921,8 @@ impl<'s> P<'s> {
         let c = i.chars().next().unwrap_or('\0');
         match c {
             '%' => {
-                if let Ok((r, id)) = graph_id(i) {
+                let digit = i[1..].starts_with(|c: char| c.is_ascii_digit());
+                if let Some(Ok((r, id))) = digit.then(|| graph_id(i)) {
                     return match self.graph.borrow().get(id) {
                         Some(e) => Ok((r, e.clone())),
                         None => fatal(i, i.len() - r.len(), format!("%{id} is not bound")),
