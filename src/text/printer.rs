@@ -665,8 +665,7 @@ impl Printer {
             }
             ExprKind::Op(op) => out.push_str(op.name()),
             ExprKind::Constant(c) => {
-                let text = self.constant(e, c);
-                out.push_str(&text);
+                self.push_constant(out, e, c);
                 match (&c.data, &c.ty) {
                     // An opaque constant's type lives only in this comment: always print it.
                     (None, Some(t)) if !(self.opts.types && e.ty().is_some()) => {
@@ -679,12 +678,14 @@ impl Printer {
         }
     }
 
-    fn constant(&mut self, e: &Expr, c: &Constant) -> String {
+    /// A constant's text: a scalar literal, or its `meta[relay.Constant][i]` reference.
+    fn push_constant(&mut self, out: &mut String, e: &Expr, c: &Constant) {
         let Some(data) = &c.data else {
-            return format!("meta[relay.Constant][{}]", c.meta_index.unwrap_or(0));
+            let _ = write!(out, "meta[relay.Constant][{}]", c.meta_index.unwrap_or(0));
+            return;
         };
-        if let Some(lit) = scalar_literal(data) {
-            return lit;
+        if push_scalar_literal(out, data) {
+            return;
         }
         let idx = match self.meta_index.get(&e.id()) {
             Some(i) => *i,
@@ -695,7 +696,7 @@ impl Printer {
                 i
             }
         };
-        format!("meta[relay.Constant][{idx}]")
+        let _ = write!(out, "meta[relay.Constant][{idx}]");
     }
 
     /// Appends `, k=v` for each attribute not at its default (no comma before the first
@@ -799,23 +800,55 @@ fn children_are_atoms(e: &Expr) -> bool {
 }
 
 /// A 0-d constant of a dtype with a literal syntax, as TVM prints it.
-fn scalar_literal(d: &TensorData) -> Option<String> {
+/// Appends `d`'s literal when it is a scalar that has one (`1f`, `3i64`, `True`); false (and
+/// nothing appended) otherwise. Written in place: every scalar of a printed program comes here.
+fn push_scalar_literal(out: &mut String, d: &TensorData) -> bool {
+    use crate::ir::dtype::DTypeCode;
     if !d.shape.is_empty() || d.dtype.lanes != 1 {
-        return None;
+        return false;
     }
-    let dt = d.dtype;
-    Some(match (dt.code, dt.bits) {
-        (crate::ir::dtype::DTypeCode::Bool, _) => {
-            if d.get_i64(0) != 0 { "True" } else { "False" }.to_string()
+    let (suffix, float_bits) = match (d.dtype.code, d.dtype.bits) {
+        (DTypeCode::Bool, _) => {
+            out.push_str(if d.get_i64(0) != 0 { "True" } else { "False" });
+            return true;
         }
-        (crate::ir::dtype::DTypeCode::Int, 16) => format!("{}i16", d.get_i64(0)),
-        (crate::ir::dtype::DTypeCode::Int, 32) => format!("{}", d.get_i64(0)),
-        (crate::ir::dtype::DTypeCode::Int, 64) => format!("{}i64", d.get_i64(0)),
-        (crate::ir::dtype::DTypeCode::Float, 16) => format!("{}f16", float_text(d.get_f64(0), 16)?),
-        (crate::ir::dtype::DTypeCode::Float, 32) => format!("{}f", float_text(d.get_f64(0), 32)?),
-        (crate::ir::dtype::DTypeCode::Float, 64) => format!("{}f64", float_text(d.get_f64(0), 64)?),
-        _ => return None,
-    })
+        (DTypeCode::Int, 16) => ("i16", None),
+        (DTypeCode::Int, 32) => ("", None),
+        (DTypeCode::Int, 64) => ("i64", None),
+        (DTypeCode::Float, 16) => ("f16", Some(16)),
+        (DTypeCode::Float, 32) => ("f", Some(32)),
+        (DTypeCode::Float, 64) => ("f64", Some(64)),
+        _ => return false,
+    };
+    match float_bits {
+        None => {
+            let _ = write!(out, "{}", d.get_i64(0));
+        }
+        Some(bits) => {
+            if !push_float_text(out, d.get_f64(0), bits) {
+                return false;
+            }
+        }
+    }
+    out.push_str(suffix);
+    true
+}
+
+/// [`float_text`], appended to `out` (false, nothing appended, for NaN).
+fn push_float_text(out: &mut String, v: f64, bits: u8) -> bool {
+    // The common case without a temporary string: an integer below 10^6, whose digits `%g`
+    // prints.
+    if v.fract() == 0.0 && v.abs() < 1e6 && v != 0.0 {
+        let _ = write!(out, "{}", v as i64);
+        return true;
+    }
+    match float_text(v, bits) {
+        Some(t) => {
+            out.push_str(&t);
+            true
+        }
+        None => false,
+    }
 }
 
 /// Float text that parses back to the same value of the given width: C's `%g` with 6
