@@ -718,12 +718,15 @@ impl Printer {
                 }
             }
             sep(out);
-            let _ = write!(out, "{k}={}", attr_value_to_string(v));
+            out.push_str(k);
+            out.push('=');
+            push_attr_value(out, v);
         }
         if !matches!(c.callee.kind(), ExprKind::Op(_)) {
             if let Some(key) = c.attrs.type_key() {
                 sep(out);
-                let _ = write!(out, "attrs_type_key={}", quote(key));
+                out.push_str("attrs_type_key=");
+                push_quoted(out, key);
             }
         }
     }
@@ -913,8 +916,8 @@ fn strip_zeros(s: &str) -> &str {
     }
 }
 
-fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
+/// `s` as a string literal, appended to `out`.
+fn push_quoted(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -927,28 +930,52 @@ fn quote(s: &str) -> String {
         }
     }
     out.push('"');
-    out
 }
 
 /// An attribute value as the text format writes it.
 pub fn attr_value_to_string(v: &AttrValue) -> String {
+    let mut out = String::new();
+    push_attr_value(&mut out, v);
+    out
+}
+
+/// [`attr_value_to_string`], appended to `out` (every attribute of a printed call comes here:
+/// no string per value or per array item).
+pub fn push_attr_value(out: &mut String, v: &AttrValue) {
     match v {
-        AttrValue::Null => "None".into(),
-        AttrValue::Bool(b) => if *b { "True" } else { "False" }.into(),
-        AttrValue::Int(i, 64) => format!("{i}i64"),
-        AttrValue::Int(i, 16) => format!("{i}i16"),
-        AttrValue::Int(i, _) => i.to_string(),
-        AttrValue::Float(f) => match float_text(*f, 64) {
-            Some(s) => format!("{s}f"),
-            None => "nanf".into(),
-        },
-        AttrValue::Str(s) => quote(s),
-        AttrValue::Array(items) => {
-            let parts: Vec<String> = items.iter().map(attr_value_to_string).collect();
-            format!("[{}]", parts.join(", "))
+        AttrValue::Null => out.push_str("None"),
+        AttrValue::Bool(b) => out.push_str(if *b { "True" } else { "False" }),
+        AttrValue::Int(i, 64) => {
+            let _ = write!(out, "{i}i64");
         }
-        AttrValue::Any => "?".into(),
-        AttrValue::Meta(k, i) => format!("meta[{k}][{i}]"),
+        AttrValue::Int(i, 16) => {
+            let _ = write!(out, "{i}i16");
+        }
+        AttrValue::Int(i, _) => {
+            let _ = write!(out, "{i}");
+        }
+        AttrValue::Float(f) => {
+            if push_float_text(out, *f, 64) {
+                out.push('f');
+            } else {
+                out.push_str("nanf");
+            }
+        }
+        AttrValue::Str(s) => push_quoted(out, s),
+        AttrValue::Array(items) => {
+            out.push('[');
+            for (n, item) in items.iter().enumerate() {
+                if n > 0 {
+                    out.push_str(", ");
+                }
+                push_attr_value(out, item);
+            }
+            out.push(']');
+        }
+        AttrValue::Any => out.push('?'),
+        AttrValue::Meta(k, i) => {
+            let _ = write!(out, "meta[{k}][{i}]");
+        }
     }
 }
 
