@@ -615,10 +615,8 @@ impl<'s> P<'s> {
                 i = r;
                 continue;
             }
-            // `%` and a digit: a graph binding `%N = ...` or a use of one (a `%name` is never
-            // lexed as a graph id only to fail).
-            let graph_ref = r.starts_with('%') && r[1..].starts_with(|c: char| c.is_ascii_digit());
-            if let Some(Ok((r2, id))) = graph_ref.then(|| graph_id(r)) {
+            // A graph binding `%N = ...` (or a use of one, parsed below).
+            if let Some(Ok((r2, id))) = at_graph_id(r).then(|| graph_id(r)) {
                 if peek(r2, "=") && !peek(r2, "==") {
                     let (r2, _) = sym("=")(r2)?;
                     let (r2, value) = self.bin_expr(r2)?;
@@ -921,8 +919,7 @@ impl<'s> P<'s> {
         let c = i.chars().next().unwrap_or('\0');
         match c {
             '%' => {
-                let digit = i[1..].starts_with(|c: char| c.is_ascii_digit());
-                if let Some(Ok((r, id))) = digit.then(|| graph_id(i)) {
+                if let Some(Ok((r, id))) = at_graph_id(i).then(|| graph_id(i)) {
                     return match self.graph.borrow().get(id) {
                         Some(e) => Ok((r, e.clone())),
                         None => fatal(i, i.len() - r.len(), format!("%{id} is not bound")),
