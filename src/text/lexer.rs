@@ -279,6 +279,7 @@ pub fn local(i: &str) -> R<'_, &str> {
 
 /// True when `i` starts with a graph id (`%` and a digit), so that a `%name` is never lexed
 /// as a graph id only to fail.
+#[inline]
 pub fn at_graph_id(i: &str) -> bool {
     i.strip_prefix('%')
         .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
