@@ -837,35 +837,26 @@ fn push_scalar_literal(out: &mut String, d: &TensorData) -> bool {
     true
 }
 
-/// [`float_text`], appended to `out` (false, nothing appended, for NaN).
-fn push_float_text(out: &mut String, v: f64, bits: u8) -> bool {
-    // The common case without a temporary string: an integer below 10^6, whose digits `%g`
-    // prints.
-    if v.fract() == 0.0 && v.abs() < 1e6 && v != 0.0 {
-        let _ = write!(out, "{}", v as i64);
-        return true;
-    }
-    match float_text(v, bits) {
-        Some(t) => {
-            out.push_str(&t);
-            true
-        }
-        None => false,
-    }
-}
-
 /// Float text that parses back to the same value of the given width: C's `%g` with 6
 /// significant digits when that is exact, more digits when needed. NaN has no literal (`None`).
 pub fn float_text(v: f64, bits: u8) -> Option<String> {
+    let mut s = String::new();
+    push_float_text(&mut s, v, bits).then_some(s)
+}
+
+/// [`float_text`], appended to `out` (false, and nothing appended, for NaN).
+fn push_float_text(out: &mut String, v: f64, bits: u8) -> bool {
     if v.is_nan() {
-        return None;
+        return false;
     }
     if v.is_infinite() {
-        return Some(if v > 0.0 { "inf".into() } else { "-inf".into() });
+        out.push_str(if v > 0.0 { "inf" } else { "-inf" });
+        return true;
     }
     // Integers below 10^6 (exact in every float width up to 2048): `%g` prints their digits.
     if v.fract() == 0.0 && v.abs() < 1e6 && v != 0.0 {
-        return Some((v as i64).to_string());
+        let _ = write!(out, "{}", v as i64);
+        return true;
     }
     let same = |s: &str| -> bool {
         let Ok(p) = s.parse::<f64>() else {
@@ -877,13 +868,13 @@ pub fn float_text(v: f64, bits: u8) -> Option<String> {
             _ => p == v,
         }
     };
-    for prec in [6usize, 9, 12, 17] {
-        let s = format_g(v, prec);
-        if same(&s) {
-            return Some(s);
-        }
-    }
-    Some(format_g(v, 17))
+    let text = [6usize, 9, 12]
+        .into_iter()
+        .map(|prec| format_g(v, prec))
+        .find(|s| same(s))
+        .unwrap_or_else(|| format_g(v, 17));
+    out.push_str(&text);
+    true
 }
 
 /// C's `%.{prec}g`.
