@@ -10,6 +10,7 @@ use super::attrs::{AttrValue, Attrs};
 use super::op::{Op, OpDef};
 use super::tensor::Constant;
 use super::types::Type;
+use ecow::EcoString;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -49,7 +50,10 @@ pub struct Var(NodeArc<VarNode>);
 /// The body of a [`Var`].
 #[derive(Debug)]
 pub struct VarNode {
-    pub name: Arc<str>,
+    /// The name: up to 15 bytes (nearly every name, and every `%x_N` or `%pN` a pass makes)
+    /// stored in the node itself, longer ones shared by reference count; a variable costs
+    /// one allocation, not two.
+    pub name: EcoString,
     /// The type annotation written on the binder (`%x: T`), if any.
     pub ann: Option<Type>,
     /// The `{virtual_device=...}` pseudo-attribute of a function parameter (boxed: it is
@@ -84,12 +88,12 @@ impl Var {
         Var::from_parts(name.into(), ann, vd.map(Box::new))
     }
 
-    /// A variable whose name is an existing shared string (no copy).
-    pub fn named(name: Arc<str>, ann: Option<Type>) -> Var {
+    /// A variable whose name is already an [`EcoString`] (an inline copy or a shared one).
+    pub fn named(name: EcoString, ann: Option<Type>) -> Var {
         Var::from_parts(name, ann, None)
     }
 
-    fn from_parts(name: Arc<str>, ann: Option<Type>, vd: Option<Box<AttrValue>>) -> Var {
+    fn from_parts(name: EcoString, ann: Option<Type>, vd: Option<Box<AttrValue>>) -> Var {
         Var(NodeArc::new(VarNode {
             name,
             ann,
@@ -733,6 +737,35 @@ impl Drop for ExprNode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A variable is one allocation when its name fits in the node (up to 15 bytes); longer
+    /// names are shared, never copied, by a rebuilt variable; both read back as written.
+    #[test]
+    fn short_names_live_in_the_variable_and_long_ones_are_shared() {
+        for name in [
+            "",
+            "x",
+            "dead12",
+            "x_123456789012",
+            "p1023",
+            "fifteen_bytes_x",
+        ] {
+            let v = Var::new(name, None);
+            assert_eq!(v.name(), name);
+            assert!(v.name.is_inline(), "{name:?} should be stored in the node");
+            assert_eq!(v.with_ann(None).name(), name);
+        }
+        let long = "a_variable_name_longer_than_fifteen_bytes";
+        let v = Var::new(long, None);
+        assert!(!v.name.is_inline());
+        let w = v.with_ann(None);
+        assert_eq!(w.name(), long);
+        assert_eq!(
+            w.name.as_ptr(),
+            v.name.as_ptr(),
+            "a rebuilt variable shares the name"
+        );
+    }
 
     #[test]
     fn every_op_has_one_shared_node_and_a_foreign_op_a_fresh_one() {

@@ -158,10 +158,10 @@ impl GroupInfo {
 /// `p0`, `p1`, ...: a fused function's parameters are named by position, so every group uses
 /// the same few names; each thread keeps one shared string per position (up to 1024) instead
 /// of formatting and allocating one per parameter.
-fn param_name(i: usize) -> std::sync::Arc<str> {
+fn param_name(i: usize) -> ecow::EcoString {
     const KEPT: usize = 1024;
     thread_local! {
-        static NAMES: std::cell::RefCell<Vec<std::sync::Arc<str>>> = Default::default();
+        static NAMES: std::cell::RefCell<Vec<ecow::EcoString>> = Default::default();
     }
     if i >= KEPT {
         return format!("p{i}").into();
