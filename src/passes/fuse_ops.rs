@@ -87,7 +87,9 @@ pub fn fuse_function(f: &Expr, cfg: FuseConfig) -> Expr {
         results: Vec::with_capacity(g.nodes.len()),
         pending_uses: uses,
     };
-    fuser.run()
+    let out = fuser.run();
+    graph::give_uses(fuser.pending_uses);
+    out
 }
 
 /// Fuses every function of a typed module that a function pass would visit.
@@ -526,5 +528,31 @@ mod tests {
             ],
             "{fused}"
         );
+    }
+
+    /// A graph takes the buffers the last graph on its thread left (as a repeated pipeline
+    /// builds the same graph again and again): the second build of a function grows nothing,
+    /// and fusing with reused buffers gives the same module as with fresh ones.
+    #[test]
+    fn a_graph_reuses_the_last_graphs_buffers() {
+        use super::graph::Graph;
+        let m = infer_module(&parse_module(&crate::testgen::peer_model(40, 8), "peer").unwrap())
+            .unwrap();
+        let f = m.get("main").expect("main");
+        let first = Graph::build(f);
+        let (len, at) = (first.nodes.len(), first.nodes.as_ptr() as usize);
+        assert!(len > 300, "{len} nodes");
+        drop(first);
+        let again = Graph::build(f);
+        assert_eq!(again.nodes.len(), len);
+        assert_eq!(
+            again.nodes.as_ptr() as usize,
+            at,
+            "the node buffer was reused"
+        );
+        drop(again);
+        let once = print_module(&fuse_module(&m, FuseConfig::new(2)));
+        let twice = print_module(&fuse_module(&m, FuseConfig::new(2)));
+        assert_eq!(once, twice);
     }
 }

@@ -54,6 +54,102 @@ pub struct Graph<'a> {
     outputs_at: Vec<u32>,
     /// (child, edge) in the order `link` finds them, until `build` groups them by child.
     pending: Vec<(u32, Edge)>,
+    /// The counting sort's next slot per child (kept only to be reused, see `Spare`).
+    next: Vec<u32>,
+}
+
+/// The growable buffers of the last graph dropped on this thread, kept for the next one (as
+/// [`scratch`] keeps traversal stacks): a graph's vectors grow with its nodes, and grown by
+/// doubling from empty on every run they copied themselves about once over; on a 100k-op
+/// function that is some 8 MB read and written again per run, none of it in cache. Held as
+/// plain words, since a graph's nodes borrow from one program ([`scratch::recycle`] turns
+/// them back into the element types; the assertions below keep sizes and alignments equal,
+/// without which the buffers would silently start from empty). One set per thread, none
+/// larger than [`scratch::KEEP`] elements.
+#[derive(Default)]
+struct Spare {
+    nodes: Vec<[usize; 2]>,
+    inputs: Vec<u32>,
+    inputs_at: Vec<u32>,
+    uses: Vec<u32>,
+    outputs: Vec<[u32; 2]>,
+    outputs_at: Vec<u32>,
+    next: Vec<u32>,
+    pending: Vec<[u32; 3]>,
+}
+
+const _: () = {
+    use std::mem::{align_of, size_of};
+    assert!(size_of::<Node<'static>>() == size_of::<[usize; 2]>());
+    assert!(align_of::<Node<'static>>() == align_of::<[usize; 2]>());
+    assert!(size_of::<Edge>() == size_of::<[u32; 2]>());
+    assert!(align_of::<Edge>() == align_of::<[u32; 2]>());
+    assert!(size_of::<(u32, Edge)>() == size_of::<[u32; 3]>());
+    assert!(align_of::<(u32, Edge)>() == align_of::<[u32; 3]>());
+};
+
+thread_local! {
+    static SPARE: std::cell::RefCell<Spare> = std::cell::RefCell::default();
+}
+
+fn take_spare() -> Spare {
+    SPARE
+        .try_with(|s| std::mem::take(&mut *s.borrow_mut()))
+        .unwrap_or_default()
+}
+
+/// `v` emptied for the spare set, or an empty vector when it is too large to keep.
+fn keep<T, U>(v: Vec<T>) -> Vec<U> {
+    if v.capacity() > scratch::KEEP {
+        Vec::new()
+    } else {
+        scratch::recycle(v)
+    }
+}
+
+/// A node's uses, back from the rewrite (which takes [`Graph::uses`] over), for the next graph.
+pub fn give_uses(uses: Vec<u32>) {
+    let uses = keep(uses);
+    with_spare(|s| larger(&mut s.uses, uses));
+}
+
+/// Runs `f` on this thread's spare set, unless it is gone (thread teardown) or in use.
+fn with_spare(f: impl FnOnce(&mut Spare)) {
+    let _ = SPARE.try_with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            f(&mut s)
+        }
+    });
+}
+
+/// Keeps the larger of two buffers (a graph built while another was alive got empty ones).
+fn larger<T>(slot: &mut Vec<T>, v: Vec<T>) {
+    if v.capacity() > slot.capacity() {
+        *slot = v;
+    }
+}
+
+impl Drop for Graph<'_> {
+    fn drop(&mut self) {
+        let nodes = keep(std::mem::take(&mut self.nodes));
+        let inputs = keep(std::mem::take(&mut self.inputs));
+        let inputs_at = keep(std::mem::take(&mut self.inputs_at));
+        let uses = keep(std::mem::take(&mut self.uses));
+        let outputs = keep(std::mem::take(&mut self.outputs));
+        let outputs_at = keep(std::mem::take(&mut self.outputs_at));
+        let next = keep(std::mem::take(&mut self.next));
+        let pending = keep(std::mem::take(&mut self.pending));
+        with_spare(|s| {
+            larger(&mut s.nodes, nodes);
+            larger(&mut s.inputs, inputs);
+            larger(&mut s.inputs_at, inputs_at);
+            larger(&mut s.uses, uses);
+            larger(&mut s.outputs, outputs);
+            larger(&mut s.outputs_at, outputs_at);
+            larger(&mut s.next, next);
+            larger(&mut s.pending, pending);
+        });
+    }
 }
 
 /// The input of a child that is not a node (an op reference).
@@ -95,15 +191,18 @@ impl<'a> Graph<'a> {
     /// [`crate::ir::mutate::mutate_with`]), so only shared nodes, reached more than once, go
     /// into a table. No lookup per node or per edge: the rewrite then runs over the node array.
     pub fn build(root: &'a Expr) -> Graph<'a> {
+        let spare = take_spare();
         let mut g = Graph {
-            nodes: Vec::new(),
-            inputs: Vec::new(),
-            inputs_at: vec![0],
-            uses: Vec::new(),
-            outputs: Vec::new(),
-            outputs_at: Vec::new(),
-            pending: Vec::new(),
+            nodes: scratch::recycle(spare.nodes),
+            inputs: spare.inputs,
+            inputs_at: spare.inputs_at,
+            uses: spare.uses,
+            outputs: scratch::recycle(spare.outputs),
+            outputs_at: spare.outputs_at,
+            pending: scratch::recycle(spare.pending),
+            next: spare.next,
         };
+        g.inputs_at.push(0);
         let mut shared: FxHashMap<usize, u32> = FxHashMap::default();
         let mut stack: Vec<(&'a Expr, Step)> = scratch::take_vec();
         let mut values: Vec<u32> = scratch::take_vec();
@@ -179,25 +278,29 @@ impl<'a> Graph<'a> {
             g.nodes[root].extern_ref = true;
         }
         // A stable counting sort by child keeps each node's outputs in the order found.
-        let mut at = vec![0u32; g.nodes.len() + 1];
+        let mut at = std::mem::take(&mut g.outputs_at);
+        at.resize(g.nodes.len() + 1, 0);
         for &(child, _) in &g.pending {
             at[child as usize + 1] += 1;
         }
         for i in 0..g.nodes.len() {
             at[i + 1] += at[i];
         }
-        let mut next = at.clone();
+        let mut next = std::mem::take(&mut g.next);
+        next.extend_from_slice(&at);
         let filler = Edge {
             node: 0,
             pattern: OpPattern::Opaque,
         };
-        g.outputs = vec![filler; g.pending.len()];
-        for (child, edge) in std::mem::take(&mut g.pending) {
+        g.outputs.resize(g.pending.len(), filler);
+        for &(child, edge) in &g.pending {
             let slot = &mut next[child as usize];
             g.outputs[*slot as usize] = edge;
             *slot += 1;
         }
+        g.pending.clear();
         g.outputs_at = at;
+        g.next = next;
         g
     }
 
