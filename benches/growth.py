@@ -7,7 +7,10 @@ Method (benches/README.md): `passlab gen` writes each model once; then small and
 a shared host; each process reports the median of its runs; the ratio of a pass is the median
 over the pairs of large/small. The last lines say how far one pass's time moved between
 processes of the same size (only the host moves it) and warn when that alone could carry a
-ratio over the limit. Python's standard library only.
+ratio over the limit. Each model also gets a `(read-only walk)` row: `passlab bench --walk`,
+one walk reading every node of the same typed module in the same processes, the floor under
+any pass that must read every node (what the memory system alone makes of the larger model).
+Python's standard library only.
 
     python3 benches/growth.py                        # both models, every standard pass
     python3 benches/growth.py --model conv --pass FuseOps --pairs 9
@@ -92,11 +95,15 @@ def main():
     with tempfile.TemporaryDirectory(prefix="passlab-growth-") as tmp:
         for model in a.model or ["peer", "conv"]:
             files = write_models(a, tmp, model)
-            times = {(p, s): [] for p in passes for s in (a.small, a.large)}
-            fastest = {(p, s): [] for p in passes for s in (a.small, a.large)}
+            # `walk` (passlab bench --walk): a read-only walk over every node of the same typed
+            # module, timed in the same processes: the floor under a pass that must read every
+            # node, i.e. what the memory system alone makes of the larger model.
+            timed = passes + [WALK]
+            times = {(p, s): [] for p in timed for s in (a.small, a.large)}
+            fastest = {(p, s): [] for p in timed for s in (a.small, a.large)}
             for _ in range(a.pairs):
                 for size, runs in ((a.small, a.runs_small), (a.large, a.runs_large)):
-                    cmd = [a.bin, "bench", files[size], "--runs", str(runs), "--json"]
+                    cmd = [a.bin, "bench", files[size], "--runs", str(runs), "--json", "--walk"]
                     if a.cold:
                         cmd.append("--cold")
                     for p in passes:
@@ -105,7 +112,7 @@ def main():
                     if out.returncode != 0:
                         sys.exit(f"error: {' '.join(cmd)}\n{out.stderr}")
                     report = json.loads(out.stdout)
-                    for p in passes:
+                    for p in timed:
                         times[(p, size)].append(report[p + "_s"])
                         fastest[(p, size)].append(report[p + "_min_s"])
             print(f"{model}: {a.small} -> {a.large} ops, {a.pairs} pairs "
@@ -134,6 +141,13 @@ def main():
                 print(f"  {p:24} {statistics.median(small) * 1e3:9.3f} ms {statistics.median(large) * 1e3:9.3f} ms"
                       f"  {r:5.2f}x ({min(ratios):.2f}-{max(ratios):.2f})  fastest {best:5.2f}x{flag}{note}",
                       flush=True)
+            small, large = times[(WALK, a.small)], times[(WALK, a.large)]
+            ratios = [b / s for s, b in zip(small, large)]
+            best = min(fastest[(WALK, a.large)]) / min(fastest[(WALK, a.small)])
+            print(f"  {'(read-only walk)':24} {statistics.median(small) * 1e3:9.3f} ms "
+                  f"{statistics.median(large) * 1e3:9.3f} ms  {statistics.median(ratios):5.2f}x "
+                  f"({min(ratios):.2f}-{max(ratios):.2f})  fastest {best:5.2f}x  (the floor of a "
+                  f"pass that reads every node; not a pass)", flush=True)
     total = len(passes) * len(a.model or ["peer", "conv"])
     print(f"{total - len(over)} of {total} at or under {a.limit:g}x "
           f"({total - len(over_best)} of {total} by the fastest runs)")
@@ -217,6 +231,9 @@ def cachegrind(a, ll, file, p, runs):
         sys.exit(f"error: no instruction count from {' '.join(cmd)}\n{out.stderr}")
     return counts
 
+
+# `passlab bench --walk`'s key: the read-only walk timed beside the passes.
+WALK = "walk"
 
 # A pass faster than this at the small size found nothing to do without walking the module.
 NO_WALK_S = 20e-6

@@ -37,6 +37,26 @@ impl PassTime {
     }
 }
 
+/// What [`bench`] times: passes by name and, with `walk`, a read-only walk.
+#[derive(Clone, Copy)]
+pub struct Timed<'a> {
+    pub passes: &'a [String],
+    /// Also time [`walk_every_node`] (reported as `walk`).
+    pub walk: bool,
+}
+
+/// Reads every node of every function of `m` once (as [`each_node`](crate::ir::visit::each_node)
+/// reaches them, shared nodes once) and counts them: the least any pass that must look at
+/// every node does, so its growth with the module's size is the floor under theirs (what the
+/// memory system alone adds when the module outgrows the caches).
+pub fn walk_every_node(m: &Module) -> usize {
+    let mut nodes = 0;
+    for (_, f) in m.functions() {
+        crate::ir::visit::each_node(f, |_| nodes += 1);
+    }
+    nodes
+}
+
 /// Bytes written (untimed) before each run with `cold`: twice the 32 MiB last-level cache of
 /// the machine the goals are measured on, so nothing of the module or of the previous run is
 /// left in any cache.
@@ -50,7 +70,8 @@ fn evict_caches(buf: &mut [u64]) {
     std::hint::black_box(buf);
 }
 
-/// Runs each named pass `runs` times directly on `m` (never gated, as a direct call), and
+/// Runs each named pass `runs` times directly on `m` (and first, with `what.walk`,
+/// [`walk_every_node`], reported as `walk`) (never gated, as a direct call), and
 /// measures the overhead of `overhead` no-op passes when asked. The module is typed once first
 /// (InferType, untimed), as every TVM module is, so a pass that needs types does not pay for
 /// inferring them in each timed run.
@@ -61,7 +82,7 @@ fn evict_caches(buf: &mut [u64]) {
 /// with size: a small model stays in cache between warm runs, a large one cannot.)
 pub fn bench(
     m: &Module,
-    passes: &[String],
+    what: Timed<'_>,
     runs: usize,
     overhead: Option<usize>,
     cold: bool,
@@ -76,18 +97,31 @@ pub fn bench(
         .map_err(|e| format!("the module does not type-check: {e}"))?;
     let m = &typed;
     let mut out = Vec::new();
-    for name in passes {
+    let mut junk: Vec<u64> = if cold {
+        vec![1; EVICT_BYTES / 8]
+    } else {
+        Vec::new()
+    };
+    if what.walk {
+        std::hint::black_box(walk_every_node(m));
+        let mut times = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            if cold {
+                evict_caches(&mut junk);
+            }
+            let start = Instant::now();
+            std::hint::black_box(walk_every_node(std::hint::black_box(m)));
+            times.push(start.elapsed());
+        }
+        out.push(PassTime::of("walk", times));
+    }
+    for name in what.passes {
         let pass = pm
             .create(name, &PassOptions::new())
             .map_err(|e| e.to_string())?;
         // One warm-up run, also to report a failing pass before timing.
         pm.run(&pass, m).map_err(|e| e.to_string())?;
         let mut times = Vec::with_capacity(runs);
-        let mut junk: Vec<u64> = if cold {
-            vec![1; EVICT_BYTES / 8]
-        } else {
-            Vec::new()
-        };
         for _ in 0..runs {
             if cold {
                 evict_caches(&mut junk);
@@ -325,6 +359,20 @@ fn chase_links(lines: usize) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
+    /// The walk reads each unique node once (shared ones once), in every function.
+    #[test]
+    fn the_walk_reads_every_node_once() {
+        let text = crate::testgen::peer_model(6, 8);
+        let mut m = crate::text::parse_module(&text, "peer").unwrap();
+        let main = m.get("main").unwrap().clone();
+        let mut nodes = 0;
+        crate::ir::visit::post_order(&main, |_| nodes += 1);
+        assert!(nodes > 50, "{nodes}");
+        assert_eq!(super::walk_every_node(&m), nodes);
+        m.add("again", main).unwrap();
+        assert_eq!(super::walk_every_node(&m), 2 * nodes);
+    }
+
     use super::*;
 
     fn host(ns: &[f64]) -> HostMemory {

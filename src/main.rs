@@ -72,6 +72,10 @@ enum Command {
         /// memory only.
         #[arg(long)]
         cold: bool,
+        /// Also time a read-only walk over every node of the typed module (`walk` in the
+        /// report): the floor under any pass that must read every node.
+        #[arg(long)]
+        walk: bool,
     },
     /// Measure how much cache this host leaves a process now: the latency of dependent random
     /// reads by working-set size (what decides a large model's pass times on a shared host).
@@ -234,9 +238,14 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             overhead,
             json,
             cold,
+            walk,
         } => {
             let (m, _) = load(&file, color)?;
-            let report = passlab::bench::bench(&m, &passes, runs, overhead, cold)
+            let what = passlab::bench::Timed {
+                passes: &passes,
+                walk,
+            };
+            let report = passlab::bench::bench(&m, what, runs, overhead, cold)
                 .map_err(|e| format!("error: {e}"))?;
             if json {
                 println!("{}", report.to_json());

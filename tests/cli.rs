@@ -66,6 +66,13 @@ fn gen_writes_the_benchmark_models_that_bench_times() {
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         let t = |k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k} in {json}"));
         assert!(t("FuseOps_min_s") <= t("FuseOps_s") && t("FuseOps_s") <= t("FuseOps_max_s"));
+        // The read-only walk, timed beside the passes (growth.py's floor).
+        let out = passlab(&["bench", file, "--walk", "--runs", "2", "--json"]);
+        assert!(out.status.success(), "{out:?}");
+        let json = String::from_utf8(out.stdout).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let t = |k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k} in {json}"));
+        assert!(t("walk_min_s") <= t("walk_s") && t("walk_s") <= t("walk_max_s"));
         let out = passlab(&["bench", file, "--pass", "FuseOps", "--runs", "3"]);
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(
