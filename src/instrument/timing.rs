@@ -43,6 +43,9 @@ impl TimingRecord {
 /// The tree of records is built from the events when they are read, not while passes run.
 pub struct PassTimingInstrument {
     clock: Arc<dyn Clock>,
+    /// The machine's clock again, when `clock` is it, read directly (inlined `rdtsc`) rather
+    /// than through the trait object: two indirect calls fewer per pass.
+    system: Option<SystemClock>,
     state: spin::Mutex<State>,
 }
 
@@ -112,13 +115,27 @@ impl Default for PassTimingInstrument {
 impl PassTimingInstrument {
     /// Timing with the machine's monotonic clock.
     pub fn new() -> PassTimingInstrument {
-        PassTimingInstrument::with_clock(Arc::new(SystemClock::new()))
+        let clock = SystemClock::new();
+        PassTimingInstrument {
+            system: Some(clock.clone()),
+            ..PassTimingInstrument::with_clock(Arc::new(clock))
+        }
     }
 
     pub fn with_clock(clock: Arc<dyn Clock>) -> PassTimingInstrument {
         PassTimingInstrument {
             clock,
+            system: None,
             state: spin::Mutex::new(State::default()),
+        }
+    }
+
+    /// A raw reading of the instrument's clock.
+    #[inline]
+    fn raw(&self) -> u64 {
+        match &self.system {
+            Some(c) => c.raw(),
+            None => self.clock.raw(),
         }
     }
 
@@ -223,7 +240,7 @@ impl Instrument for PassTimingInstrument {
         });
         // Read last, so the bookkeeping above is not part of the pass's time.
         if let Some(Event::Start { raw, .. }) = st.events.last_mut() {
-            *raw = self.clock.raw();
+            *raw = self.raw();
         }
         Ok(())
     }
@@ -234,7 +251,7 @@ impl Instrument for PassTimingInstrument {
         info: &PassInfo,
         cx: &InstrumentCx<'_>,
     ) -> Result<(), InstrumentError> {
-        let raw = self.clock.raw();
+        let raw = self.raw();
         self.state.lock().events.push(Event::End {
             name: name_address(info.name_arc()),
             raw,
