@@ -122,8 +122,9 @@ def main():
                 small, large = times[(p, a.small)], times[(p, a.large)]
                 walked = statistics.median(small) >= NO_WALK_S
                 if walked:
-                    # A pass that found nothing to do without walking takes a microsecond or
-                    # two, whose spread says nothing of the host's steadiness.
+                    # A pass that found nothing to do without walking the module takes a
+                    # microsecond or two (or a few: ToGraphNormalForm strips a chain of unused
+                    # lets, one node a let), whose spread says nothing of the host's steadiness.
                     spreads[a.small].append(max(small) / min(small))
                     spreads[a.large].append(max(large) / min(large))
                 ratios = [b / s for s, b in zip(small, large)]
@@ -137,7 +138,7 @@ def main():
                 flag = f"  over {a.limit:g}x" if r > a.limit else ""
                 if flag:
                     over.append(f"{model} {p}")
-                note = "" if walked else "  (no walk: microseconds at both sizes)"
+                note = "" if walked else "  (no walk of the module: microseconds at both sizes)"
                 print(f"  {p:24} {statistics.median(small) * 1e3:9.3f} ms {statistics.median(large) * 1e3:9.3f} ms"
                       f"  {r:5.2f}x ({min(ratios):.2f}-{max(ratios):.2f})  fastest {best:5.2f}x{flag}{note}",
                       flush=True)
@@ -235,7 +236,8 @@ def cachegrind(a, ll, file, p, runs):
 # `passlab bench --walk`'s key: the read-only walk timed beside the passes.
 WALK = "walk"
 
-# A pass faster than this at the small size found nothing to do without walking the module.
+# A pass faster than this at the small size found nothing to do without walking the module
+# (at most a let chain's spine, a node a let).
 NO_WALK_S = 20e-6
 
 # Instructions per op at the large size under which a pass is taken to do no work per op.

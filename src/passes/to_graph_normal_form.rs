@@ -44,9 +44,34 @@ pub fn to_graph_expr(e: &Expr) -> Expr {
     if !e.contains().any(Contains::LET) {
         return e.clone();
     }
+    if let Some(out) = strip_unused_spine(e) {
+        return out;
+    }
     let mut g = Gnf::default();
     g.scan(e);
     mutate_with(&mut g, e, &mut MutateState::default())
+}
+
+/// A function whose body is a chain of lets none of whose variables is referenced anywhere,
+/// ending in an expression without a let: removing the lets substitutes nothing and drops
+/// every value, so the result is the function around that last expression, which is not
+/// walked. A variable's reference count says whether it is referenced (its binder holds one
+/// handle and every use another; like LLVM's `use_empty`, an O(1) question): a count of one
+/// means no use exists anywhere. `None` when any let of the chain is referenced (or might
+/// be: a handle held elsewhere, in an older module say, counts too) or a let lies below it.
+fn strip_unused_spine(e: &Expr) -> Option<Expr> {
+    let f = e.as_function()?;
+    let mut body = &f.body;
+    while let ExprKind::Let(l) = body.kind() {
+        if l.var.strong_count() != 1 {
+            return None;
+        }
+        body = &l.body;
+    }
+    if body.contains().any(Contains::LET) {
+        return None;
+    }
+    Some(rebuild_function(e, f, body.clone()))
 }
 
 #[derive(Default)]
@@ -212,5 +237,70 @@ impl Mutator for Gnf {
     fn function(&mut self, e: &Expr, f: &Function, body: Expr) -> Expr {
         let out = rebuild_function(e, f, body);
         self.note(e, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::{parse_module, print_module};
+
+    fn main_of(src: &str) -> Expr {
+        let m = parse_module(src, "t").unwrap();
+        m.get("main").unwrap().clone()
+    }
+
+    /// The general conversion, without the unused-spine shortcut.
+    fn general(e: &Expr) -> Expr {
+        let mut g = Gnf::default();
+        g.scan(e);
+        mutate_with(&mut g, e, &mut MutateState::default())
+    }
+
+    /// A chain of lets nobody uses is stripped without walking what is below it, and gives
+    /// what the general conversion gives; a used variable anywhere, or a let below the chain,
+    /// leaves the work to the general conversion.
+    #[test]
+    fn unused_let_chains_are_stripped_like_the_general_conversion_does() {
+        let dead = main_of(
+            r#"def @main(%x: Tensor[(4), float32]) {
+                 %0 = add(%x, %x);
+                 let %d0 = subtract(%x, %0);
+                 %1 = multiply(%0, %0);
+                 let %d1 = subtract(%1, %x);
+                 nn.relu(%1)
+               }"#,
+        );
+        let fast = strip_unused_spine(&dead).expect("every let of the chain is unused");
+        let slow = general(&dead);
+        let print = |e: &Expr| {
+            let mut m = crate::ir::Module::new();
+            m.add("main", e.clone()).unwrap();
+            print_module(&m)
+        };
+        assert_eq!(print(&fast), print(&slow));
+        assert!(!print(&fast).contains("let "), "{}", print(&fast));
+        assert_eq!(print(&to_graph_expr(&dead)), print(&slow));
+
+        let used = main_of(
+            r#"def @main(%x: Tensor[(4), float32]) {
+                 let %a = add(%x, %x);
+                 let %d = subtract(%x, %x);
+                 multiply(%a, %a)
+               }"#,
+        );
+        assert!(strip_unused_spine(&used).is_none());
+        assert_eq!(print(&to_graph_expr(&used)), print(&general(&used)));
+        assert!(print(&to_graph_expr(&used)).contains("multiply(%0, %0)"));
+
+        let nested = main_of(
+            r#"def @main(%x: Tensor[(4), float32]) {
+                 let %d = subtract(%x, %x);
+                 %0 = (let %y = add(%x, %x); %y);
+                 multiply(%0, %0)
+               }"#,
+        );
+        assert!(strip_unused_spine(&nested).is_none());
+        assert_eq!(print(&to_graph_expr(&nested)), print(&general(&nested)));
     }
 }
