@@ -57,6 +57,26 @@ pub fn walk_every_node(m: &Module) -> usize {
     nodes
 }
 
+/// The times of `runs` calls of `run`, each result dropped after its time was taken; with
+/// `evict`, the caches are flushed (untimed) before every call.
+fn time_runs<R>(
+    runs: usize,
+    mut evict: Option<&mut Vec<u64>>,
+    mut run: impl FnMut() -> R,
+) -> Vec<Duration> {
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        if let Some(junk) = evict.as_deref_mut() {
+            evict_caches(junk);
+        }
+        let start = Instant::now();
+        let r = run();
+        times.push(start.elapsed());
+        drop(std::hint::black_box(r));
+    }
+    times
+}
+
 /// Bytes written (untimed) before each run with `cold`: twice the 32 MiB last-level cache of
 /// the machine the goals are measured on, so nothing of the module or of the previous run is
 /// left in any cache.
@@ -70,8 +90,8 @@ fn evict_caches(buf: &mut [u64]) {
     std::hint::black_box(buf);
 }
 
-/// Runs each named pass `runs` times directly on `m` (and first, with `what.walk`,
-/// [`walk_every_node`], reported as `walk`) (never gated, as a direct call), and
+/// Runs each named pass `runs` times directly on `m`, never gated (as a direct call); first,
+/// with `what.walk`, [`walk_every_node`] (reported as `walk`); and
 /// measures the overhead of `overhead` no-op passes when asked. The module is typed once first
 /// (InferType, untimed), as every TVM module is, so a pass that needs types does not pay for
 /// inferring them in each timed run.
@@ -104,16 +124,10 @@ pub fn bench(
     };
     if what.walk {
         std::hint::black_box(walk_every_node(m));
-        let mut times = Vec::with_capacity(runs);
-        for _ in 0..runs {
-            if cold {
-                evict_caches(&mut junk);
-            }
-            let start = Instant::now();
-            std::hint::black_box(walk_every_node(std::hint::black_box(m)));
-            times.push(start.elapsed());
-        }
-        out.push(PassTime::of("walk", times));
+        let time = time_runs(runs, cold.then_some(&mut junk), || {
+            walk_every_node(std::hint::black_box(m))
+        });
+        out.push(PassTime::of("walk", time));
     }
     for name in what.passes {
         let pass = pm
@@ -121,17 +135,8 @@ pub fn bench(
             .map_err(|e| e.to_string())?;
         // One warm-up run, also to report a failing pass before timing.
         pm.run(&pass, m).map_err(|e| e.to_string())?;
-        let mut times = Vec::with_capacity(runs);
-        for _ in 0..runs {
-            if cold {
-                evict_caches(&mut junk);
-            }
-            let start = Instant::now();
-            let r = pm.run(&pass, m);
-            times.push(start.elapsed());
-            drop(std::hint::black_box(r));
-        }
-        out.push(PassTime::of(name, times));
+        let time = time_runs(runs, cold.then_some(&mut junk), || pm.run(&pass, m));
+        out.push(PassTime::of(name, time));
     }
     let overhead = overhead.filter(|n| *n > 0).map(|n| {
         // The peer's shape (tvm_bench.py): n distinct empty Sequentials named p0, p1, ...
@@ -359,6 +364,8 @@ fn chase_links(lines: usize) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     /// The walk reads each unique node once (shared ones once), in every function.
     #[test]
     fn the_walk_reads_every_node_once() {
@@ -372,8 +379,6 @@ mod tests {
         m.add("again", main).unwrap();
         assert_eq!(super::walk_every_node(&m), 2 * nodes);
     }
-
-    use super::*;
 
     fn host(ns: &[f64]) -> HostMemory {
         HostMemory {
