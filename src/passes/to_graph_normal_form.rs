@@ -44,9 +44,11 @@ pub fn to_graph_expr(e: &Expr) -> Expr {
     if !e.contains().any(Contains::LET) {
         return e.clone();
     }
-    if let Some(out) = strip_unused_spine(e) {
-        return out;
-    }
+    strip_unused_spine(e).unwrap_or_else(|| convert(e))
+}
+
+/// The conversion proper: the scan, then the mutation.
+fn convert(e: &Expr) -> Expr {
     let mut g = Gnf::default();
     g.scan(e);
     mutate_with(&mut g, e, &mut MutateState::default())
@@ -250,13 +252,6 @@ mod tests {
         m.get("main").unwrap().clone()
     }
 
-    /// The general conversion, without the unused-spine shortcut.
-    fn general(e: &Expr) -> Expr {
-        let mut g = Gnf::default();
-        g.scan(e);
-        mutate_with(&mut g, e, &mut MutateState::default())
-    }
-
     /// A chain of lets nobody uses is stripped without walking what is below it, and gives
     /// what the general conversion gives; a used variable anywhere, or a let below the chain,
     /// leaves the work to the general conversion.
@@ -272,7 +267,7 @@ mod tests {
                }"#,
         );
         let fast = strip_unused_spine(&dead).expect("every let of the chain is unused");
-        let slow = general(&dead);
+        let slow = convert(&dead);
         let print = |e: &Expr| {
             let mut m = crate::ir::Module::new();
             m.add("main", e.clone()).unwrap();
@@ -290,7 +285,7 @@ mod tests {
                }"#,
         );
         assert!(strip_unused_spine(&used).is_none());
-        assert_eq!(print(&to_graph_expr(&used)), print(&general(&used)));
+        assert_eq!(print(&to_graph_expr(&used)), print(&convert(&used)));
         assert!(print(&to_graph_expr(&used)).contains("multiply(%0, %0)"));
 
         let nested = main_of(
@@ -301,6 +296,6 @@ mod tests {
                }"#,
         );
         assert!(strip_unused_spine(&nested).is_none());
-        assert_eq!(print(&to_graph_expr(&nested)), print(&general(&nested)));
+        assert_eq!(print(&to_graph_expr(&nested)), print(&convert(&nested)));
     }
 }
