@@ -114,6 +114,84 @@ fn timing_drops_records_of_failed_passes_and_reads_through_dyn_instrument() {
     .assert_eq(&t.render());
 }
 
+#[test]
+fn timing_nests_past_its_start_slots_and_lifts_children_of_untimed_passes() {
+    // Forty Sequentials one inside the other, the leaf 7us deep: the innermost starts are
+    // kept beyond the lock-free slots (32 depths).
+    let mut lab = Lab::new();
+    let clock = ManualClock::new();
+    let timing = Arc::new(PassTimingInstrument::with_clock(Arc::new(clock.clone())));
+    let ctx = ctx()
+        .instruments(vec![timing.clone() as InstrumentRef])
+        .build()
+        .unwrap();
+    let mut p = takes("leaf", &clock, 7);
+    for i in (0..40).rev() {
+        p = seq(&format!("s{i}"), 0, vec![p]);
+    }
+    let m = module();
+    lab.pm.with_context(&ctx, |pm| pm.run(&p, &m)).unwrap();
+    let rendered = timing.render();
+    let lines: Vec<&str> = rendered.lines().collect();
+    assert_eq!(lines.len(), 41, "{rendered}");
+    for (i, line) in lines.iter().enumerate() {
+        let name = if i == 40 {
+            "leaf".to_string()
+        } else {
+            format!("s{i}")
+        };
+        assert_eq!(
+            *line,
+            format!(
+                "{}{name}: 7us [{}us] (100.00%; 100.00%)",
+                "\t".repeat(i),
+                if i == 40 { 7 } else { 0 }
+            )
+        );
+    }
+
+    // A pass that clears the instrument mid-run: the passes running then (`outer`, `Clear`)
+    // end untimed, and what ends after under them is lifted to the top: visible while
+    // `outer` still runs (the probe reads it) and after it ends.
+    let seen = Arc::new(std::sync::Mutex::new(String::new()));
+    let clear = {
+        let timing = timing.clone();
+        module_pass(PassInfo::new("Clear", 0), move |m, _| {
+            timing.clear();
+            Ok(m.clone())
+        })
+    };
+    let probe = {
+        let (timing, seen) = (timing.clone(), seen.clone());
+        module_pass(PassInfo::new("Probe", 0), move |m, _| {
+            *seen.lock().unwrap() = timing.render();
+            Ok(m.clone())
+        })
+    };
+    let outer = seq(
+        "outer",
+        0,
+        vec![
+            takes("A", &clock, 10),
+            clear,
+            seq("inner", 0, vec![takes("B", &clock, 20)]),
+            probe,
+        ],
+    );
+    lab.pm.with_context(&ctx, |pm| pm.run(&outer, &m)).unwrap();
+    expect![[r#"
+        inner: 20us [0us] (100.00%; 100.00%)
+        	B: 20us [20us] (100.00%; 100.00%)
+    "#]]
+    .assert_eq(&seen.lock().unwrap());
+    expect![[r#"
+        inner: 20us [0us] (100.00%; 100.00%)
+        	B: 20us [20us] (100.00%; 100.00%)
+        Probe: 0us [0us] (0.00%; 0.00%)
+    "#]]
+    .assert_eq(&timing.render());
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("passlab-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

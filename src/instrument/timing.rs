@@ -15,6 +15,7 @@ use crate::pass::error::InstrumentError;
 use crate::pass::PassInfo;
 use comfy_table::{presets, CellAlignment, Table};
 use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -37,37 +38,87 @@ impl TimingRecord {
 /// Times every pass run.
 ///
 /// Speed: per pass, two raw clock reads (the CPU's time-stamp counter, scaled only when the
-/// records are read), two spin-lock acquisitions (a compare-exchange each; the release is a
-/// plain store, and the lock is never held across a pass body, so it is never contended by a
-/// running pipeline) and two 40-byte events appended to a vector that keeps its capacity.
-/// The tree of records is built from the events when they are read, not while passes run.
+/// records are read), one spin-lock acquisition (a compare-exchange; the release is a plain
+/// store, and the lock is never held across a pass body, so a running pipeline never contends
+/// for it) and one 48-byte event appended to a vector that keeps its capacity. A pass's start
+/// goes to a slot for its depth (plain atomic stores, no lock: only one pass runs at a depth
+/// at a time), and its end logs the whole record; the tree of records is built from the log
+/// when it is read, not while passes run.
+///
+/// One instrument timing two pipelines on two threads at once gets garbled records (as TVM's
+/// per-thread store would not); nothing worse.
 pub struct PassTimingInstrument {
     clock: Arc<dyn Clock>,
     /// The machine's clock again, when `clock` is it, read directly (inlined `rdtsc`) rather
     /// than through the trait object: two indirect calls fewer per pass.
     system: Option<SystemClock>,
+    /// The start of the pass running at each depth below [`SLOTS`] (deeper ones: `State::deep`).
+    slots: [Slot; SLOTS],
+    /// The last start's sequence number (starts are numbered from 1; 0 marks an empty slot).
+    seq: AtomicU64,
     state: spin::Mutex<State>,
+}
+
+/// Passes nested this deep or less keep their start in a lock-free slot.
+const SLOTS: usize = 32;
+
+/// Where `run_before_pass` leaves a pass's start for its `run_after_pass`.
+#[derive(Default)]
+struct Slot {
+    /// The start's sequence number; 0 when no timed pass is running at this depth.
+    seq: AtomicU64,
+    /// The raw clock reading when the pass started.
+    raw: AtomicU64,
+    /// The address of the pass's name (checked at the end: the pass that ends is the one
+    /// that started).
+    name: AtomicUsize,
+}
+
+/// A pass's start, as a slot holds it.
+#[derive(Clone, Copy, Default)]
+struct Start {
+    seq: u64,
+    raw: u64,
+    name: usize,
+}
+
+impl Slot {
+    fn load(&self) -> Start {
+        Start {
+            seq: self.seq.load(Ordering::Relaxed),
+            raw: self.raw.load(Ordering::Relaxed),
+            name: self.name.load(Ordering::Relaxed),
+        }
+    }
 }
 
 /// What the callbacks log, in call order.
 #[derive(Default)]
 struct State {
     events: Vec<Event>,
+    /// The slots of depths from [`SLOTS`] on.
+    deep: Vec<Start>,
 }
 
 enum Event {
-    /// `run_before_pass`, with the raw clock reading when the pass started.
-    Start {
+    /// A timed pass ended: its record, in the order passes end (children before parents).
+    End {
         name: Arc<str>,
-        raw: u64,
-        depth: usize,
+        depth: u32,
+        /// Its start's sequence number: the records that end before it at the next depth
+        /// and started after it are its children.
+        seq: u64,
+        start: u64,
+        end: u64,
     },
-    /// `run_after_pass`; `name` is the address of the pass's name (it matches its `Start`'s
-    /// name, which keeps that address alive).
-    End { name: usize, raw: u64, depth: usize },
-    /// `exit_pass_ctx`: every record still open is dropped.
+    /// A pass that started before the instrument was installed (or cleared) ended: it has no
+    /// record, and its children's records move up to its parent.
+    Untimed { depth: u32 },
+    /// `exit_pass_ctx`: records still waiting for a parent are dropped.
     Exit,
 }
+
+const _: () = assert!(std::mem::size_of::<Event>() == 48);
 
 fn name_address(name: &Arc<str>) -> usize {
     Arc::as_ptr(name) as *const u8 as usize
@@ -81,30 +132,22 @@ const NONE: u32 = u32::MAX;
 struct Tree {
     nodes: Vec<Node>,
     roots: Vec<usize>,
-    /// Indices of the records still running, outermost first.
-    /// The running passes by depth; `None` for one that started before the instrument was
-    /// installed (`override_instruments` while a run is paused) and has no record.
-    open: Vec<Option<usize>>,
+    /// By depth (from 1), the finished records not yet claimed by a parent, as
+    /// (start sequence number, node), in the order they ended.
+    waiting: Vec<Vec<(u64, usize)>>,
 }
 
 /// One pass invocation. Children are linked through indices (no per-node allocation), so a
 /// Sequential of 10,000 passes records in one growing vector.
 struct Node {
     name: Arc<str>,
-    /// The raw clock reading when the pass started.
-    start: u64,
-    /// Nanoseconds, once the pass has ended (0 while it runs).
+    /// Nanoseconds.
     total: u64,
     /// Links by index, [`NONE`] for none.
     first_child: u32,
     last_child: u32,
     next_sibling: u32,
-    /// Its pass failed: the record is dropped from the results.
-    abandoned: bool,
-    is_root: bool,
 }
-
-const _: () = assert!(std::mem::size_of::<Node>() == 48);
 
 impl Default for PassTimingInstrument {
     fn default() -> Self {
@@ -126,6 +169,8 @@ impl PassTimingInstrument {
         PassTimingInstrument {
             clock,
             system: None,
+            slots: Default::default(),
+            seq: AtomicU64::new(0),
             state: spin::Mutex::new(State::default()),
         }
     }
@@ -139,29 +184,57 @@ impl PassTimingInstrument {
         }
     }
 
-    /// The finished top-level records, in execution order.
+    /// The finished top-level records, in execution order. While a run is paused, the
+    /// finished records under a pass that started before the instrument was installed are
+    /// top-level ones too (that pass has no record to hold them).
     pub fn records(&self) -> Vec<TimingRecord> {
         let mut tree = Tree::default();
-        {
-            let st = self.state.lock();
-            for e in &st.events {
-                match e {
-                    Event::Start { name, raw, depth } => tree.start(name, *raw, *depth),
-                    Event::End { name, raw, depth } => tree.end(*name, *raw, *depth, &*self.clock),
-                    Event::Exit => {
-                        while !tree.open.is_empty() {
-                            tree.abandon();
-                        }
-                    }
+        let st = self.state.lock();
+        for e in &st.events {
+            match e {
+                Event::End {
+                    name,
+                    depth,
+                    seq,
+                    start,
+                    end,
+                } => {
+                    let total = self.clock.raw_delta_nanos(*start, *end);
+                    tree.end(name, *depth as usize, *seq, total);
                 }
+                Event::Untimed { depth } => tree.untimed(*depth as usize),
+                Event::Exit => tree.waiting.clear(),
             }
         }
+        // Records waiting under passes that are all untimed and still running.
+        let mut depth = 1;
+        while depth < tree.waiting.len() && self.start_at(depth - 1, &st).is_none() {
+            let lost = std::mem::take(&mut tree.waiting[depth]);
+            tree.roots.extend(lost.into_iter().map(|(_, i)| i));
+            depth += 1;
+        }
+        drop(st);
         tree.roots.iter().map(|&i| tree.record(i)).collect()
     }
 
-    /// Forgets every record (keeping the storage for the next run).
+    /// The timed pass running (or failed) at `depth`, if any.
+    fn start_at(&self, depth: usize, st: &State) -> Option<Start> {
+        let s = match self.slots.get(depth) {
+            Some(slot) => slot.load(),
+            None => st.deep.get(depth - SLOTS).copied().unwrap_or_default(),
+        };
+        (s.seq != 0).then_some(s)
+    }
+
+    /// Forgets every record (keeping the storage for the next run); a pass running now ends
+    /// untimed.
     pub fn clear(&self) {
-        self.state.lock().events.clear();
+        let mut st = self.state.lock();
+        st.events.clear();
+        st.deep.clear();
+        for slot in &self.slots {
+            slot.seq.store(0, Ordering::Relaxed);
+        }
     }
 
     /// TVM's text rendering, byte for byte: one line per record, depth-first,
@@ -183,11 +256,8 @@ impl Tree {
         let mut children = Vec::new();
         let mut c = n.first_child;
         while c != NONE {
-            let child = &self.nodes[c as usize];
-            if !child.abandoned {
-                children.push(self.record(c as usize));
-            }
-            c = child.next_sibling;
+            children.push(self.record(c as usize));
+            c = self.nodes[c as usize].next_sibling;
         }
         TimingRecord {
             name: n.name.clone(),
@@ -196,13 +266,66 @@ impl Tree {
         }
     }
 
-    /// Drops the innermost open record (its pass failed).
-    fn abandon(&mut self) {
-        if let Some(Some(i)) = self.open.pop() {
-            self.nodes[i].abandoned = true;
-            if self.nodes[i].is_root {
-                self.roots.pop();
+    /// The records waiting at `depth` (1 and up), and every deeper one dropped: when a pass at
+    /// `depth - 1` ends, the deeper records still waiting lost their parent to a failure.
+    fn take_waiting(&mut self, depth: usize) -> Vec<(u64, usize)> {
+        let taken = match self.waiting.get_mut(depth) {
+            Some(w) => std::mem::take(w),
+            None => Vec::new(),
+        };
+        for deeper in self.waiting.iter_mut().skip(depth + 1) {
+            deeper.clear();
+        }
+        taken
+    }
+
+    fn wait(&mut self, depth: usize, seq: u64, node: usize) {
+        if depth == 0 {
+            self.roots.push(node);
+            return;
+        }
+        if self.waiting.len() <= depth {
+            self.waiting.resize_with(depth + 1, Vec::new);
+        }
+        self.waiting[depth].push((seq, node));
+    }
+
+    /// A timed pass at `depth` ended: its children are the records waiting one level down
+    /// that started after it (earlier ones belonged to a sibling that failed).
+    fn end(&mut self, name: &Arc<str>, depth: usize, seq: u64, total: u64) {
+        let idx = self.nodes.len();
+        let Ok(id) = u32::try_from(idx) else {
+            // Four billion records: stop recording rather than wrap.
+            return;
+        };
+        if id == NONE {
+            return;
+        }
+        let kids = self.take_waiting(depth + 1);
+        let mut node = Node {
+            name: name.clone(),
+            total,
+            first_child: NONE,
+            last_child: NONE,
+            next_sibling: NONE,
+        };
+        for (_, k) in kids.into_iter().filter(|(s, _)| *s > seq) {
+            let k = k as u32;
+            match node.last_child {
+                NONE => node.first_child = k,
+                last => self.nodes[last as usize].next_sibling = k,
             }
+            node.last_child = k;
+        }
+        self.nodes.push(node);
+        self.wait(depth, seq, idx);
+    }
+
+    /// An untimed pass at `depth` ended: the records waiting under it move up one level.
+    fn untimed(&mut self, depth: usize) {
+        let kids = self.take_waiting(depth + 1);
+        for (seq, k) in kids {
+            self.wait(depth, seq, k);
         }
     }
 }
@@ -232,15 +355,28 @@ impl Instrument for PassTimingInstrument {
         info: &PassInfo,
         cx: &InstrumentCx<'_>,
     ) -> Result<(), InstrumentError> {
-        let mut st = self.state.lock();
-        st.events.push(Event::Start {
-            name: info.name_arc().clone(),
-            raw: 0,
-            depth: cx.depth,
-        });
-        // Read last, so the bookkeeping above is not part of the pass's time.
-        if let Some(Event::Start { raw, .. }) = st.events.last_mut() {
-            *raw = self.raw();
+        // A load and a store, not an atomic increment: one pass starts at a time.
+        let seq = self.seq.load(Ordering::Relaxed) + 1;
+        self.seq.store(seq, Ordering::Relaxed);
+        let name = name_address(info.name_arc());
+        match self.slots.get(cx.depth) {
+            Some(slot) => {
+                slot.name.store(name, Ordering::Relaxed);
+                slot.seq.store(seq, Ordering::Relaxed);
+                // Read last, so the bookkeeping above is not part of the pass's time.
+                slot.raw.store(self.raw(), Ordering::Relaxed);
+            }
+            None => {
+                let mut st = self.state.lock();
+                let i = cx.depth - SLOTS;
+                if st.deep.len() <= i {
+                    st.deep.resize(i + 1, Start::default());
+                }
+                st.deep[i] = Start { seq, raw: 0, name };
+                drop(st);
+                let raw = self.raw();
+                self.state.lock().deep[i].raw = raw;
+            }
         }
         Ok(())
     }
@@ -251,77 +387,36 @@ impl Instrument for PassTimingInstrument {
         info: &PassInfo,
         cx: &InstrumentCx<'_>,
     ) -> Result<(), InstrumentError> {
-        let raw = self.raw();
-        self.state.lock().events.push(Event::End {
-            name: name_address(info.name_arc()),
-            raw,
-            depth: cx.depth,
-        });
-        Ok(())
-    }
-}
-
-impl Tree {
-    /// A pass started at `depth`: records deeper than it were left open by failed passes.
-    fn start(&mut self, name: &Arc<str>, raw: u64, depth: usize) {
-        while self.open.len() > depth {
-            self.abandon();
-        }
-        if self.open.len() < depth {
-            self.open.resize(depth, None);
-        }
-        let idx = self.nodes.len();
-        let id = match u32::try_from(idx) {
-            Ok(id) if id != NONE => id,
-            // Four billion records: stop recording rather than wrap.
-            _ => {
-                self.open.push(None);
-                return;
+        let end = self.raw();
+        let depth = cx.depth;
+        // Records keep depth in 32 bits (the event fits 48 bytes).
+        let depth32 = u32::try_from(depth).unwrap_or(u32::MAX);
+        let mut st = self.state.lock();
+        let start = match self.slots.get(depth) {
+            Some(slot) => {
+                let s = slot.load();
+                slot.seq.store(0, Ordering::Relaxed);
+                s
             }
+            None => st
+                .deep
+                .get_mut(depth - SLOTS)
+                .map(std::mem::take)
+                .unwrap_or_default(),
         };
-        let parent = self.open.iter().rev().find_map(|o| *o);
-        match parent {
-            Some(p) => {
-                match self.nodes[p].last_child {
-                    NONE => self.nodes[p].first_child = id,
-                    last => self.nodes[last as usize].next_sibling = id,
-                }
-                self.nodes[p].last_child = id;
+        let event = if start.seq != 0 && start.name == name_address(info.name_arc()) {
+            Event::End {
+                name: info.name_arc().clone(),
+                depth: depth32,
+                seq: start.seq,
+                start: start.raw,
+                end,
             }
-            None => self.roots.push(idx),
-        }
-        self.open.push(Some(idx));
-        self.nodes.push(Node {
-            name: name.clone(),
-            start: raw,
-            total: 0,
-            first_child: NONE,
-            last_child: NONE,
-            next_sibling: NONE,
-            abandoned: false,
-            is_root: parent.is_none(),
-        });
-    }
-
-    /// The pass at `depth` whose name lives at `name` ended at `raw`.
-    fn end(&mut self, name: usize, raw: u64, depth: usize, clock: &dyn Clock) {
-        while self.open.len() > depth + 1 {
-            self.abandon();
-        }
-        // A pass that started before this instrument was installed has no open record.
-        if self.open.len() == depth + 1 {
-            match *self.open.last().expect("checked length") {
-                None => {
-                    self.open.pop();
-                }
-                Some(i) if name_address(&self.nodes[i].name) == name => {
-                    self.open.pop();
-                    let start = self.nodes[i].start;
-                    self.nodes[i].total = clock.raw_delta_nanos(start, raw);
-                }
-                Some(_) => {}
-            }
-        }
+        } else {
+            Event::Untimed { depth: depth32 }
+        };
+        st.events.push(event);
+        Ok(())
     }
 }
 
