@@ -40,7 +40,8 @@ impl TimingRecord {
 /// Speed: per pass, two raw clock reads (the CPU's time-stamp counter, scaled only when the
 /// records are read), one spin-lock acquisition (a compare-exchange; the release is a plain
 /// store, and the lock is never held across a pass body, so a running pipeline never contends
-/// for it) and one 48-byte event appended to a vector that keeps its capacity. A pass's start
+/// for it) and one entry (a counted handle on the name, a tag and two clock readings)
+/// appended to columns that keep their capacity. A pass's start
 /// goes to a slot for its depth (plain atomic stores, no lock: only one pass runs at a depth
 /// at a time), and its end logs the whole record; the tree of records is built from the log
 /// when it is read, not while passes run.
@@ -101,8 +102,8 @@ struct State {
 }
 
 /// The log as parallel columns of plain values, one entry per ended pass or exit: pushing a
-/// word stores it in place, where a 48-byte enum was built aside and then copied (a measured
-/// 5 ns a pass, most of it a stalled reload of the copy).
+/// word stores it in place, where a 48-byte enum was built on the stack and then copied, with
+/// a stalled reload (the columns measured 2.4 ns a pass faster).
 #[derive(Default)]
 struct Log {
     /// A timed pass's name; `None` for the other entries.
