@@ -285,7 +285,7 @@ impl Fuser<'_> {
     /// Node `n`'s group and whether `n` is that group's root.
     fn group_of(&mut self, n: u32) -> (u32, bool) {
         let group = self.partition.root(n);
-        (group, self.partition.group(group).root_ref == n)
+        (group, group == n)
     }
 
     /// TVM's `GetNewArguments`: arguments from another group become parameters. `old` are the

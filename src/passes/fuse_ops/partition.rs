@@ -22,16 +22,19 @@ use crate::ir::OpPattern;
 
 const NONE: u32 = u32::MAX;
 
-/// One group of the union-find.
+/// One group of the union-find. A group is named by its root node, which is also the node
+/// its result comes from (TVM's `root_ref`: a merge keeps the parent's root), so it is not
+/// stored. 16 bytes a node.
 #[derive(Clone, Debug)]
-pub struct Group {
+struct Group {
     parent: u32,
-    pub pattern: OpPattern,
-    /// The node the group's result comes from (its root expression).
-    pub root_ref: u32,
-    anchor: Option<u32>,
+    pattern: OpPattern,
+    /// The group's `OutEWiseFusable` node, [`NONE`] for none.
+    anchor: u32,
     num_nodes: u32,
 }
+
+const _: () = assert!(std::mem::size_of::<Group>() == 16);
 
 /// The result of partitioning: one group per node, found with [`Partition::root`].
 pub struct Partition {
@@ -52,8 +55,11 @@ impl Partition {
             .map(|(i, n)| Group {
                 parent: NONE,
                 pattern: n.pattern,
-                root_ref: i as u32,
-                anchor: (n.pattern == OpPattern::OutEWiseFusable).then_some(i as u32),
+                anchor: if n.pattern == OpPattern::OutEWiseFusable {
+                    i as u32
+                } else {
+                    NONE
+                },
                 num_nodes: 1,
             })
             .collect();
@@ -85,10 +91,6 @@ impl Partition {
             p = next;
         }
         r
-    }
-
-    pub fn group(&self, g: u32) -> &Group {
-        &self.groups[g as usize]
     }
 
     fn next_epoch(&mut self) {
@@ -163,9 +165,9 @@ impl Partition {
         let child_group = self.groups[c as usize].clone();
         let pg = &mut self.groups[p as usize];
         pg.num_nodes += child_group.num_nodes;
-        if let Some(anchor) = child_group.anchor {
-            debug_assert!(pg.anchor.is_none(), "cannot merge two complex groups");
-            pg.anchor = Some(anchor);
+        if child_group.anchor != NONE {
+            debug_assert!(pg.anchor == NONE, "cannot merge two complex groups");
+            pg.anchor = child_group.anchor;
             pg.pattern = pg.pattern.max(child_group.pattern);
         }
         self.groups[c as usize].parent = p;
