@@ -424,7 +424,10 @@ impl Instrument for PassTimingInstrument {
                 st.deep[i] = Start { seq, raw: 0, name };
                 drop(st);
                 let raw = self.raw();
-                self.state.lock().deep[i].raw = raw;
+                // (Gone only if another thread cleared the instrument meanwhile.)
+                if let Some(start) = self.state.lock().deep.get_mut(i) {
+                    start.raw = raw;
+                }
             }
         }
         Ok(())
