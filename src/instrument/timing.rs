@@ -421,13 +421,12 @@ impl Instrument for PassTimingInstrument {
                 if st.deep.len() <= i {
                     st.deep.resize(i + 1, Start::default());
                 }
-                st.deep[i] = Start { seq, raw: 0, name };
-                drop(st);
-                let raw = self.raw();
-                // (Gone only if another thread cleared the instrument meanwhile.)
-                if let Some(start) = self.state.lock().deep.get_mut(i) {
-                    start.raw = raw;
-                }
+                // The clock is read last (the lock's release is all that follows it).
+                st.deep[i] = Start {
+                    seq,
+                    name,
+                    raw: self.raw(),
+                };
             }
         }
         Ok(())
