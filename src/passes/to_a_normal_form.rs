@@ -30,7 +30,7 @@ use crate::ir::mutate::{
     mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_tuple,
     MutateState, Mutator,
 };
-use crate::ir::{Attrs, Constant, Expr, ExprKind, Function, Module, Var};
+use crate::ir::{Attrs, Constant, Contains, Expr, ExprKind, Function, Module, Var};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Converts every global function of `m` (except those with a `Compiler` attribute) to ANF.
@@ -133,11 +133,14 @@ impl Scopes {
     }
 
     /// Wraps `body` in the bindings of `scope` (which are taken).
-    fn get(&mut self, scope: u32, body: Expr) -> Expr {
-        let list = std::mem::take(self.list(scope));
-        list.into_iter()
-            .rev()
-            .fold(body, |body, (v, e)| Expr::let_(v, e, body))
+    fn get(&mut self, scope: u32, mut body: Expr) -> Expr {
+        let mut list = std::mem::take(self.list(scope));
+        while let Some((v, e)) = list.pop() {
+            body = Expr::let_(v, e, body);
+        }
+        // The emptied buffer serves the next conversion on this thread.
+        crate::ir::scratch::give_vec(list);
+        body
     }
 }
 
@@ -170,12 +173,22 @@ impl Fill {
             lists: Vec::new(),
         };
         let global = scopes.child(None);
+        if !root.contains().any(Contains::IF) && !root.contains().any(Contains::FUNCTION) {
+            // Without an if or a function literal anywhere below (the node summaries say so
+            // without a walk) there is one list, as below; its buffer is the one the last
+            // conversion on this thread gave back, already grown to a program's size.
+            scopes.lists[global as usize] = crate::ir::scratch::take_vec();
+            return Fill::with_scopes(scopes, global, Default::default(), Default::default());
+        }
         let mut order: Vec<&Expr> = crate::ir::scratch::take_vec();
         let mut nested = false;
         crate::ir::mutate::walk_refs(root, |e, exit| {
             if exit {
+                // A let's sub-scope shares its parent's list ([`Scopes::let_child`]), so
+                // lets alone never send a binding anywhere but the global list: only an
+                // `if` or a function literal opens a list of its own.
                 nested |= match e.kind() {
-                    ExprKind::Let(_) | ExprKind::If(_) => true,
+                    ExprKind::If(_) => true,
                     ExprKind::Function(f) => !is_primitive(f),
                     _ => false,
                 };
@@ -187,9 +200,10 @@ impl Fill {
         // doubles (each doubling a copy of the list so far).
         scopes.lists[global as usize].reserve(order.len());
         if !nested {
-            // Dataflow without a let, an if or a function literal (graph form, the usual
-            // input) has one scope: every node is bound in the global one, which is what
-            // `scope` answers for a node without an entry, so no table is built.
+            // Dataflow and let chains without an if or a function literal (graph form, the
+            // usual input, or a let-bound program) have one list: every node is bound in
+            // the global one, which is what `scope` answers for a node without an entry, so
+            // no table is built.
             crate::ir::scratch::give_vec(order);
             return Fill::with_scopes(scopes, global, Default::default(), Default::default());
         }
