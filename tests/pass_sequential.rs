@@ -555,3 +555,112 @@ fn sequential_defaults_follow_tvm() {
     assert_eq!(p.info().opt_level(), 0);
     assert!(p.info().required().is_empty());
 }
+
+/// Records, at every instrument point, the pass and the tags of the module it was shown.
+struct Seen(std::sync::Mutex<Vec<String>>);
+
+impl passlab::instrument::Instrument for Seen {
+    fn name(&self) -> &str {
+        "Seen"
+    }
+    fn run_before_pass(
+        &self,
+        m: &passlab::ir::Module,
+        info: &PassInfo,
+        _cx: &passlab::instrument::InstrumentCx<'_>,
+    ) -> Result<(), passlab::pass::InstrumentError> {
+        let line = format!("before {} {:?}", info.name(), tags(m));
+        self.0.lock().unwrap().push(line);
+        Ok(())
+    }
+    fn run_after_pass(
+        &self,
+        m: &passlab::ir::Module,
+        info: &PassInfo,
+        _cx: &passlab::instrument::InstrumentCx<'_>,
+    ) -> Result<(), passlab::pass::InstrumentError> {
+        let line = format!("after {} {:?}", info.name(), tags(m));
+        self.0.lock().unwrap().push(line);
+        Ok(())
+    }
+}
+
+/// A Sequential inside a Sequential runs on its parent's module in place (no module handle
+/// per child): instruments still see each pass's input before it and its output after it, a
+/// skipped inner Sequential leaves the module as it was, and a failure deep inside leaves the
+/// caller's module untouched, as without the in-place path (an observer or the
+/// immutable-module check takes the ordinary path; same results).
+#[test]
+fn nested_sequentials_run_in_place_with_the_same_results() {
+    let mut lab = Lab::new();
+    let m = module();
+    let pipeline = || {
+        seq(
+            "outer",
+            0,
+            vec![
+                tagger("T1", 0, &[]),
+                seq(
+                    "inner",
+                    0,
+                    vec![tagger("T2", 0, &[]), seq("empty", 0, vec![])],
+                ),
+                seq("skipped", 0, vec![tagger("T3", 0, &[])]),
+                tagger("T4", 0, &[]),
+            ],
+        )
+    };
+    let expected = [
+        r#"before outer []"#,
+        r#"before T1 []"#,
+        r#"after T1 ["T1"]"#,
+        r#"before inner ["T1"]"#,
+        r#"before T2 ["T1"]"#,
+        r#"after T2 ["T1", "T2"]"#,
+        r#"before empty ["T1", "T2"]"#,
+        r#"after empty ["T1", "T2"]"#,
+        r#"after inner ["T1", "T2"]"#,
+        r#"before T4 ["T1", "T2"]"#,
+        r#"after T4 ["T1", "T2", "T4"]"#,
+        r#"after outer ["T1", "T2", "T4"]"#,
+    ];
+    for immutable_check in [false, true] {
+        let seen = Arc::new(Seen(Default::default()));
+        let c = ctx()
+            .instruments(vec![
+                seen.clone() as passlab::instrument::InstrumentRef,
+                Arc::new(passlab::instrument::Skip::new(&["skipped"])),
+            ])
+            .config("testing.immutable_module", immutable_check)
+            .build()
+            .unwrap();
+        let out = lab
+            .pm
+            .with_context(&c, |pm| pm.run(&pipeline(), &m))
+            .unwrap();
+        assert_eq!(tags(&out), ["T1", "T2", "T4"], "check={immutable_check}");
+        assert_eq!(*seen.0.lock().unwrap(), expected, "check={immutable_check}");
+    }
+    assert!(tags(&m).is_empty());
+
+    // A panic in a pass two Sequentials down fails the run, names the pass, and leaves the
+    // caller's module as it was.
+    let boom = passlab::pass::module_pass(
+        PassInfo::with_kind("Boom", 0, &[] as &[&str], passlab::pass::PassKind::Module),
+        |_, _| panic!("boom"),
+    );
+    let failing = seq(
+        "outer",
+        0,
+        vec![
+            tagger("T1", 0, &[]),
+            seq("inner", 0, vec![tagger("T2", 0, &[]), boom]),
+        ],
+    );
+    let err = lab.pm.run(&failing, &m).unwrap_err();
+    assert!(
+        matches!(err.kind(), PassErrorKind::Panic { pass, .. } if &**pass == "Boom"),
+        "{err:?}"
+    );
+    assert!(tags(&m).is_empty());
+}

@@ -133,19 +133,68 @@ impl PassCx {
             self.ctx.record_run(info.name_arc(), &out);
         }
         if self.ctx.has_instruments() {
-            self.refresh_instruments();
-            let icx = InstrumentCx {
-                sink: &*self.sink,
-                depth: self.frames.len(),
-            };
-            for inst in self.instruments.1.iter() {
-                instrument::call(&**inst, InstrumentPoint::RunAfterPass, Some(info), || {
-                    inst.run_after_pass(&out, info, &icx)
-                })?;
-            }
+            self.after_pass(info, &out)?;
         }
         self.observe(info, m, Some(&out), elapsed)?;
         Ok(out)
+    }
+
+    /// `run_after_pass` on every instrument.
+    fn after_pass(&mut self, info: &PassInfo, out: &Module) -> Result<(), PassError> {
+        self.refresh_instruments();
+        let icx = InstrumentCx {
+            sink: &*self.sink,
+            depth: self.frames.len(),
+        };
+        for inst in self.instruments.1.iter() {
+            instrument::call(&**inst, InstrumentPoint::RunAfterPass, Some(info), || {
+                inst.run_after_pass(out, info, &icx)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// [`run`](Self::run) on `m` in place: the same funnel, in the same order, for a pass that
+    /// [runs in place](super::PassImpl::runs_in_place) (a Sequential inside a Sequential); any other
+    /// pass, and every pass under an observer (which sees input and output side by side) or
+    /// the `testing.immutable_module` check (which hashes the input after the body), runs
+    /// through [`run`](Self::run) and replaces `m`. Instruments see `m` before the body as the
+    /// input and after it as the output, as they do in `run`. On an error `m` may hold a
+    /// partial result: callers run in place only on a module of their own that an error
+    /// discards.
+    pub fn run_in_place(&mut self, pass: &Pass, m: &mut Module) -> Result<(), PassError> {
+        if !pass.imp().runs_in_place()
+            || self.observer.is_some()
+            || self.ctx.checks_immutable_module()
+        {
+            *m = self.run(pass, m)?;
+            return Ok(());
+        }
+        let info = pass.info();
+        if let Some(flag) = &self.interrupt {
+            if flag.load(Ordering::Relaxed) {
+                return Err(PassErrorKind::Interrupted {
+                    pass: info.name_arc().clone(),
+                }
+                .into());
+            }
+        }
+        if self.ctx.has_instruments() && !self.instrument_before(info, m)? {
+            return Ok(());
+        }
+        let depth = self.frames.len();
+        let diag_start = self.diagnostics.len();
+        let owner = self.frames.push(info);
+        let result = catch_unwind(AssertUnwindSafe(|| pass.imp().transform_in_place(m, self)));
+        self.frames.pop_to(depth, owner, info);
+        self.finish_body(info, diag_start, result, m)?;
+        if self.ctx.caches_required() {
+            self.ctx.record_run(info.name_arc(), m);
+        }
+        if self.ctx.has_instruments() {
+            self.after_pass(info, m)?;
+        }
+        Ok(())
     }
 
     /// Runs the registered pass `name`, which `required_by` requires, through the funnel.
@@ -211,6 +260,28 @@ impl PassCx {
         let owner = self.frames.push(info);
         let result = catch_unwind(AssertUnwindSafe(|| pass.imp().transform(m, self)));
         self.frames.pop_to(depth, owner, info);
+        let out = self.finish_body(info, diag_start, result, m)?;
+        if let Some(h) = input_hash {
+            if module_hash(m, false) != h {
+                return Err(PassErrorKind::ModifiedInput {
+                    pass: info.name_arc().clone(),
+                }
+                .into());
+            }
+        }
+        Ok(out)
+    }
+
+    /// A body's result: a panic becomes an error naming the pass; the diagnostics it reported
+    /// (from `diag_start` on) are rendered against `m` (warnings to the sink; any error fails
+    /// the pass).
+    fn finish_body<T>(
+        &mut self,
+        info: &PassInfo,
+        diag_start: usize,
+        result: std::thread::Result<Result<T, PassError>>,
+        m: &Module,
+    ) -> Result<T, PassError> {
         let mut out = match result {
             Ok(r) => r.map_err(|e| e.attach_pass(info.name_arc())),
             Err(payload) => Err(PassErrorKind::Panic {
@@ -233,14 +304,6 @@ impl PassCx {
                 out = Err(PassErrorKind::Diagnostics {
                     pass: info.name_arc().clone(),
                     diagnostics: diags,
-                }
-                .into());
-            }
-        }
-        if let (Some(h), Ok(_)) = (input_hash, &out) {
-            if module_hash(m, false) != h {
-                out = Err(PassErrorKind::ModifiedInput {
-                    pass: info.name_arc().clone(),
                 }
                 .into());
             }

@@ -68,6 +68,17 @@ impl PassImpl for Sequential {
 
     fn transform(&self, m: &Module, cx: &mut PassCx) -> Result<Module, PassError> {
         let mut cur = m.clone();
+        self.transform_in_place(&mut cur, cx)?;
+        Ok(cur)
+    }
+
+    fn runs_in_place(&self) -> bool {
+        true
+    }
+
+    /// The children in order on one module, each through the funnel in place
+    /// ([`PassCx::run_in_place`]): a child that changes nothing costs no module handle.
+    fn transform_in_place(&self, cur: &mut Module, cx: &mut PassCx) -> Result<(), PassError> {
         let by_level = cx.context().gates_by_opt_level_only();
         let level = cx.context().opt_level();
         for (child, gate) in self.passes.iter().zip(&self.gates) {
@@ -82,12 +93,12 @@ impl PassImpl for Sequential {
             if gate.has_required {
                 let info = child.info();
                 for name in info.required() {
-                    cur = cx.run_required(name, info, &cur)?;
+                    *cur = cx.run_required(name, info, cur)?;
                 }
             }
-            cur = cx.run(child, &cur)?;
+            cx.run_in_place(child, cur)?;
         }
-        Ok(cur)
+        Ok(())
     }
 
     fn children(&self) -> &[Pass] {
