@@ -559,6 +559,13 @@ fn sequential_defaults_follow_tvm() {
 /// Records, at every instrument point, the pass and the tags of the module it was shown.
 struct Seen(std::sync::Mutex<Vec<String>>);
 
+impl Seen {
+    fn record(&self, point: &str, m: &passlab::ir::Module, info: &PassInfo) {
+        let line = format!("{point} {} {:?}", info.name(), tags(m));
+        self.0.lock().unwrap().push(line);
+    }
+}
+
 impl passlab::instrument::Instrument for Seen {
     fn name(&self) -> &str {
         "Seen"
@@ -569,8 +576,7 @@ impl passlab::instrument::Instrument for Seen {
         info: &PassInfo,
         _cx: &passlab::instrument::InstrumentCx<'_>,
     ) -> Result<(), passlab::pass::InstrumentError> {
-        let line = format!("before {} {:?}", info.name(), tags(m));
-        self.0.lock().unwrap().push(line);
+        self.record("before", m, info);
         Ok(())
     }
     fn run_after_pass(
@@ -579,8 +585,7 @@ impl passlab::instrument::Instrument for Seen {
         info: &PassInfo,
         _cx: &passlab::instrument::InstrumentCx<'_>,
     ) -> Result<(), passlab::pass::InstrumentError> {
-        let line = format!("after {} {:?}", info.name(), tags(m));
-        self.0.lock().unwrap().push(line);
+        self.record("after", m, info);
         Ok(())
     }
 }

@@ -680,9 +680,9 @@ impl fmt::Debug for Expr {
 }
 
 impl ExprKind {
-    /// Moves the child expressions onto `out` and drops the rest (by value: a node's kind is
-    /// swapped for an empty tuple before it is taken apart, so no child handle is replaced by
-    /// a shared placeholder, whose reference count two atomic operations per child moved).
+    /// Moves the child expressions onto `out` and drops the rest. By value: a dying node's
+    /// kind is swapped for an empty tuple and taken apart, where replacing each child with a
+    /// clone of a shared placeholder cost two atomic operations a child.
     fn into_children(self, out: &mut Vec<Expr>) {
         match self {
             ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_) => {
@@ -731,8 +731,6 @@ impl Drop for ExprNode {
 mod tests {
     use super::*;
 
-    /// A variable is one allocation when its name fits in the node (up to 15 bytes); longer
-    /// names are shared, never copied, by a rebuilt variable; both read back as written.
     /// Dropping is iterative through every kind of child (a call's callee and arguments, a
     /// tuple's fields, a projection, a let's value and body, an if's three parts, a function's
     /// body): 200,000-deep chains of each are freed on a test thread's small stack, and a node
@@ -778,6 +776,8 @@ mod tests {
         assert_eq!(x.strong_count(), 1);
     }
 
+    /// A variable is one allocation when its name fits in the node (up to 15 bytes); longer
+    /// names are shared, never copied, by a rebuilt variable; both read back as written.
     #[test]
     fn short_names_live_in_the_variable_and_long_ones_are_shared() {
         for name in [

@@ -113,14 +113,7 @@ impl PassCx {
     /// instrument skipped the pass). `m` is never modified.
     pub fn run(&mut self, pass: &Pass, m: &Module) -> Result<Module, PassError> {
         let info = pass.info();
-        if let Some(flag) = &self.interrupt {
-            if flag.load(Ordering::Relaxed) {
-                return Err(PassErrorKind::Interrupted {
-                    pass: info.name_arc().clone(),
-                }
-                .into());
-            }
-        }
+        self.check_interrupt(info)?;
         self.observe(info, m, None, None)?;
         if self.ctx.has_instruments() && !self.instrument_before(info, m)? {
             return Ok(m.clone());
@@ -139,6 +132,18 @@ impl PassCx {
         Ok(out)
     }
 
+    /// Fails with [`PassErrorKind::Interrupted`] once the interrupt flag is set.
+    #[inline]
+    fn check_interrupt(&self, info: &PassInfo) -> Result<(), PassError> {
+        match &self.interrupt {
+            Some(flag) if flag.load(Ordering::Relaxed) => Err(PassErrorKind::Interrupted {
+                pass: info.name_arc().clone(),
+            }
+            .into()),
+            _ => Ok(()),
+        }
+    }
+
     /// `run_after_pass` on every instrument.
     fn after_pass(&mut self, info: &PassInfo, out: &Module) -> Result<(), PassError> {
         self.refresh_instruments();
@@ -154,11 +159,11 @@ impl PassCx {
         Ok(())
     }
 
-    /// [`run`](Self::run) on `m` in place: the same funnel, in the same order, for a pass that
-    /// [runs in place](super::PassImpl::runs_in_place) (a Sequential inside a Sequential); any other
-    /// pass, and every pass under an observer (which sees input and output side by side) or
-    /// the `testing.immutable_module` check (which hashes the input after the body), runs
-    /// through [`run`](Self::run) and replaces `m`. Instruments see `m` before the body as the
+    /// [`run`](Self::run) on `m` in place: the same funnel, in the same order, for a pass
+    /// that [runs in place](super::PassImpl::runs_in_place) (a Sequential inside a
+    /// Sequential); any other pass, and every pass under an observer (which sees input and
+    /// output side by side) or the `testing.immutable_module` check (which hashes the input
+    /// after the body), runs through [`run`](Self::run) and replaces `m`. Instruments see `m` before the body as the
     /// input and after it as the output, as they do in `run`. On an error `m` may hold a
     /// partial result: callers run in place only on a module of their own that an error
     /// discards.
@@ -171,14 +176,7 @@ impl PassCx {
             return Ok(());
         }
         let info = pass.info();
-        if let Some(flag) = &self.interrupt {
-            if flag.load(Ordering::Relaxed) {
-                return Err(PassErrorKind::Interrupted {
-                    pass: info.name_arc().clone(),
-                }
-                .into());
-            }
-        }
+        self.check_interrupt(info)?;
         if self.ctx.has_instruments() && !self.instrument_before(info, m)? {
             return Ok(());
         }
