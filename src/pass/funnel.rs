@@ -163,10 +163,10 @@ impl PassCx {
     /// that [runs in place](super::PassImpl::runs_in_place) (a Sequential inside a
     /// Sequential); any other pass, and every pass under an observer (which sees input and
     /// output side by side) or the `testing.immutable_module` check (which hashes the input
-    /// after the body), runs through [`run`](Self::run) and replaces `m`. Instruments see `m` before the body as the
-    /// input and after it as the output, as they do in `run`. On an error `m` may hold a
-    /// partial result: callers run in place only on a module of their own that an error
-    /// discards.
+    /// after the body), runs through [`run`](Self::run) and replaces `m`. Instruments see `m`
+    /// before the body as the input and after it as the output, as they do in `run`. On an
+    /// error `m` may hold a partial result: callers run in place only on a module of their
+    /// own that an error discards.
     pub fn run_in_place(&mut self, pass: &Pass, m: &mut Module) -> Result<(), PassError> {
         if !pass.imp().runs_in_place()
             || self.observer.is_some()
@@ -180,11 +180,7 @@ impl PassCx {
         if self.ctx.has_instruments() && !self.instrument_before(info, m)? {
             return Ok(());
         }
-        let depth = self.frames.len();
-        let diag_start = self.diagnostics.len();
-        let owner = self.frames.push(info);
-        let result = catch_unwind(AssertUnwindSafe(|| pass.imp().transform_in_place(m, self)));
-        self.frames.pop_to(depth, owner, info);
+        let (result, diag_start) = self.framed(info, |cx| pass.imp().transform_in_place(m, cx));
         self.finish_body(info, diag_start, result, m)?;
         if self.ctx.caches_required() {
             self.ctx.record_run(info.name_arc(), m);
@@ -253,11 +249,7 @@ impl PassCx {
             .ctx
             .checks_immutable_module()
             .then(|| module_hash(m, false));
-        let depth = self.frames.len();
-        let diag_start = self.diagnostics.len();
-        let owner = self.frames.push(info);
-        let result = catch_unwind(AssertUnwindSafe(|| pass.imp().transform(m, self)));
-        self.frames.pop_to(depth, owner, info);
+        let (result, diag_start) = self.framed(info, |cx| pass.imp().transform(m, cx));
         let out = self.finish_body(info, diag_start, result, m)?;
         if let Some(h) = input_hash {
             if module_hash(m, false) != h {
@@ -268,6 +260,22 @@ impl PassCx {
             }
         }
         Ok(out)
+    }
+
+    /// Runs a body under the pass's frame with panics caught: its raw result, and where the
+    /// diagnostics it reports start (for [`finish_body`](Self::finish_body)).
+    #[inline]
+    fn framed<T>(
+        &mut self,
+        info: &PassInfo,
+        body: impl FnOnce(&mut PassCx) -> Result<T, PassError>,
+    ) -> (std::thread::Result<Result<T, PassError>>, usize) {
+        let depth = self.frames.len();
+        let diag_start = self.diagnostics.len();
+        let owner = self.frames.push(info);
+        let result = catch_unwind(AssertUnwindSafe(|| body(self)));
+        self.frames.pop_to(depth, owner, info);
+        (result, diag_start)
     }
 
     /// A body's result: a panic becomes an error naming the pass; the diagnostics it reported

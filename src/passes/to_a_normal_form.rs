@@ -173,7 +173,8 @@ impl Fill {
             lists: Vec::new(),
         };
         let global = scopes.child(None);
-        if !root.contains().any(Contains::IF) && !root.contains().any(Contains::FUNCTION) {
+        let below = root.contains();
+        if !below.any(Contains::IF) && !below.any(Contains::FUNCTION) {
             // Without an if or a function literal anywhere below (the node summaries say so
             // without a walk) there is one list, as below; its buffer is the one the last
             // conversion on this thread gave back, already grown to a program's size.
