@@ -21,6 +21,14 @@ fn repl(history: &std::path::Path) -> PtySession {
     p
 }
 
+/// Ctrl-D once the line editor is reading again: sent while it redraws the prompt (the
+/// terminal still in cooked mode), the line discipline eats it as end-of-file and the editor
+/// never sees it (one CI run on a loaded machine waited 30 s for EOF).
+fn ctrl_d(p: &mut PtySession) {
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    p.send_control('d').unwrap();
+}
+
 fn tmp(name: &str) -> std::path::PathBuf {
     common::fresh_dir("repl", name)
 }
@@ -38,7 +46,7 @@ fn tab_completes_pass_constructors() {
     p.send_line(")").unwrap();
     p.exp_string("<module pass InferType, opt_level 0>")
         .unwrap();
-    p.send_control('d').unwrap();
+    ctrl_d(&mut p);
     p.exp_eof().unwrap();
 }
 
@@ -58,7 +66,7 @@ fn multi_line_with_block_and_error_caret() {
         .unwrap();
     p.send_line("x").unwrap();
     p.exp_string("\r\n1\r\n").unwrap();
-    p.send_control('d').unwrap();
+    ctrl_d(&mut p);
     p.exp_eof().unwrap();
 }
 
@@ -69,7 +77,7 @@ fn history_is_recalled_across_runs() {
     let mut p = repl(&hist);
     p.send_line("answer = 4242").unwrap();
     p.exp_string(">>> ").unwrap();
-    p.send_control('d').unwrap();
+    ctrl_d(&mut p);
     p.exp_eof().unwrap();
     assert!(std::fs::read_to_string(&hist)
         .unwrap()
@@ -83,7 +91,7 @@ fn history_is_recalled_across_runs() {
     // Typeahead sent while the recalled statement runs would be discarded.
     std::thread::sleep(std::time::Duration::from_millis(300));
     run(&mut p, "answer", "\r\n4242\r\n");
-    p.send_control('d').unwrap();
+    ctrl_d(&mut p);
     p.exp_eof().unwrap();
 }
 
@@ -138,7 +146,7 @@ fn ctrl_c_interrupts_a_long_pipeline_and_keeps_values() {
     std::thread::sleep(std::time::Duration::from_millis(300));
     run(&mut p, "m2", "unknown name `m2`");
     run(&mut p, "equal(m, m)", "true");
-    p.send_control('d').unwrap();
+    ctrl_d(&mut p);
     p.exp_eof().unwrap();
 }
 
@@ -164,7 +172,7 @@ fn the_prompt_says_when_a_run_is_paused_and_ctrl_d_aborts_it() {
     p.exp_string("\u{1b}[K>>> ")
         .expect("the prompt is back to normal");
     run(&mut p, "x = InferType()(m)", "paused before InferType");
-    p.send_control('d').unwrap();
+    ctrl_d(&mut p);
     p.exp_string("aborted InferType()(m) before InferType; nothing was bound")
         .expect("Ctrl-D aborts the paused run");
     p.exp_eof().unwrap();
@@ -177,7 +185,7 @@ fn ctrl_d_exits_entered_contexts() {
     p.send_line("enter PassContext(instruments=[Trace(name=\"q\")])")
         .unwrap();
     p.exp_string("[q] enter_pass_ctx").unwrap();
-    p.send_control('d').unwrap();
+    ctrl_d(&mut p);
     p.exp_string("[q] exit_pass_ctx")
         .expect("exit_pass_ctx runs at Ctrl-D");
     p.exp_eof().unwrap();
