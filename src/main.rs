@@ -38,6 +38,9 @@ enum ModelKind {
     /// Conv blocks (conv2d, bias_add, relu, add, batch_norm and its projection): six ops a
     /// layer.
     Conv,
+    /// An unrolled LSTM (one slice of the input a step, two dense layers, four gates, the
+    /// new cell and hidden state; all hidden states concatenated): nineteen ops a step.
+    Rnn,
     /// A let chain, one `add` a binding.
     Lets,
 }
@@ -267,6 +270,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             let text = match model {
                 ModelKind::Peer => passlab::testgen::peer_model(ops.div_ceil(8), 64),
                 ModelKind::Conv => passlab::testgen::conv_model(ops.div_ceil(6)),
+                ModelKind::Rnn => passlab::testgen::rnn_model(ops.div_ceil(19)),
                 ModelKind::Lets => passlab::testgen::let_chain(ops),
             };
             match out {

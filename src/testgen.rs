@@ -1,5 +1,5 @@
-//! Generated programs for tests and benchmarks: a ResNet-like stack of conv blocks of any size
-//! and deep let chains. Deterministic, so benchmark inputs never drift.
+//! Generated programs for tests and benchmarks: a ResNet-like stack of conv blocks of any size,
+//! an unrolled LSTM, and deep let chains. Deterministic, so benchmark inputs never drift.
 
 use std::fmt::Write;
 
@@ -31,6 +31,54 @@ pub fn conv_model(layers: usize) -> String {
         n += 6;
     }
     let _ = writeln!(s, "  {prev}\n}}");
+    s
+}
+
+/// An unrolled LSTM of `steps` time steps (hidden size 16), in TVM's graph form: the input
+/// split into one slice a step; per step two dense layers, their sum and bias, the gates split
+/// four ways (sigmoid, sigmoid, tanh, sigmoid), the new cell and hidden state; and at the end
+/// every step's hidden state concatenated. Nineteen ops a step (calls and projections).
+///
+/// The shape a recurrent model gives fusion: each step's hidden state is used by the next
+/// step and by the final concatenation, so its immediate post-dominator is the last node and
+/// the path between them runs through every later step.
+pub fn rnn_model(steps: usize) -> String {
+    const H: usize = 16;
+    let steps = steps.max(1);
+    let mut s = String::with_capacity(steps * 520 + 400);
+    let _ = writeln!(
+        s,
+        "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[({steps}, {H}), float32], \
+         %h0: Tensor[(1, {H}), float32], %c0: Tensor[(1, {H}), float32], \
+         %wi: Tensor[({g}, {H}), float32], %wh: Tensor[({g}, {H}), float32], \
+         %bias: Tensor[({g}), float32]) {{",
+        g = 4 * H
+    );
+    let _ = writeln!(s, "  %0 = split(%x, indices_or_sections={steps});");
+    let (mut h, mut c) = ("%h0".to_string(), "%c0".to_string());
+    let mut hs = Vec::with_capacity(steps);
+    let mut n = 1;
+    for t in 0..steps {
+        let [xt, a, b, sum, biased, gates, i, f, g, o, cell, hidden] =
+            std::array::from_fn(|j| n + j);
+        n += 12;
+        let _ = writeln!(
+            s,
+            "  %{xt} = %0.{t};\n  %{a} = nn.dense(%{xt}, %wi, units={u});\n  \
+             %{b} = nn.dense({h}, %wh, units={u});\n  %{sum} = add(%{a}, %{b});\n  \
+             %{biased} = nn.bias_add(%{sum}, %bias);\n  \
+             %{gates} = split(%{biased}, indices_or_sections=4, axis=1);\n  \
+             %{i} = sigmoid(%{gates}.0);\n  %{f} = sigmoid(%{gates}.1);\n  \
+             %{g} = tanh(%{gates}.2);\n  %{o} = sigmoid(%{gates}.3);\n  \
+             %{cell} = add(multiply(%{f}, {c}), multiply(%{i}, %{g}));\n  \
+             %{hidden} = multiply(%{o}, tanh(%{cell}));",
+            u = 4 * H
+        );
+        h = format!("%{hidden}");
+        c = format!("%{cell}");
+        hs.push(h.clone());
+    }
+    let _ = writeln!(s, "  concatenate(({}))\n}}", hs.join(", "));
     s
 }
 
