@@ -12,7 +12,7 @@ one walk reading every node of the same typed module in the same processes, the 
 any pass that must read every node (what the memory system alone makes of the larger model).
 Python's standard library only.
 
-    python3 benches/growth.py                        # both models, every standard pass
+    python3 benches/growth.py                        # all three models, every standard pass
     python3 benches/growth.py --model conv --pass FuseOps --pairs 9
     python3 benches/growth.py --check                # exit 1 when a ratio is over --limit
     python3 benches/growth.py --cold                 # diagnostic: caches flushed before each run
@@ -57,8 +57,8 @@ EXTRA = 2
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default="target/release/passlab", help="the passlab binary")
-    ap.add_argument("--model", action="append", choices=["peer", "conv"],
-                    help="generated model (repeatable; default both)")
+    ap.add_argument("--model", action="append", choices=MODELS,
+                    help="generated model (repeatable; default all three)")
     ap.add_argument("--pass", dest="passes", action="append", help="pass (default: all 13)")
     ap.add_argument("--small", type=int, default=10_000, help="ops of the small model")
     ap.add_argument("--large", type=int, default=100_000, help="ops of the large model")
@@ -93,7 +93,7 @@ def main():
     # binary on the same model: only the host moves it).
     spreads = {a.small: [], a.large: []}
     with tempfile.TemporaryDirectory(prefix="passlab-growth-") as tmp:
-        for model in a.model or ["peer", "conv"]:
+        for model in a.model or MODELS:
             files = write_models(a, tmp, model)
             # `walk` (passlab bench --walk): a read-only walk over every node of the same typed
             # module, timed in the same processes: the floor under a pass that must read every
@@ -147,7 +147,7 @@ def main():
                 print(f"  {label:24} {statistics.median(small) * 1e3:9.3f} ms {statistics.median(large) * 1e3:9.3f} ms"
                       f"  {r:5.2f}x ({min(ratios):.2f}-{max(ratios):.2f})  fastest {best:5.2f}x{flag}{note}",
                       flush=True)
-    total = len(passes) * len(a.model or ["peer", "conv"])
+    total = len(passes) * len(a.model or MODELS)
     print(f"{total - len(over)} of {total} at or under {a.limit:g}x "
           f"({total - len(over_best)} of {total} by the fastest runs)")
     # A ratio is only as steady as the host: report how far the same pass's time moved between
@@ -231,6 +231,9 @@ def cachegrind(a, ll, file, p, runs):
     return counts
 
 
+# The generated models (`passlab gen`): the TVM peer's model, conv blocks, an unrolled LSTM.
+MODELS = ["peer", "conv", "rnn"]
+
 # `passlab bench --walk`'s key: the read-only walk timed beside the passes.
 WALK = "walk"
 
@@ -254,7 +257,7 @@ def count_growth(a, passes):
     workers = os.cpu_count() or 1
     with tempfile.TemporaryDirectory(prefix="passlab-growth-") as tmp, \
             concurrent.futures.ThreadPoolExecutor(workers) as pool:
-        for model in a.model or ["peer", "conv"]:
+        for model in a.model or MODELS:
             files = write_models(a, tmp, model)
             jobs = {(p, size, runs): pool.submit(cachegrind, a, ll, files[size], p, runs)
                     for p in passes for size in (a.small, a.large) for runs in (1, 1 + EXTRA)}
@@ -288,7 +291,7 @@ def count_growth(a, passes):
                     line += (f"   L1d misses {d1[0] / 1e3:8.1f} k {d1[1] / 1e3:9.1f} k"
                              f"   LL misses {lld[0] / 1e3:7.1f} k {lld[1] / 1e3:8.1f} k")
                 print(line + flag, flush=True)
-    total = len(passes) * len(a.model or ["peer", "conv"])
+    total = len(passes) * len(a.model or MODELS)
     print(f"{total - len(over)} of {total} at or under {a.limit:g}x in instructions per run")
     if a.check and over:
         sys.exit(1)

@@ -117,7 +117,14 @@ struct GroupInfo {
     has_call: bool,
     /// A call of an op that is not reshape-like, or a parameter that is not a tensor.
     not_reshape_only: bool,
+    /// Where each parameter's key is in `params`, once the group has more than [`INDEXED`]
+    /// parameters (a linear search made a group fed by many nodes quadratic: the fused
+    /// `concatenate` of an unrolled LSTM's hidden states takes one parameter a step).
+    index: Option<FxHashMap<ArgKey, u32>>,
 }
+
+/// How many parameters a group finds by a linear search before it indexes them.
+const INDEXED: usize = 16;
 
 /// A parameter of a group: the variable, its use in the body, the argument passed for it and
 /// what makes another argument the same one.
@@ -129,7 +136,7 @@ struct Param {
 }
 
 /// What makes two arguments the same parameter: the same variable, or the same node.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum ArgKey {
     Var(u64),
     Node(usize),
@@ -141,8 +148,12 @@ impl GroupInfo {
             ExprKind::Var(v) => ArgKey::Var(v.id()),
             _ => ArgKey::Node(arg.id()),
         };
-        if let Some(p) = self.params.iter().find(|p| p.key == key) {
-            return p.use_.clone();
+        let found = match &self.index {
+            Some(index) => index.get(&key).map(|&i| i as usize),
+            None => self.params.iter().position(|p| p.key == key),
+        };
+        if let Some(i) = found {
+            return self.params[i].use_.clone();
         }
         self.not_reshape_only |= ty.and_then(Type::as_tensor).is_none();
         let var = Var::named(param_name(self.params.len()), ty.cloned());
@@ -153,6 +164,17 @@ impl GroupInfo {
             arg: arg.clone(),
             key,
         });
+        let at = self.params.len() - 1;
+        match &mut self.index {
+            Some(index) => {
+                index.insert(key, at as u32);
+            }
+            None if self.params.len() > INDEXED => {
+                let keys = self.params.iter().enumerate();
+                self.index = Some(keys.map(|(i, p)| (p.key, i as u32)).collect());
+            }
+            None => {}
+        }
         use_
     }
 }

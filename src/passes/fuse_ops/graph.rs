@@ -36,6 +36,10 @@ pub struct Node<'a> {
     pub expr: &'a Expr,
     pub pattern: OpPattern,
     pub extern_ref: bool,
+    /// For a node of tuple type, once a projection of it asked: whether every field is a
+    /// tensor. Answered once per tuple, not once per projection (a `split` into n parts has n
+    /// projections of an n-field type: quadratic, asked each time).
+    tensor_fields: Option<bool>,
 }
 
 /// The dataflow graph of one function, in post-DFS order.
@@ -257,6 +261,7 @@ impl<'a> Graph<'a> {
                         expr: e,
                         pattern: OpPattern::Opaque,
                         extern_ref: false,
+                        tensor_fields: None,
                     });
                     g.uses.push(0);
                     g.inputs_at.push(g.inputs.len() as u32);
@@ -395,9 +400,14 @@ impl<'a> Graph<'a> {
                 OpPattern::Tuple
             }
             ExprKind::TupleGetItem(t, _) => {
-                let all_tensors = match t.ty().and_then(Type::as_tuple) {
+                let all_tensors = |t: &Expr| match t.ty().and_then(Type::as_tuple) {
                     Some(fs) => fs.iter().all(|f| f.as_tensor().is_some()),
                     _ => false,
+                };
+                let k = input(self, 0) as usize;
+                let all_tensors = match self.nodes.get_mut(k) {
+                    Some(n) => *n.tensor_fields.get_or_insert_with(|| all_tensors(t)),
+                    None => all_tensors(t),
                 };
                 if all_tensors {
                     self.add_edge(input(self, 0), i, OpPattern::Injective);
