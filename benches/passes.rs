@@ -1,12 +1,16 @@
-//! Every standard pass on generated models of about 10k and 100k ops, and the cost of the
-//! Stats and PrintChanged instruments on a pipeline (issue 4's and 9's benchmarks).
+//! Every standard pass on generated models of about 10k and 100k ops and on the largest
+//! programs of the shared corpus, and the cost of the Stats and PrintChanged instruments on a
+//! pipeline (issue 4's and 9's benchmarks).
 //!
 //! Models: `peer` is the TVM peer's model (`shared/peers/tvm/model.py`, eight calls a layer:
 //! 1,250 layers = 10k ops, 12,500 = 100k), `conv` the ResNet-like `testgen::conv_model` (six
 //! calls a layer: 1,667 / 16,667 layers), which has the batch norms, convolutions and biases
-//! that SimplifyInference, FoldScaleAxis, CanonicalizeOps, FuseOps and ConvertLayout work on.
-//! Each module is typed once first (InferType itself is measured on the untyped module), as
-//! in `passlab bench`.
+//! that SimplifyInference, FoldScaleAxis, CanonicalizeOps, FuseOps and ConvertLayout work on,
+//! and `rnn` the unrolled LSTM of `testgen::rnn_model` (nineteen ops a step: 527 / 5,264
+//! steps), whose states are used by the next step and by the final result. Corpus programs:
+//! the four largest that type-check (`corpus_<name>`, read from `../shared/corpus/relay`;
+//! skipped with a note when that directory is missing). Each module is typed once first
+//! (InferType itself is measured on the untyped module), as in `passlab bench`.
 //!
 //! `cargo bench --bench passes` runs everything (a few minutes); filter with a substring,
 //! e.g. `cargo bench --bench passes -- FuseOps` or `-- 100k`. The growth figure the issue
@@ -36,6 +40,45 @@ fn models() -> Vec<(String, usize, Module)> {
         let text = testgen::conv_model(layers);
         v.push((format!("conv_{}k", ops / 1000), ops, parse(&text)));
     }
+    for (ops, steps) in [(10_000, 527), (100_000, 5_264)] {
+        let text = testgen::rnn_model(steps);
+        v.push((format!("rnn_{}k", ops / 1000), ops, parse(&text)));
+    }
+    v.extend(corpus_programs());
+    v
+}
+
+/// The largest programs of the shared corpus (by text size) that type-check: a transformer,
+/// a MobileNet, an LSTM and a ResNet, as published (glenside's models).
+const CORPUS: [&str; 4] = [
+    "glenside_transformer",
+    "glenside_mobilenet_simplified",
+    "glenside_lstm",
+    "glenside_resnet_simplified",
+];
+
+/// (label, calls, untyped module) for each [`CORPUS`] program found.
+fn corpus_programs() -> Vec<(String, usize, Module)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/relay");
+    let mut v = Vec::new();
+    for name in CORPUS {
+        let path = dir.join(format!("{name}.relay"));
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                let m = parse(&text);
+                let calls = m
+                    .functions()
+                    .map(|(_, f)| {
+                        let mut n = 0;
+                        passlab::ir::visit::post_order(f, |e| n += usize::from(e.as_call().is_some()));
+                        n
+                    })
+                    .sum();
+                v.push((format!("corpus_{name}"), calls, m));
+            }
+            Err(e) => eprintln!("skipping {}: {e}", path.display()),
+        }
+    }
     v
 }
 
@@ -49,7 +92,7 @@ fn bench_passes(c: &mut Criterion) {
     for (label, ops, untyped) in models() {
         let typed = pm
             .run(&infer, &untyped)
-            .expect("generated models type-check");
+            .expect("the benchmark's models type-check");
         let mut g = c.benchmark_group(format!("passes/{label}"));
         g.throughput(Throughput::Elements(ops as u64));
         g.sample_size(10);
@@ -65,6 +108,12 @@ fn bench_passes(c: &mut Criterion) {
             } else {
                 &typed
             };
+            // A pass that rejects a corpus program (none of the four today) is reported and
+            // skipped rather than timed failing.
+            if let Err(e) = pm.run(&pass, input) {
+                eprintln!("skipping {} on {label}: {e}", entry.name);
+                continue;
+            }
             // The output is dropped outside the timed region.
             g.bench_function(entry.name, |b| {
                 b.iter_batched(
