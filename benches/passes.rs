@@ -70,7 +70,9 @@ fn corpus_programs() -> Vec<(String, usize, Module)> {
                     .functions()
                     .map(|(_, f)| {
                         let mut n = 0;
-                        passlab::ir::visit::post_order(f, |e| n += usize::from(e.as_call().is_some()));
+                        passlab::ir::visit::post_order(f, |e| {
+                            n += usize::from(e.as_call().is_some())
+                        });
                         n
                     })
                     .sum();

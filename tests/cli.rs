@@ -123,7 +123,10 @@ fn gen_reports_what_it_cannot_do() {
     let out = passlab(&["gen", "resnet", "10"]);
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("possible values: peer, conv, rnn, lets"), "{err}");
+    assert!(
+        err.contains("possible values: peer, conv, rnn, lets"),
+        "{err}"
+    );
     let out = passlab(&["gen", "peer", "8", "-o", "/nonexistent-dir/x.relay"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();

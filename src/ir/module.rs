@@ -6,7 +6,13 @@
 use super::attrs::AttrValue;
 use super::expr::{Expr, ExprKind, Function, GlobalVar};
 use super::types::Type;
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
+
+/// From how many functions on a module finds a function by name through an index rather
+/// than by comparing names in order (a search per lookup made every pass that looks up each
+/// function's callees, or each function's own slot, quadratic in the number of functions).
+const INDEXED: usize = 16;
 
 /// The text a module was parsed from, so diagnostics can point into it.
 #[derive(Debug)]
@@ -38,6 +44,9 @@ pub struct ModuleData {
     /// for InferType's output ([`Module::mark_typed`]), cleared whenever the slot gets another
     /// function, so it always speaks of the very function in the slot.
     funcs: Vec<(GlobalVar, Expr, bool)>,
+    /// Each function's position in `funcs` by name, kept while there are more than
+    /// [`INDEXED`] functions (`None` below that).
+    index: Option<FxHashMap<Arc<str>, u32>>,
     /// ADT type definitions, in the order written.
     pub type_defs: Vec<TypeDef>,
     /// Module attributes, in insertion order.
@@ -111,12 +120,17 @@ impl Module {
         self.funcs.iter().map(|(g, _, _)| g.name()).collect()
     }
 
+    /// Where `@name` is in `funcs`.
+    fn position(&self, name: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(name).map(|&i| i as usize),
+            None => self.funcs.iter().position(|(g, _, _)| g.name() == name),
+        }
+    }
+
     /// The function expression bound to `@name`.
     pub fn get(&self, name: &str) -> Option<&Expr> {
-        self.funcs
-            .iter()
-            .find(|(g, _, _)| g.name() == name)
-            .map(|(_, e, _)| e)
+        self.position(name).map(|i| &self.funcs[i].1)
     }
 
     /// The function bound to `@name`.
@@ -125,7 +139,7 @@ impl Module {
     }
 
     pub fn contains(&self, name: &str) -> bool {
-        self.get(name).is_some()
+        self.position(name).is_some()
     }
 
     /// Adds a new function; an existing name is an error.
@@ -134,20 +148,33 @@ impl Module {
         if self.contains(name) {
             return Err(ModuleError::Duplicate(name.into()));
         }
-        self.funcs.push((GlobalVar::new(name), func, false));
+        self.push(GlobalVar::new(name), func);
         Ok(())
+    }
+
+    /// Appends a function whose name is not in the module yet.
+    fn push(&mut self, g: GlobalVar, func: Expr) {
+        let data: &mut ModuleData = self;
+        let at = data.funcs.len() as u32;
+        if let Some(index) = &mut data.index {
+            index.insert(g.0.clone(), at);
+        }
+        data.funcs.push((g, func, false));
+        if data.index.is_none() && data.funcs.len() > INDEXED {
+            data.reindex();
+        }
     }
 
     /// Adds or replaces a function (a replaced function keeps its position).
     pub fn update(&mut self, name: &str, func: Expr) -> Result<(), ModuleError> {
         check_function(name, &func)?;
-        let funcs = &mut self.funcs;
-        match funcs.iter_mut().find(|(g, _, _)| g.name() == name) {
-            Some(slot) => {
+        match self.position(name) {
+            Some(i) => {
+                let slot = &mut self.funcs[i];
                 slot.2 &= slot.1.ptr_eq(&func);
                 slot.1 = func;
             }
-            None => funcs.push((GlobalVar::new(name), func, false)),
+            None => self.push(GlobalVar::new(name), func),
         }
         Ok(())
     }
@@ -163,11 +190,23 @@ impl Module {
     /// Removes a function, returning it.
     pub fn remove(&mut self, name: &str) -> Result<Expr, ModuleError> {
         let pos = self
-            .funcs
-            .iter()
-            .position(|(g, _, _)| g.name() == name)
+            .position(name)
             .ok_or_else(|| ModuleError::Missing(name.into()))?;
-        Ok(self.funcs.remove(pos).1)
+        let data: &mut ModuleData = self;
+        let (_, func, _) = data.funcs.remove(pos);
+        data.reindex();
+        Ok(func)
+    }
+
+    /// Keeps the functions for which `keep` is true, in order, and removes the others (one
+    /// pass over the module, however many go).
+    pub fn retain_functions(&mut self, mut keep: impl FnMut(&GlobalVar) -> bool) {
+        let data: &mut ModuleData = self;
+        let before = data.funcs.len();
+        data.funcs.retain(|(g, _, _)| keep(g));
+        if data.funcs.len() != before {
+            data.reindex();
+        }
     }
 
     /// A module with the same functions, each mapped through `f` (in module order).
@@ -199,6 +238,13 @@ impl Module {
         self.funcs.iter().any(|(_, e, t)| *t && e.ptr_eq(func))
     }
 
+    /// [`Module::known_typed`] for the function bound to `@name`: true when `func` is that
+    /// very function and known to be fully typed (one lookup, not a search of the module).
+    pub fn known_typed_as(&self, name: &str, func: &Expr) -> bool {
+        self.position(name)
+            .is_some_and(|i| self.funcs[i].2 && self.funcs[i].1.ptr_eq(func))
+    }
+
     pub fn attr(&self, name: &str) -> Option<&AttrValue> {
         self.attrs
             .iter()
@@ -221,6 +267,18 @@ impl Module {
     }
 }
 
+impl ModuleData {
+    /// Rebuilds the name index after functions moved (or drops it below [`INDEXED`]).
+    fn reindex(&mut self) {
+        self.index = (self.funcs.len() > INDEXED).then(|| {
+            let names = self.funcs.iter().enumerate();
+            names
+                .map(|(i, (g, _, _))| (g.0.clone(), i as u32))
+                .collect()
+        });
+    }
+}
+
 fn check_function(name: &str, func: &Expr) -> Result<(), ModuleError> {
     match func.kind() {
         ExprKind::Function(_) => Ok(()),
@@ -237,6 +295,52 @@ impl std::fmt::Debug for Module {
 #[cfg(test)]
 mod tests {
     use crate::text::parse_module;
+
+    /// Past sixteen functions a module finds them through an index; every edit keeps it
+    /// true to the order (checked against the names in order after each edit).
+    #[test]
+    fn lookups_by_name_stay_right_through_every_edit_of_a_large_module() {
+        let text: String = (0..40)
+            .map(|i| format!("def @f{i}(%x: float32) {{ add(%x, {i}f) }}\n"))
+            .collect();
+        let mut m = parse_module(&text, "many").unwrap();
+        let agree = |m: &super::Module| {
+            for (i, name) in m.names().into_iter().enumerate() {
+                assert!(m.get(name).unwrap().ptr_eq(m.functions().nth(i).unwrap().1));
+                assert_eq!(m.position(name), Some(i), "@{name}");
+            }
+        };
+        agree(&m);
+        assert!(m.index.is_some() && !m.contains("f40") && m.get("nope").is_none());
+        let f3 = m["f3"].clone();
+        assert!(m.add("f3", f3.clone()).is_err(), "a duplicate is refused");
+        assert!(m.remove("f3").unwrap().ptr_eq(&f3));
+        agree(&m);
+        assert!(!m.contains("f3") && m.contains("f39"));
+        m.add("f3", f3.clone()).unwrap();
+        agree(&m);
+        assert_eq!(m.names().last(), Some(&"f3"), "a new function goes last");
+        m.update("f7", f3.clone()).unwrap();
+        assert!(
+            m["f7"].ptr_eq(&f3) && m.names()[6] == "f7",
+            "an update keeps the place"
+        );
+        m.retain_functions(|g| g.name().len() == 2);
+        assert_eq!(
+            m.names(),
+            ["f0", "f1", "f2", "f4", "f5", "f6", "f7", "f8", "f9", "f3"]
+        );
+        agree(&m);
+        assert!(m.index.is_none(), "ten functions are searched in order");
+        for i in 10..30 {
+            m.add(&format!("g{i}"), f3.clone()).unwrap();
+        }
+        agree(&m);
+        assert!(m.index.is_some() && m.contains("g29") && !m.contains("f29"));
+        m.mark_typed();
+        assert!(m.known_typed_as("g29", &f3) && !m.known_typed_as("f0", &f3));
+        assert!(!m.known_typed_as("nope", &f3));
+    }
 
     /// The "fully typed" mark speaks of the very function in its slot: a new function there
     /// (through `update`, `replace`, `add` or `map_functions`) is unmarked; the same one keeps it.

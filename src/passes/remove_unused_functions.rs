@@ -61,15 +61,7 @@ pub fn remove_unused_functions(m: &Module, entries: &[String]) -> Result<Module,
         return Ok(m.clone());
     }
     let mut out = m.clone();
-    let dead: Vec<String> = m
-        .names()
-        .into_iter()
-        .filter(|n| !live.contains(*n))
-        .map(str::to_string)
-        .collect();
-    for n in dead {
-        out.remove(&n).map_err(|e| e.to_string())?;
-    }
+    out.retain_functions(|g| live.contains(g.name()));
     Ok(out)
 }
 

@@ -28,7 +28,7 @@ pub fn fully_typed(e: &Expr) -> bool {
 /// pass `pass` with the error's message. A function of InferType's output is known to be
 /// typed ([`Module::known_typed`]) and is not walked.
 pub fn typed_function(pass: &str, g: &GlobalVar, f: &Expr, m: &Module) -> Result<Expr, PassError> {
-    if m.known_typed(f) || fully_typed(f) {
+    if m.known_typed_as(g.name(), f) || fully_typed(f) {
         return Ok(f.clone());
     }
     infer_expr(f, Some(m)).map_err(|e| {
