@@ -119,8 +119,9 @@ struct GroupInfo {
     not_reshape_only: bool,
     /// Where each parameter's key is in `params`, once the group has more than [`INDEXED`]
     /// parameters (a linear search made a group fed by many nodes quadratic: the fused
-    /// `concatenate` of an unrolled LSTM's hidden states takes one parameter a step).
-    index: Option<FxHashMap<ArgKey, u32>>,
+    /// `concatenate` of an unrolled LSTM's hidden states takes one parameter a step). Boxed:
+    /// nearly every group has a few parameters and never builds one.
+    index: Option<Box<FxHashMap<ArgKey, u32>>>,
 }
 
 /// How many parameters a group finds by a linear search before it indexes them.
@@ -149,8 +150,8 @@ impl GroupInfo {
             _ => ArgKey::Node(arg.id()),
         };
         let found = match &self.index {
-            Some(index) => index.get(&key).map(|&i| i as usize),
             None => self.params.iter().position(|p| p.key == key),
+            Some(index) => index.get(&key).map(|&i| i as usize),
         };
         if let Some(i) = found {
             return self.params[i].use_.clone();
@@ -171,7 +172,7 @@ impl GroupInfo {
             }
             None if self.params.len() > INDEXED => {
                 let keys = self.params.iter().enumerate();
-                self.index = Some(keys.map(|(i, p)| (p.key, i as u32)).collect());
+                self.index = Some(Box::new(keys.map(|(i, p)| (p.key, i as u32)).collect()));
             }
             None => {}
         }

@@ -455,25 +455,51 @@ fn is_dynamic(t: &Type) -> bool {
     }
 }
 
-/// A node of the post-dominator tree: its immediate post-dominator, its depth in the tree, and
-/// the combined edge pattern on the way to the post-dominator.
+/// A node of the post-dominator tree: its immediate post-dominator, its depth in the tree, the
+/// combined edge pattern on the way to the post-dominator, and a jump pointer (see
+/// [`post_dominators`]). 16 bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct DomNode {
-    pub parent: Option<u32>,
+    /// The immediate post-dominator, [`NO_NODE`] for none.
+    parent: u32,
     pub depth: u32,
+    /// A proper ancestor, its parent's or further up, for climbing in logarithmic steps
+    /// ([`NO_NODE`] for a root, which has none).
+    jump: u32,
     pub pattern: OpPattern,
+    /// The patterns of the nodes from this one up to `jump` (exclusive), combined.
+    jump_pattern: OpPattern,
+}
+
+impl DomNode {
+    /// The immediate post-dominator, if any.
+    pub fn parent(&self) -> Option<u32> {
+        (self.parent != NO_NODE).then_some(self.parent)
+    }
 }
 
 /// The post-dominator tree of a graph (TVM's `DominatorTree::PostDom`): nodes are handled in
 /// reverse post-DFS order, so every consumer is placed before its producers, and a node's
-/// immediate post-dominator is the least common ancestor of its consumers.
+/// immediate post-dominator is the least common ancestor of its consumers, with the patterns
+/// on the way combined.
+///
+/// TVM finds that ancestor by stepping up one parent at a time, which is quadratic when many
+/// nodes' consumers meet far up the tree: a running sum of a recurrent model's states (each
+/// state used by the next step and by the sum) took 1.1 ms at 3,000 ops and 127 ms at 30,000.
+/// Each node here also gets a skew-binary jump pointer (Myers' random-access lists: the jump
+/// of a node is its parent's jump's jump when the two jumps below it span equal depths, else
+/// its parent), so a climb takes logarithmic steps, with the patterns of the nodes jumped over
+/// kept beside each pointer. The nodes passed on the way are the same as TVM's, and combining
+/// patterns (their maximum) does not depend on the grouping, so the tree is TVM's exactly.
 pub fn post_dominators(g: &Graph) -> Vec<DomNode> {
     let n = g.nodes.len();
     let mut tree = vec![
         DomNode {
-            parent: None,
+            parent: NO_NODE,
             depth: 1,
+            jump: NO_NODE,
             pattern: OpPattern::Opaque,
+            jump_pattern: OpPattern::Opaque,
         };
         n
     ];
@@ -483,45 +509,224 @@ pub fn post_dominators(g: &Graph) -> Vec<DomNode> {
             continue;
         }
         let mut pattern = OpPattern::ElemWise;
-        let mut parent: Option<u32> = None;
+        let mut parent = NO_NODE;
         for (k, edge) in g.outputs(i as u32).iter().enumerate() {
             parent = if k == 0 {
-                Some(edge.node)
+                edge.node
             } else {
-                lca(&tree, parent, Some(edge.node), &mut pattern)
+                lca(&tree, parent, edge.node, &mut pattern)
             };
             pattern = combine(pattern, edge.pattern);
         }
-        tree[i] = DomNode {
-            parent,
-            depth: parent.map_or(1, |p| tree[p as usize].depth + 1),
-            pattern,
+        tree[i] = if parent == NO_NODE {
+            DomNode {
+                parent,
+                depth: 1,
+                jump: NO_NODE,
+                pattern,
+                jump_pattern: pattern,
+            }
+        } else {
+            let p = tree[parent as usize];
+            let (jump, jump_pattern) = if p.parent == NO_NODE {
+                (parent, pattern)
+            } else {
+                // `p`'s jump `j` is a proper ancestor; `jj` is `j`'s (a root jumps nowhere).
+                let j = p.jump;
+                let jn = tree[j as usize];
+                let jj = if jn.parent == NO_NODE { j } else { jn.jump };
+                if jj != j && p.depth - jn.depth == jn.depth - tree[jj as usize].depth {
+                    let over = combine(pattern, combine(p.jump_pattern, jn.jump_pattern));
+                    (jj, over)
+                } else {
+                    (parent, pattern)
+                }
+            };
+            DomNode {
+                parent,
+                depth: p.depth + 1,
+                jump,
+                pattern,
+                jump_pattern,
+            }
         };
     }
     tree
 }
 
-/// The least common ancestor of two tree nodes, combining the patterns on the way up.
-fn lca(
-    tree: &[DomNode],
-    mut a: Option<u32>,
-    mut b: Option<u32>,
-    pattern: &mut OpPattern,
-) -> Option<u32> {
-    while a != b {
-        let (x, y) = (a?, b?);
-        let (dx, dy) = (tree[x as usize], tree[y as usize]);
-        if dx.depth < dy.depth {
-            *pattern = combine(*pattern, dy.pattern);
-            b = dy.parent;
-        } else if dy.depth < dx.depth {
-            *pattern = combine(*pattern, dx.pattern);
-            a = dx.parent;
+/// Climbs from `x` to its ancestor at depth `target` (at most `x`'s own), by jumps that do
+/// not overshoot it, combining the patterns passed.
+fn climb(tree: &[DomNode], mut x: u32, target: u32, pattern: &mut OpPattern) -> u32 {
+    while tree[x as usize].depth > target {
+        // Deeper than a root: `x` has a parent, and its jump is a proper ancestor.
+        let d = tree[x as usize];
+        if tree[d.jump as usize].depth >= target {
+            *pattern = combine(*pattern, d.jump_pattern);
+            x = d.jump;
         } else {
-            *pattern = combine(combine(*pattern, dx.pattern), dy.pattern);
-            a = dx.parent;
-            b = dy.parent;
+            *pattern = combine(*pattern, d.pattern);
+            x = d.parent;
+        }
+    }
+    x
+}
+
+/// The least common ancestor of two tree nodes ([`NO_NODE`] when they are in different
+/// trees, or either is [`NO_NODE`]), combining into `pattern` the patterns of every node
+/// passed on the way up from either side (the ancestor's own excluded).
+fn lca(tree: &[DomNode], a: u32, b: u32, pattern: &mut OpPattern) -> u32 {
+    if a == NO_NODE || b == NO_NODE {
+        return NO_NODE;
+    }
+    let depth = tree[a as usize].depth.min(tree[b as usize].depth);
+    let mut a = climb(tree, a, depth, pattern);
+    let mut b = climb(tree, b, depth, pattern);
+    // At equal depths the jumps are at equal depths too (a jump's depth follows from the
+    // node's): jump both while the jumps differ (the ancestor is above them), else step both.
+    while a != b {
+        let (da, db) = (tree[a as usize], tree[b as usize]);
+        if da.parent == NO_NODE {
+            // Two roots (equal depths): different trees.
+            return NO_NODE;
+        }
+        if da.jump != db.jump {
+            *pattern = combine(*pattern, combine(da.jump_pattern, db.jump_pattern));
+            a = da.jump;
+            b = db.jump;
+        } else {
+            *pattern = combine(*pattern, combine(da.pattern, db.pattern));
+            a = da.parent;
+            b = db.parent;
         }
     }
     a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{combine, post_dominators, Graph};
+    use crate::ir::OpPattern;
+    use crate::passes::infer_type::infer_module;
+    use crate::text::parse_module;
+
+    /// TVM's post-dominator tree, climbing one parent at a time: (parent, depth, pattern).
+    fn one_step_climb(g: &Graph) -> Vec<(Option<u32>, u32, OpPattern)> {
+        let n = g.nodes.len();
+        let mut tree = vec![(None, 1, OpPattern::Opaque); n];
+        for i in (0..n).rev() {
+            if g.nodes[i].extern_ref {
+                continue;
+            }
+            let mut pattern = OpPattern::ElemWise;
+            let mut parent: Option<u32> = None;
+            for (k, edge) in g.outputs(i as u32).iter().enumerate() {
+                parent = if k == 0 {
+                    Some(edge.node)
+                } else {
+                    let (mut a, mut b) = (parent, Some(edge.node));
+                    loop {
+                        if a == b {
+                            break a;
+                        }
+                        let (Some(x), Some(y)) = (a, b) else {
+                            break None;
+                        };
+                        let (dx, dy) = (tree[x as usize], tree[y as usize]);
+                        if dx.1 <= dy.1 {
+                            pattern = combine(pattern, dy.2);
+                            b = dy.0;
+                        }
+                        if dy.1 <= dx.1 {
+                            pattern = combine(pattern, dx.2);
+                            a = dx.0;
+                        }
+                    }
+                };
+                pattern = combine(pattern, edge.pattern);
+            }
+            let depth = parent.map_or(1, |p| tree[p as usize].1 + 1);
+            tree[i] = (parent, depth, pattern);
+        }
+        tree
+    }
+
+    /// A random dataflow program of `n` bindings over one tensor shape: element-wise and
+    /// broadcast calls, a dense layer (out-element-wise fusable), a reduction, each taking
+    /// a recent binding or one from anywhere before, so uses meet near and far.
+    fn random_program(seed: u64, n: usize) -> String {
+        let mut state = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let mut next = move |m: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) as usize) % m
+        };
+        let mut s =
+            String::from("def @main(%x: Tensor[(1, 4), float32], %w: Tensor[(4, 4), float32]) {\n");
+        let pick = |i: usize, next: &mut dyn FnMut(usize) -> usize| -> String {
+            if i == 0 || next(8) == 0 {
+                "%x".to_string()
+            } else if next(2) == 0 {
+                format!("%{}", i - 1 - next(i.min(4)))
+            } else {
+                format!("%{}", next(i))
+            }
+        };
+        for i in 0..n {
+            let a = pick(i, &mut next);
+            let b = pick(i, &mut next);
+            let call = match next(7) {
+                0 => format!("add({a}, {b})"),
+                1 => format!("multiply({a}, {b})"),
+                2 => format!("nn.relu({a})"),
+                3 => format!("tanh({a})"),
+                4 => format!("nn.dense({a}, %w, units=4)"),
+                5 => format!("add({a}, sum({b}, axis=[1], keepdims=True))"),
+                _ => format!("subtract({a}, {b})"),
+            };
+            s.push_str(&format!("  %{i} = {call};\n"));
+        }
+        s.push_str(&format!("  %{}\n}}\n", n - 1));
+        s
+    }
+
+    /// The jump-pointer climb finds TVM's tree exactly: the same post-dominator, depth and
+    /// combined pattern for every node of random programs, including the running-sum shape
+    /// that made the one-step climb quadratic.
+    #[test]
+    fn post_dominators_match_the_one_step_climb() {
+        let mut programs: Vec<String> = (0..60)
+            .map(|seed| random_program(seed, 10 + 7 * seed as usize))
+            .collect();
+        let mut sum =
+            String::from("def @main(%x: Tensor[(1, 4), float32]) {\n  %0 = nn.relu(%x);\n");
+        for i in 1..400 {
+            sum.push_str(&format!(
+                "  %{} = tanh(%{});\n  %{} = add(%{}, %{});\n",
+                2 * i - 1,
+                2 * i - 2,
+                2 * i,
+                2 * i - 2,
+                2 * i - 1
+            ));
+        }
+        sum.push_str("  %798\n}\n");
+        programs.push(sum);
+        programs.push(crate::testgen::rnn_model(40));
+        for (k, text) in programs.iter().enumerate() {
+            let m = infer_module(&parse_module(text, "dag").expect("parses")).expect("types");
+            let g = Graph::build(m.get("main").expect("@main"));
+            let want = one_step_climb(&g);
+            let got = post_dominators(&g);
+            for (i, (w, d)) in want.iter().zip(&got).enumerate() {
+                assert_eq!(
+                    (w.0, w.1, w.2),
+                    (d.parent(), d.depth, d.pattern),
+                    "program {k}, node {i}"
+                );
+            }
+        }
+    }
 }

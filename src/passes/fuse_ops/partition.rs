@@ -48,6 +48,7 @@ pub struct Partition {
     max_depth: usize,
     /// Nodes visited by the region walks (counts, checks, merges): the partitioner's work,
     /// which a test holds to a constant per node.
+    #[cfg(test)]
     visits: usize,
 }
 
@@ -76,6 +77,7 @@ impl Partition {
             epoch: 0,
             stack: Vec::new(),
             max_depth,
+            #[cfg(test)]
             visits: 0,
         };
         if opt_level > 0 {
@@ -111,7 +113,10 @@ impl Partition {
 
     /// Marks `n` visited; false when it already was in this epoch.
     fn visit(&mut self, n: u32) -> bool {
-        self.visits += 1;
+        #[cfg(test)]
+        {
+            self.visits += 1;
+        }
         let s = &mut self.stamp[n as usize];
         if *s == self.epoch {
             return false;
@@ -201,7 +206,9 @@ impl Partition {
             return true;
         }
         let over = self.count_exceeds(g, child, dom_parent);
-        self.groups[child as usize].too_deep = over;
+        if over {
+            self.groups[child as usize].too_deep = true;
+        }
         over
     }
 
@@ -236,7 +243,7 @@ impl Partition {
                 continue;
             }
             let dn = dom[nid as usize];
-            let Some(sink) = dn.parent else { continue };
+            let Some(sink) = dn.parent() else { continue };
             if self.exceeds_depth(g, nid, sink) {
                 continue;
             }
