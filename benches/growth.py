@@ -57,8 +57,8 @@ EXTRA = 2
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default="target/release/passlab", help="the passlab binary")
-    ap.add_argument("--model", action="append", choices=MODELS,
-                    help="generated model (repeatable; default all three)")
+    ap.add_argument("--model", action="append", choices=MODELS + SHAPES,
+                    help=f"generated model (repeatable; default {', '.join(MODELS)})")
     ap.add_argument("--pass", dest="passes", action="append", help="pass (default: all 13)")
     ap.add_argument("--small", type=int, default=10_000, help="ops of the small model")
     ap.add_argument("--large", type=int, default=100_000, help="ops of the large model")
@@ -231,8 +231,13 @@ def cachegrind(a, ll, file, p, runs):
     return counts
 
 
-# The generated models (`passlab gen`): the TVM peer's model, conv blocks, an unrolled LSTM.
+# The generated models (`passlab gen`) measured by default: the TVM peer's model, conv blocks,
+# an unrolled LSTM.
 MODELS = ["peer", "conv", "rnn"]
+# Shapes that once made a pass quadratic (`--model` only; CI checks their instructions): a
+# running sum of recurrent states (FuseOps' post-dominators), nested ifs (ToANormalForm's
+# scopes), a call chain of globals (every pass that looked functions up by name).
+SHAPES = ["sum", "ifs", "globals"]
 
 # `passlab bench --walk`'s key: the read-only walk timed beside the passes.
 WALK = "walk"

@@ -43,6 +43,12 @@ enum ModelKind {
     Rnn,
     /// A let chain, one `add` a binding.
     Lets,
+    /// A recurrent chain whose states are summed as it goes: three ops a step.
+    Sum,
+    /// Nested ifs using a value bound at the top: five ops a level.
+    Ifs,
+    /// A call chain of global functions: two ops a function.
+    Globals,
 }
 
 #[derive(Subcommand)]
@@ -272,6 +278,9 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 ModelKind::Conv => passlab::testgen::conv_model(ops.div_ceil(6)),
                 ModelKind::Rnn => passlab::testgen::rnn_model(ops.div_ceil(19)),
                 ModelKind::Lets => passlab::testgen::let_chain(ops),
+                ModelKind::Sum => passlab::testgen::running_sum_model(ops.div_ceil(3)),
+                ModelKind::Ifs => passlab::testgen::nested_if_model(ops.div_ceil(5)),
+                ModelKind::Globals => passlab::testgen::globals_model(ops.div_ceil(2)),
             };
             match out {
                 Some(path) => passlab::instrument::dump_ir::write_atomic(path.as_ref(), &text)

@@ -1,5 +1,6 @@
 //! Generated programs for tests and benchmarks: a ResNet-like stack of conv blocks of any size,
-//! an unrolled LSTM, and deep let chains. Deterministic, so benchmark inputs never drift.
+//! an unrolled LSTM, deep let chains, and shapes that once made a pass quadratic (a running
+//! sum of states, nested ifs, a chain of many globals). Deterministic, so benchmark inputs never drift.
 
 use std::fmt::Write;
 
@@ -79,6 +80,68 @@ pub fn rnn_model(steps: usize) -> String {
         hs.push(h.clone());
     }
     let _ = writeln!(s, "  concatenate(({}))\n}}", hs.join(", "));
+    s
+}
+
+/// A recurrent chain whose states are also summed as it goes: `h = relu(h * w)`, `s = s + h`,
+/// three ops a step, the result the final sum. Every state is used by the next step and by
+/// the sum, so the uses of each meet only at the end of the chain of sums: the shape that
+/// makes a one-parent-at-a-time climb of the post-dominator tree quadratic.
+pub fn running_sum_model(steps: usize) -> String {
+    let steps = steps.max(1);
+    let mut s = String::with_capacity(steps * 64 + 128);
+    s.push_str("#[version = \"0.0.5\"]\n");
+    s.push_str("def @main(%x: Tensor[(1, 8), float32], %w: Tensor[(1, 8), float32]) {\n");
+    let (mut h, mut sum, mut n) = ("%x".to_string(), None::<String>, 0);
+    for _ in 0..steps {
+        let _ = writeln!(
+            s,
+            "  %{n} = multiply({h}, %w);\n  %{} = nn.relu(%{n});",
+            n + 1
+        );
+        h = format!("%{}", n + 1);
+        n += 2;
+        sum = Some(match sum {
+            None => h.clone(),
+            Some(acc) => {
+                let _ = writeln!(s, "  %{n} = add({acc}, {h});");
+                n += 1;
+                format!("%{}", n - 1)
+            }
+        });
+    }
+    let _ = writeln!(s, "  {}\n}}", sum.unwrap_or(h));
+    s
+}
+
+/// `depth` nested `if`s, each branch using a value bound at the top: the shape that makes a
+/// one-scope-at-a-time LCA of ToANormalForm's scopes quadratic. About five ops a level.
+pub fn nested_if_model(depth: usize) -> String {
+    let mut body = "add(%0, %x)".to_string();
+    for i in 0..depth {
+        body =
+            format!("if (less(sum(%0), {i}f)) {{ add(%0, {body}) }} else {{ multiply(%0, %x) }}");
+    }
+    format!(
+        "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, 8), float32]) {{\n  \
+         %0 = nn.relu(%x);\n  {body}\n}}\n"
+    )
+}
+
+/// `count` global functions in a call chain (`@f<i>` calls `@f<i-1>`, `@main` the last), two
+/// ops each: the shape that makes a search of the module per function quadratic.
+pub fn globals_model(count: usize) -> String {
+    let count = count.max(1);
+    let ty = "Tensor[(1, 8), float32]";
+    let mut s = format!("#[version = \"0.0.5\"]\ndef @f0(%a: {ty}) -> {ty} {{ nn.relu(%a) }}\n");
+    for i in 1..count {
+        let _ = writeln!(
+            s,
+            "def @f{i}(%a: {ty}) -> {ty} {{ @f{}(add(%a, %a)) }}",
+            i - 1
+        );
+    }
+    let _ = writeln!(s, "def @main(%x: {ty}) -> {ty} {{ @f{}(%x) }}", count - 1);
     s
 }
 
