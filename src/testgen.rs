@@ -1,6 +1,7 @@
 //! Generated programs for tests and benchmarks: a ResNet-like stack of conv blocks of any size,
 //! an unrolled LSTM, deep let chains, and shapes that once made a pass quadratic (a running
-//! sum of states, nested ifs, a chain of many globals). Deterministic, so benchmark inputs never drift.
+//! sum of states, nested ifs, a chain of many globals). Deterministic, so benchmark inputs
+//! never drift.
 
 use std::fmt::Write;
 

@@ -26,7 +26,7 @@ pub fn fully_typed(e: &Expr) -> bool {
 
 /// `f` itself when it is fully typed, else `f` typed by inference. A type error fails the
 /// pass `pass` with the error's message. A function of InferType's output is known to be
-/// typed ([`Module::known_typed`]) and is not walked.
+/// typed ([`Module::known_typed_as`]: one lookup of its own slot) and is not walked.
 pub fn typed_function(pass: &str, g: &GlobalVar, f: &Expr, m: &Module) -> Result<Expr, PassError> {
     if m.known_typed_as(g.name(), f) || fully_typed(f) {
         return Ok(f.clone());

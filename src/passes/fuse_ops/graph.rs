@@ -471,6 +471,8 @@ pub struct DomNode {
     jump_pattern: OpPattern,
 }
 
+const _: () = assert!(std::mem::size_of::<DomNode>() == 16);
+
 impl DomNode {
     /// The immediate post-dominator, if any.
     pub fn parent(&self) -> Option<u32> {
