@@ -14,6 +14,7 @@ pub mod fold_scale_axis;
 pub mod fuse_ops;
 pub mod infer_type;
 pub mod inline_globals;
+pub mod jump_tree;
 pub mod lambda_lift;
 pub mod layout_rewrite;
 pub mod print_ir;

@@ -22,6 +22,7 @@
 use crate::ir::scratch;
 use crate::ir::TypeKind;
 use crate::ir::{DType, Expr, ExprKind, Function, OpPattern, Type};
+use crate::passes::jump_tree::{self, jump_of_leaf, JumpTree};
 use rustc_hash::FxHashMap;
 
 /// A use of a node by another node.
@@ -488,11 +489,10 @@ impl DomNode {
 /// TVM finds that ancestor by stepping up one parent at a time, which is quadratic when many
 /// nodes' consumers meet far up the tree: a running sum of a recurrent model's states (each
 /// state used by the next step and by the sum) took 1.1 ms at 3,000 ops and 127 ms at 30,000.
-/// Each node here also gets a skew-binary jump pointer (Myers' random-access lists: the jump
-/// of a node is its parent's jump's jump when the two jumps below it span equal depths, else
-/// its parent), so a climb takes logarithmic steps, with the patterns of the nodes jumped over
-/// kept beside each pointer. The nodes passed on the way are the same as TVM's, and combining
-/// patterns (their maximum) does not depend on the grouping, so the tree is TVM's exactly.
+/// Each node here also gets a skew-binary jump pointer ([`jump_tree`]), so a climb takes
+/// logarithmic steps, with the patterns of the nodes jumped over kept beside each pointer.
+/// The nodes passed on the way are the same as TVM's, and combining patterns (their maximum)
+/// does not depend on the grouping, so the tree is TVM's exactly.
 pub fn post_dominators(g: &Graph) -> Vec<DomNode> {
     let n = g.nodes.len();
     let mut tree = vec![
@@ -530,19 +530,15 @@ pub fn post_dominators(g: &Graph) -> Vec<DomNode> {
             }
         } else {
             let p = tree[parent as usize];
-            let (jump, jump_pattern) = if p.parent == NO_NODE {
-                (parent, pattern)
-            } else {
-                // `p`'s jump `j` is a proper ancestor; `jj` is `j`'s (a root jumps nowhere).
-                let j = p.jump;
-                let jn = tree[j as usize];
-                let jj = if jn.parent == NO_NODE { j } else { jn.jump };
-                if jj != j && p.depth - jn.depth == jn.depth - tree[jj as usize].depth {
-                    let over = combine(pattern, combine(p.jump_pattern, jn.jump_pattern));
-                    (jj, over)
-                } else {
-                    (parent, pattern)
+            let (jump, jump_pattern) = match jump_of_leaf(&Dom(&tree), parent) {
+                (j, true) => {
+                    let jn = tree[p.jump as usize];
+                    (
+                        j,
+                        combine(pattern, combine(p.jump_pattern, jn.jump_pattern)),
+                    )
                 }
+                (j, false) => (j, pattern),
             };
             DomNode {
                 parent,
@@ -556,21 +552,19 @@ pub fn post_dominators(g: &Graph) -> Vec<DomNode> {
     tree
 }
 
-/// Climbs from `x` to its ancestor at depth `target` (at most `x`'s own), by jumps that do
-/// not overshoot it, combining the patterns passed.
-fn climb(tree: &[DomNode], mut x: u32, target: u32, pattern: &mut OpPattern) -> u32 {
-    while tree[x as usize].depth > target {
-        // Deeper than a root: `x` has a parent, and its jump is a proper ancestor.
-        let d = tree[x as usize];
-        if tree[d.jump as usize].depth >= target {
-            *pattern = combine(*pattern, d.jump_pattern);
-            x = d.jump;
-        } else {
-            *pattern = combine(*pattern, d.pattern);
-            x = d.parent;
-        }
+/// The post-dominator tree as a [`JumpTree`].
+struct Dom<'t>(&'t [DomNode]);
+
+impl JumpTree for Dom<'_> {
+    fn depth(&self, n: u32) -> u32 {
+        self.0[n as usize].depth
     }
-    x
+    fn parent(&self, n: u32) -> Option<u32> {
+        self.0[n as usize].parent()
+    }
+    fn jump(&self, n: u32) -> u32 {
+        self.0[n as usize].jump
+    }
 }
 
 /// The least common ancestor of two tree nodes ([`NO_NODE`] when they are in different
@@ -580,28 +574,11 @@ fn lca(tree: &[DomNode], a: u32, b: u32, pattern: &mut OpPattern) -> u32 {
     if a == NO_NODE || b == NO_NODE {
         return NO_NODE;
     }
-    let depth = tree[a as usize].depth.min(tree[b as usize].depth);
-    let mut a = climb(tree, a, depth, pattern);
-    let mut b = climb(tree, b, depth, pattern);
-    // At equal depths the jumps are at equal depths too (a jump's depth follows from the
-    // node's): jump both while the jumps differ (the ancestor is above them), else step both.
-    while a != b {
-        let (da, db) = (tree[a as usize], tree[b as usize]);
-        if da.parent == NO_NODE {
-            // Two roots (equal depths): different trees.
-            return NO_NODE;
-        }
-        if da.jump != db.jump {
-            *pattern = combine(*pattern, combine(da.jump_pattern, db.jump_pattern));
-            a = da.jump;
-            b = db.jump;
-        } else {
-            *pattern = combine(*pattern, combine(da.pattern, db.pattern));
-            a = da.parent;
-            b = db.parent;
-        }
-    }
-    a
+    let passed = |n: u32, jumped: bool| {
+        let d = tree[n as usize];
+        *pattern = combine(*pattern, if jumped { d.jump_pattern } else { d.pattern });
+    };
+    jump_tree::lca(&Dom(tree), a, b, passed).unwrap_or(NO_NODE)
 }
 
 #[cfg(test)]
