@@ -11,7 +11,7 @@
 //! the node itself. In lenient mode unknown types are left out and only noted.
 
 use super::generate::{describe, Gen};
-use super::solver::{Origin, SolveError, TV};
+use super::solver::{Origin, SolveError, Term, TV};
 use super::walk::{walk, Walker};
 use crate::ir::{visit, Expr, ExprKind, Function, Type, Var};
 
@@ -74,7 +74,18 @@ impl<'g, 'a> Resolver<'g, 'a> {
     fn next_ty(&mut self, e: &'a Expr) -> Result<Option<Type>, ResolveError<'a>> {
         let tv = self.gen.tape[self.pos];
         self.pos += 1;
-        self.resolve(e, tv)
+        let t = self.resolve(e, tv)?;
+        if let (Some(t), Some(old)) = (&t, e.ty()) {
+            // Re-typing a typed node: keep its type object when equal, and let the types built
+            // after it (its users' tuples and functions) share it, so the next comparison
+            // finds equal fields by pointer. Without this, n tuples nested n deep compared
+            // their whole nested types once a node: quadratic.
+            if !t.ptr_eq(old) && t == old && matches!(self.gen.s.term(tv), Term::Known(_)) {
+                self.gen.s.settle(tv, old.clone());
+                return Ok(Some(old.clone()));
+            }
+        }
+        Ok(t)
     }
 
     /// The variable to use for `v`: itself when fully annotated, else an annotated copy.

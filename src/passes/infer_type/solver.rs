@@ -159,6 +159,14 @@ impl Solver {
         &self.terms[r as usize]
     }
 
+    /// Records `t`, equal to `x`'s resolved type, as that type: types resolved later are built
+    /// from `t`, so they share its nodes (see `Resolver::next_ty`).
+    pub fn settle(&mut self, x: TV, t: Type) {
+        let r = self.find(x);
+        debug_assert!(matches!(&self.terms[r as usize], Term::Known(k) if *k == t));
+        self.terms[r as usize] = Term::Known(t);
+    }
+
     /// The fully known type of `x`, if it has no holes left. Caches the result on the root.
     pub fn resolve(&mut self, x: TV) -> Option<Type> {
         let r = self.find(x);
