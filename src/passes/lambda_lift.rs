@@ -227,7 +227,7 @@ impl Mutator for Lifter<'_> {
                         self.names.insert(name.clone(), e.clone());
                         self.lambda_map
                             .entry(r.id())
-                            .or_insert_with(|| Self::global(&name, &captured, None));
+                            .or_insert_with(|| Self::global(&name, captured, None));
                         rec_name = Some(name);
                     }
                 }
