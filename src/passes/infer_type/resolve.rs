@@ -59,7 +59,11 @@ impl<'g, 'a> Resolver<'g, 'a> {
     /// The type of `tv`; when it is unknown, an error, or in lenient mode what is known
     /// (`None` when nothing is).
     fn resolve(&mut self, e: &'a Expr, tv: TV) -> Result<Option<Type>, ResolveError<'a>> {
-        match self.gen.s.resolve(tv) {
+        let known = match e.ty() {
+            Some(like) => self.gen.s.resolve_like(tv, like),
+            None => self.gen.s.resolve(tv),
+        };
+        match known {
             Some(t) => Ok(Some(t)),
             None if self.lenient => {
                 self.first_unresolved.get_or_insert((e, tv));
@@ -79,7 +83,8 @@ impl<'g, 'a> Resolver<'g, 'a> {
             // Re-typing a typed node: keep its type object when equal, and let the types built
             // after it (its users' tuples and functions) share it, so the next comparison
             // finds equal fields by pointer. Without this, n tuples nested n deep compared
-            // their whole nested types once a node: quadratic.
+            // their whole nested types once a node: quadratic. (`resolve_like` already kept
+            // it when the parts were its own; this is for equal types made apart.)
             if !t.ptr_eq(old) && t == old && matches!(self.gen.s.term(tv), Term::Known(_)) {
                 self.gen.s.settle(tv, old.clone());
                 return Ok(Some(old.clone()));

@@ -167,6 +167,38 @@ impl Solver {
         self.terms[r as usize] = Term::Known(t);
     }
 
+    /// [`Solver::resolve`] for a node that had type `like` before (re-typing a typed module):
+    /// when `x` is a tuple or function whose parts resolve to `like`'s own parts, the result
+    /// is `like` itself, with no new type made (and the types built from it later share it).
+    pub fn resolve_like(&mut self, x: TV, like: &Type) -> Option<Type> {
+        let r = self.find(x);
+        let (olds, old_ret) = match like.kind() {
+            TypeKind::Tuple(fs) => (fs.as_slice(), None),
+            TypeKind::Func(f) => (f.params.as_slice(), Some(&f.ret)),
+            _ => return self.resolve(x),
+        };
+        let (vs, ret) = match &self.terms[r as usize] {
+            Term::Tuple(vs) if old_ret.is_none() => (vs.clone(), None),
+            Term::Func(ps, ret) if old_ret.is_some() => (ps.clone(), Some(*ret)),
+            _ => return self.resolve(x),
+        };
+        if vs.len() != olds.len() {
+            return self.resolve(x);
+        }
+        let mut same = true;
+        for (v, old) in vs.iter().zip(olds) {
+            same &= grow(|| self.resolve(*v))?.ptr_eq(old);
+        }
+        if let (Some(ret), Some(old)) = (ret, old_ret) {
+            same &= grow(|| self.resolve(ret))?.ptr_eq(old);
+        }
+        if !same {
+            return self.resolve(x);
+        }
+        self.terms[r as usize] = Term::Known(like.clone());
+        Some(like.clone())
+    }
+
     /// The fully known type of `x`, if it has no holes left. Caches the result on the root.
     pub fn resolve(&mut self, x: TV) -> Option<Type> {
         let r = self.find(x);
