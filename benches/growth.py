@@ -236,8 +236,9 @@ def cachegrind(a, ll, file, p, runs):
 MODELS = ["peer", "conv", "rnn"]
 # Shapes that once made a pass quadratic (`--model` only; CI checks their instructions): a
 # running sum of recurrent states (FuseOps' post-dominators), nested ifs (ToANormalForm's
-# scopes), a call chain of globals (every pass that looked functions up by name).
-SHAPES = ["sum", "ifs", "globals"]
+# scopes), a call chain of globals (every pass that looked functions up by name), nested
+# closures (LambdaLift's free variables and names), nested tuples (InferType's type comparisons).
+SHAPES = ["sum", "ifs", "globals", "closures", "tuples"]
 
 # `passlab bench --walk`'s key: the read-only walk timed beside the passes.
 WALK = "walk"

@@ -49,6 +49,10 @@ enum ModelKind {
     Ifs,
     /// A call chain of global functions: two ops a function.
     Globals,
+    /// Function literals nested in one another, each called at once: two ops a level.
+    Closures,
+    /// Tuples nested in one another, then projected back out: two nodes a level.
+    Tuples,
 }
 
 #[derive(Subcommand)]
@@ -281,6 +285,8 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 ModelKind::Sum => passlab::testgen::running_sum_model(ops.div_ceil(3)),
                 ModelKind::Ifs => passlab::testgen::nested_if_model(ops.div_ceil(5)),
                 ModelKind::Globals => passlab::testgen::globals_model(ops.div_ceil(2)),
+                ModelKind::Closures => passlab::testgen::closures_model(ops.div_ceil(2)),
+                ModelKind::Tuples => passlab::testgen::nested_tuple_model(ops.div_ceil(2)),
             };
             match out {
                 Some(path) => passlab::instrument::dump_ir::write_atomic(path.as_ref(), &text)

@@ -80,7 +80,9 @@ pub fn rnn_model(steps: usize) -> String {
         c = format!("%{cell}");
         hs.push(h.clone());
     }
-    let _ = writeln!(s, "  concatenate(({}))\n}}", hs.join(", "));
+    // One step: `(%h,)`, a one-field tuple (`(%h)` is %h in parentheses).
+    let comma = if hs.len() == 1 { "," } else { "" };
+    let _ = writeln!(s, "  concatenate(({}{comma}))\n}}", hs.join(", "));
     s
 }
 
@@ -143,6 +145,38 @@ pub fn globals_model(count: usize) -> String {
         );
     }
     let _ = writeln!(s, "def @main(%x: {ty}) -> {ty} {{ @f{}(%x) }}", count - 1);
+    s
+}
+
+/// `depth` function literals nested in one another, each called at once on `nn.relu(%x)` and
+/// capturing `%x`: the shape that makes per-literal work over the whole literal (free variables,
+/// structural hashes: LambdaLift) quadratic. Two ops a level.
+pub fn closures_model(depth: usize) -> String {
+    let ty = "Tensor[(1, 8), float32]";
+    let mut body = "add(%x, %y0)".to_string();
+    for i in 0..depth.max(1) {
+        body = format!("(fn (%y{i}: {ty}) {{ {body} }})(nn.relu(%x))");
+    }
+    format!("#[version = \"0.0.5\"]\ndef @main(%x: {ty}) {{\n  {body}\n}}\n")
+}
+
+/// Tuples nested `depth` deep (`%i = (%{i-1}, %x)`), then projected back out one level at a
+/// time: each node's type holds all the levels below it, the shape that makes work over a
+/// node's whole type (comparing types: InferType) quadratic. Two nodes a level.
+pub fn nested_tuple_model(depth: usize) -> String {
+    let depth = depth.max(1);
+    let mut s = String::with_capacity(depth * 48 + 128);
+    s.push_str("#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, 8), float32]) {\n");
+    let mut cur = "%x".to_string();
+    for i in 0..depth {
+        let _ = writeln!(s, "  %{i} = ({cur}, %x);");
+        cur = format!("%{i}");
+    }
+    for i in depth..2 * depth {
+        let _ = writeln!(s, "  %{i} = {cur}.0;");
+        cur = format!("%{i}");
+    }
+    let _ = writeln!(s, "  {cur}\n}}");
     s
 }
 
@@ -210,6 +244,30 @@ pub fn peer_model(layers: usize, width: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// Every generator writes a module that parses and type-checks, at more than one size.
+    #[test]
+    fn every_generated_model_parses_and_types() {
+        let models: [(&str, fn(usize) -> String); 8] = [
+            ("conv", super::conv_model),
+            ("rnn", super::rnn_model),
+            ("lets", super::let_chain),
+            ("sum", super::running_sum_model),
+            ("ifs", super::nested_if_model),
+            ("globals", super::globals_model),
+            ("closures", super::closures_model),
+            ("tuples", super::nested_tuple_model),
+        ];
+        for (name, model) in models {
+            for n in [1, 7] {
+                let text = model(n);
+                let m = crate::text::parse_module(&text, name)
+                    .unwrap_or_else(|e| panic!("{name}({n}): {e:?}\n{text}"));
+                crate::passes::infer_type::infer_module(&m)
+                    .unwrap_or_else(|e| panic!("{name}({n}): {e}\n{text}"));
+            }
+        }
+    }
+
     /// The same text as `shared/peers/tvm/model.py` writes.
     #[test]
     fn peer_model_matches_the_peer_script() {
