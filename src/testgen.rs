@@ -247,7 +247,8 @@ mod tests {
     /// Every generator writes a module that parses and type-checks, at more than one size.
     #[test]
     fn every_generated_model_parses_and_types() {
-        let models: [(&str, fn(usize) -> String); 8] = [
+        type Generator = fn(usize) -> String;
+        let models: [(&str, Generator); 8] = [
             ("conv", super::conv_model),
             ("rnn", super::rnn_model),
             ("lets", super::let_chain),
