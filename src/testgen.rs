@@ -242,6 +242,19 @@ pub fn peer_model(layers: usize, width: usize) -> String {
     s
 }
 
+/// A deterministic xorshift generator for the randomized unit tests: the same sequence on
+/// every machine, no dependency. The closure returns a number below its argument.
+#[cfg(test)]
+pub(crate) fn xorshift(seed: u64) -> impl FnMut(u32) -> u32 {
+    let mut state = seed;
+    move |m: u32| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % u64::from(m)) as u32
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// Every generator writes a module that parses and type-checks, at more than one size.

@@ -406,13 +406,7 @@ mod tests {
     /// same text, on random programs with nested literals.
     #[test]
     fn captures_found_after_lifting_match_the_literal_as_written() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |m: u32| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % u64::from(m)) as u32
-        };
+        let mut next = crate::testgen::xorshift(0x9e37_79b9_7f4a_7c15_u64);
         let mut lifted = 0;
         for round in 0..150 {
             let mut scope = vec!["%x".to_string(), "%y".to_string(), "%z".to_string()];

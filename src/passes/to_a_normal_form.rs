@@ -406,13 +406,7 @@ mod tests {
     /// (deep chains, bushy levels, let sub-scopes sharing lists) and every kind of pair.
     #[test]
     fn scope_lca_matches_the_one_step_climb() {
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = |m: u32| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % u64::from(m)) as u32
-        };
+        let mut next = crate::testgen::xorshift(0x2545_f491_4f6c_dd1d_u64);
         for round in 0..40 {
             let mut s = super::Scopes {
                 parent: Vec::new(),
