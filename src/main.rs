@@ -73,11 +73,12 @@ enum Command {
         /// A registered pass to time (repeatable).
         #[arg(long = "pass")]
         passes: Vec<String>,
-        #[arg(long, default_value_t = 5)]
-        runs: usize,
+        /// Timed runs of each pass (the report gives their median, fastest and slowest).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+        runs: u64,
         /// Also time a Sequential of this many no-op passes, without and with timing.
-        #[arg(long)]
-        overhead: Option<usize>,
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        overhead: Option<u64>,
         /// One JSON object with tvm_bench.py's keys.
         #[arg(long)]
         json: bool,
@@ -253,11 +254,17 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             cold,
             walk,
         } => {
+            if passes.is_empty() && overhead.is_none() && !walk {
+                return Err("error: nothing to measure: give --pass NAME (repeatable), \
+                            --overhead N or --walk"
+                    .to_string());
+            }
             let (m, _) = load(&file, color)?;
             let what = passlab::bench::Timed {
                 passes: &passes,
                 walk,
             };
+            let (runs, overhead) = (runs as usize, overhead.map(|n| n as usize));
             let report = passlab::bench::bench(&m, what, runs, overhead, cold)
                 .map_err(|e| format!("error: {e}"))?;
             if json {

@@ -135,3 +135,37 @@ fn gen_reports_what_it_cannot_do() {
         "{err}"
     );
 }
+
+#[test]
+fn bench_reports_what_it_cannot_do() {
+    let dir = tmp("bench_errors");
+    let file = dir.join("peer.relay");
+    std::fs::write(&file, passlab::testgen::peer_model(2, 8)).unwrap();
+    let file = file.to_str().unwrap();
+    let err = |args: &[&str]| {
+        let out = passlab(args);
+        assert!(!out.status.success(), "{args:?}: {out:?}");
+        assert!(out.stdout.is_empty(), "{args:?}: {out:?}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    // A misspelt pass: the closest registered name.
+    let e = err(&["bench", file, "--pass", "FuseOp"]);
+    assert!(
+        e.contains("unknown pass FuseOp; did you mean FuseOps?"),
+        "{e}"
+    );
+    // Nothing asked for: said so, not an empty report.
+    let e = err(&["bench", file]);
+    assert!(e.starts_with("error: nothing to measure"), "{e}");
+    // No runs, or an empty Sequential: refused by the argument parser.
+    let e = err(&["bench", file, "--pass", "FuseOps", "--runs", "0"]);
+    assert!(e.contains("--runs"), "{e}");
+    let e = err(&["bench", file, "--overhead", "0"]);
+    assert!(e.contains("--overhead"), "{e}");
+    // A missing file names the file.
+    let e = err(&["bench", "/nonexistent-dir/x.relay", "--pass", "FuseOps"]);
+    assert!(
+        e.starts_with("error: cannot read /nonexistent-dir/x.relay"),
+        "{e}"
+    );
+}
