@@ -19,12 +19,16 @@ Python's standard library only.
     python3 benches/growth.py --instructions --check # the work's growth (valgrind), host-independent
     python3 benches/growth.py --instructions --cache-sim  # and simulated cache misses per run
 
-With --instructions, each pass runs under valgrind's cachegrind instead of the clock: the
+With --instructions, each pass runs under valgrind's callgrind instead of the clock: the
 instructions a run executes are the same on any host at any moment, so their growth is the
-code's alone (a time ratio is also the host's: how much of the L3 it leaves). A pass's count
-per run is the difference between a process that runs it 1 + EXTRA times and one that runs it
-once (parsing and typing cancel). --cache-sim adds cachegrind's simulated L1-data and
-last-level misses per run, with the machine's own last-level cache (or --ll-kb).
+code's alone (a time ratio is also the host's: how much of the L3 it leaves). Only the timed
+runs are counted (`--toggle-collect` on passlab's `bench::timed_run`, the function each timed
+run goes through), RUNS of them a process after one untimed warm-up: parsing, typing and
+dropping the results are left out, as from the times. (Until stop 33 the count was the
+difference between a process of three runs and one of one run; allocator work that moves
+between the first run and the later ones with the heap's layout could make that difference
+4x too small.) --cache-sim adds callgrind's simulated L1-data and last-level misses per run,
+with the machine's own last-level cache (or --ll-kb).
 """
 import argparse
 import concurrent.futures
@@ -49,9 +53,12 @@ STANDARD = [
 # 5-25x, moved by a median of 87-97%).
 UNSTEADY = 1.25
 
-# Extra runs of a pass in the second of the two processes whose instruction counts differ by
-# exactly those runs (--instructions).
-EXTRA = 2
+# Timed runs of a pass counted in one process (--instructions), after passlab bench's warm-up.
+RUNS = 2
+
+# The function every timed run of `passlab bench` goes through (src/bench.rs); callgrind
+# counts only inside it.
+TIMED_RUN = "passlab::bench::timed_run*"
 
 
 def main():
@@ -173,7 +180,10 @@ def write_models(a, tmp, model):
     files = {}
     for size in (a.small, a.large):
         files[size] = os.path.join(tmp, f"{model}_{size}.relay")
-        subprocess.run([a.bin, "gen", model, str(size), "-o", files[size]], check=True)
+        cmd = [a.bin, "gen", model, str(size), "-o", files[size]]
+        out = subprocess.run(cmd, capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"error: {' '.join(cmd)}\n{out.stderr}")
     return files
 
 
@@ -209,15 +219,15 @@ def last_level_cache():
     return best[1:] if best else None
 
 
-def cachegrind(a, ll, file, p, runs):
-    """cachegrind's totals for one `passlab bench` process: {"I": .., "D1": .., "LLd": ..}."""
-    cmd = ["valgrind", "--tool=cachegrind", "--cachegrind-out-file=/dev/null"]
+def callgrind(a, ll, file, p):
+    """callgrind's counts inside the timed runs of one `passlab bench` process, per run:
+    {"I": .., "D1": .., "LLd": ..}."""
+    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+           "--collect-atstart=no", f"--toggle-collect={TIMED_RUN}"]
     if a.cache_sim:
-        # cachegrind's LL size must be a power of two times ways times 64-byte lines.
+        # The LL size must be a power of two times ways times 64-byte lines.
         cmd += ["--cache-sim=yes", f"--LL={ll[0]},{ll[1]},64"]
-    else:
-        cmd.append("--cache-sim=no")
-    cmd += [a.bin, "bench", file, "--pass", p, "--runs", str(runs)]
+    cmd += [a.bin, "bench", file, "--pass", p, "--runs", str(RUNS)]
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"error: {' '.join(cmd)}\n{out.stderr}")
@@ -228,7 +238,10 @@ def cachegrind(a, ll, file, p, runs):
             counts[key] = int(m.group(1).replace(",", ""))
     if "I" not in counts:
         sys.exit(f"error: no instruction count from {' '.join(cmd)}\n{out.stderr}")
-    return counts
+    if counts["I"] == 0:
+        sys.exit(f"error: nothing counted inside {TIMED_RUN}: {a.bin} is older than this script "
+                 f"(stop 33) or was built without symbols")
+    return {k: v / RUNS for k, v in counts.items()}
 
 
 # The generated models (`passlab gen`) measured by default: the TVM peer's model, conv blocks,
@@ -265,22 +278,18 @@ def count_growth(a, passes):
             concurrent.futures.ThreadPoolExecutor(workers) as pool:
         for model in a.model or MODELS:
             files = write_models(a, tmp, model)
-            jobs = {(p, size, runs): pool.submit(cachegrind, a, ll, files[size], p, runs)
-                    for p in passes for size in (a.small, a.large) for runs in (1, 1 + EXTRA)}
+            jobs = {(p, size): pool.submit(callgrind, a, ll, files[size], p)
+                    for p in passes for size in (a.small, a.large)}
             sim = f", simulated last level {ll[0] >> 10} KiB {ll[1]}-way" if ll else ""
-            print(f"{model}: {a.small} -> {a.large} ops, per run (valgrind --tool=cachegrind"
+            print(f"{model}: {a.small} -> {a.large} ops, per run (valgrind --tool=callgrind"
                   f"{sim}; instructions in millions)")
             for p in passes:
-                per = {}
-                for size in (a.small, a.large):
-                    once, more = jobs[(p, size, 1)].result(), jobs[(p, size, 1 + EXTRA)].result()
-                    per[size] = {k: (more[k] - once[k]) / EXTRA for k in once}
+                per = {size: jobs[(p, size)].result() for size in (a.small, a.large)}
                 small, large = per[a.small]["I"], per[a.large]["I"]
                 if large < FLAT * a.large:
                     # Under one instruction per op at the large size: the pass did no work per
-                    # op (it found nothing to do without walking), and the count is the
-                    # difference of two totals that agree to a few thousand instructions, so
-                    # a ratio of it would be noise.
+                    # op (it found nothing to do without walking: a few thousand instructions
+                    # at either size), and a ratio of two such counts says nothing of growth.
                     flag = ""
                     line = (f"  {p:24} {small / 1e3:7.1f} k   {large / 1e3:7.1f} k    "
                             f"no work per op")
@@ -291,9 +300,8 @@ def count_growth(a, passes):
                 if flag:
                     over.append(f"{model} {p}")
                 if ll:
-                    # A difference of two totals: clamp the noise of a count that is about zero.
-                    d1 = [max(0, per[s]["D1"]) for s in (a.small, a.large)]
-                    lld = [max(0, per[s]["LLd"]) for s in (a.small, a.large)]
+                    d1 = [per[s]["D1"] for s in (a.small, a.large)]
+                    lld = [per[s]["LLd"] for s in (a.small, a.large)]
                     line += (f"   L1d misses {d1[0] / 1e3:8.1f} k {d1[1] / 1e3:9.1f} k"
                              f"   LL misses {lld[0] / 1e3:7.1f} k {lld[1] / 1e3:8.1f} k")
                 print(line + flag, flush=True)

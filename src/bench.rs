@@ -70,11 +70,19 @@ fn time_runs<R>(
             evict_caches(junk);
         }
         let start = Instant::now();
-        let r = run();
+        let r = timed_run(&mut run);
         times.push(start.elapsed());
         drop(std::hint::black_box(r));
     }
     times
+}
+
+/// One timed run: its own symbol, so that `benches/growth.py --instructions` counts the
+/// instructions of exactly the runs (callgrind's `--toggle-collect`), not of loading, typing
+/// or dropping.
+#[inline(never)]
+fn timed_run<R>(run: &mut impl FnMut() -> R) -> R {
+    run()
 }
 
 /// Bytes written (untimed) before each run with `cold`: twice the 32 MiB last-level cache of
