@@ -1,6 +1,7 @@
 //! The Relay text format: parser (nom), printer, the `#[metadata]` section, and a terminal
 //! highlighter kept apart from the plain printer.
 
+pub mod diff;
 pub mod highlight;
 pub(crate) mod lexer;
 pub mod metadata;

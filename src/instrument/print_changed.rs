@@ -11,8 +11,8 @@ use crate::ir::Module;
 use crate::pass::error::InstrumentError;
 use crate::pass::sink::{emit, lock, ChunkKind};
 use crate::pass::PassInfo;
+use crate::text::diff::{self, Lines};
 use crate::text::print_module_display as print_module;
-use similar::TextDiff;
 use std::sync::Mutex;
 
 /// Prints a diff after every pass that changed the module.
@@ -30,13 +30,12 @@ impl PrintChanged {
     }
 }
 
-/// A unified diff of two texts with the given file labels (empty when they are equal).
+/// A unified diff of two printed modules with the given file labels (empty when they are
+/// equal): lines are matched up to the renumbering of `%N` bindings
+/// ([`Lines::Renumbered`](crate::text::diff::Lines)), so a pass that adds one binding does not
+/// show the rest of the function as changed.
 pub fn unified_diff(old: &str, new: &str, old_label: &str, new_label: &str) -> String {
-    TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(3)
-        .header(old_label, new_label)
-        .to_string()
+    diff::unified_diff(old, new, old_label, new_label, Lines::Renumbered)
 }
 
 /// The functions that differ between two modules (changed, added or removed), `@`-prefixed.

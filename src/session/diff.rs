@@ -64,7 +64,13 @@ struct Parsed {
     old_label: String,
     new_label: String,
     rows: Vec<Row>,
+    /// Lines of the diff's body left out after [`MAX_ROWS`] rows.
+    omitted: usize,
 }
+
+/// Rows the side-by-side table shows at most: a notebook cannot usefully display (or hold)
+/// the diff of a whole large model, whose plain text stays complete beside it.
+const MAX_ROWS: usize = 2_000;
 
 fn parse(diff: &str) -> Parsed {
     let mut p = Parsed {
@@ -72,6 +78,7 @@ fn parse(diff: &str) -> Parsed {
         old_label: String::new(),
         new_label: String::new(),
         rows: Vec::new(),
+        omitted: 0,
     };
     let (mut old_no, mut new_no) = (0, 0);
     let mut dels: Vec<(usize, String)> = Vec::new();
@@ -80,7 +87,12 @@ fn parse(diff: &str) -> Parsed {
     let flush = |rows: &mut Vec<Row>, dels: &mut Vec<_>, adds: &mut Vec<_>| {
         align(std::mem::take(dels), std::mem::take(adds), rows);
     };
-    for line in diff.lines() {
+    let mut lines = diff.lines();
+    for line in lines.by_ref() {
+        if p.rows.len() + dels.len() + adds.len() >= MAX_ROWS {
+            p.omitted = 1;
+            break;
+        }
         if let Some(l) = line.strip_prefix("--- ") {
             p.old_label = l.trim().to_string();
             in_body = true;
@@ -114,6 +126,9 @@ fn parse(diff: &str) -> Parsed {
         }
     }
     flush(&mut p.rows, &mut dels, &mut adds);
+    if p.omitted > 0 {
+        p.omitted += lines.count();
+    }
     p
 }
 
@@ -240,6 +255,13 @@ pub fn html(diff: &str) -> String {
             }
         }
     }
+    if p.omitted > 0 {
+        s.push_str(&format!(
+            "<tr><td style=\"{LINE_NO}\">⋯</td><td colspan=\"3\" style=\"{CELL};font-style:italic\">\
+             {} more lines of the diff not shown here (the plain-text output has all of it)</td></tr>",
+            p.omitted
+        ));
+    }
     s.push_str("</tbody></table></div>");
     s
 }
@@ -329,6 +351,23 @@ mod tests {
                 .as_str()
         ));
         assert!(rows[3].starts_with(&format!("{no}</td>")) && rows[3].contains("  %x</td>"));
+    }
+
+    #[test]
+    fn a_huge_diff_is_cut_in_html_and_says_so() {
+        let mut d = String::from("--- a\n+++ b\n@@ -1,5000 +1,5000 @@\n");
+        for i in 0..5000 {
+            d.push_str(&format!("-old {i}\n+new {i}\n"));
+        }
+        let h = html(&d);
+        assert!(h.contains(" 999</td>"), "the first rows are there");
+        assert!(!h.contains(" 4999</td>"), "the last are not");
+        assert!(
+            h.contains("more lines of the diff not shown here"),
+            "{}",
+            &h[h.len() - 400..]
+        );
+        assert!(h.ends_with("</tbody></table></div>"));
     }
 
     #[test]

@@ -167,13 +167,13 @@ pub fn replay(s: &mut Session, text: &str) -> Result<(), Mismatch> {
                 .zip(&actual)
                 .all(|(e, a)| line_matches(e, a));
         if !ok {
-            let diff = similar::TextDiff::from_lines(
+            let diff = crate::text::diff::unified_diff(
                 &(expected.join("\n") + "\n"),
                 &(actual.join("\n") + "\n"),
-            )
-            .unified_diff()
-            .header("expected", "actual")
-            .to_string();
+                "expected",
+                "actual",
+                crate::text::diff::Lines::Exact,
+            );
             return Err(Mismatch {
                 line: item.line,
                 statement: item.source.join("\n"),
