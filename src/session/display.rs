@@ -232,7 +232,7 @@ pub static COMMANDS: &[(&str, &str, &str)] = &[
     (
         "diff",
         "diff a b [@func]",
-        "unified diff of two modules' printed text",
+        "unified diff of two modules' printed text (lines that only renumbered match)",
     ),
     (
         "help",

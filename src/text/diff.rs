@@ -1,10 +1,5 @@
 //! Unified line diffs: of printed modules (PrintChanged, `diff a b`) and of transcript output.
 //!
-//! Lines are matched by imara-diff's histogram algorithm (git's `--histogram`, with Myers and
-//! git's cost heuristics where lines repeat), which stays near-linear on inputs that differ
-//! everywhere. `similar`'s exact Myers, used before, is O(N·D): on a 100k-op model whose every
-//! line a pass renumbered it took 28 s for one diff where GNU diff takes 0.16 s.
-//!
 //! **Renumbering.** The printer numbers a function's bindings `%0`, `%1`, ... as it meets
 //! them, so a pass that adds or removes one binding renumbers every binding after it, and a
 //! plain line diff reports the rest of the function as changed. With [`Lines::Renumbered`],
@@ -16,8 +11,7 @@
 //! text's numbering. When the keys match everywhere but the texts differ (a change that only
 //! moved numbers), the exact diff is shown instead, so a change is never hidden.
 
-use imara_diff::{Algorithm, Diff, InternedInput};
-use std::borrow::Cow;
+use similar::{Algorithm, DiffTag, TextDiff};
 use std::fmt::Write as _;
 
 /// How lines are matched.
@@ -37,24 +31,22 @@ pub fn unified_diff(old: &str, new: &str, old_label: &str, new_label: &str, how:
     if old == new {
         return String::new();
     }
-    let (a, b) = (split_lines(old), split_lines(new));
-    let mut changes = if how == Lines::Renumbered {
-        let (ka, kb) = (renumbered_keys(&a), renumbered_keys(&b));
-        let (ka, kb) = (view(&ka), view(&kb));
+    if how == Lines::Renumbered {
+        let (a, b) = (split_lines(old), split_lines(new));
+        let (ka, kb) = (Keys::of(&a), Keys::of(&b));
+        let (ka, kb) = (ka.view(), kb.view());
         let mut changes = Vec::new();
         resync(&ka, &kb, |c| changes.push(c));
-        refine(&ka, &kb, changes)
-    } else {
-        Vec::new()
-    };
-    if changes.is_empty() {
-        changes = changed_ranges(&a, &b);
+        let changes = refine(&ka, &kb, changes);
+        if !changes.is_empty() {
+            return render(&a, &b, &changes, old_label, new_label);
+        }
     }
-    render(&a, &b, &changes, old_label, new_label)
-}
-
-fn view<'a>(keys: &'a [Cow<'_, str>]) -> Vec<&'a str> {
-    keys.iter().map(|k| &**k).collect()
+    TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(CONTEXT)
+        .header(old_label, new_label)
+        .to_string()
 }
 
 /// The lines of `text`, each with its newline (the last may lack one).
@@ -69,21 +61,28 @@ struct Change {
     b: (usize, usize),
 }
 
-/// The changed ranges between two token lists, in order.
+/// The changed ranges between two lists of lines, in order (patience diff: anchored on lines
+/// that occur once on each side, Myers between them).
 fn changed_ranges(a: &[&str], b: &[&str]) -> Vec<Change> {
-    let mut input = InternedInput::default();
-    input.reserve(a.len() as u32, b.len() as u32);
-    input.update_before(a.iter().copied());
-    input.update_after(b.iter().copied());
-    let mut diff = Diff::compute(Algorithm::Histogram, &input);
-    // git's indent heuristic: slides each change to where its edges read best.
-    diff.postprocess_lines(&input);
-    diff.hunks()
-        .map(|h| Change {
-            a: (h.before.start as usize, h.before.end as usize),
-            b: (h.after.start as usize, h.after.end as usize),
-        })
-        .collect()
+    let mut out: Vec<Change> = Vec::new();
+    for op in similar::capture_diff_slices(Algorithm::Patience, a, b) {
+        let (tag, ra, rb) = op.as_tag_tuple();
+        if tag == DiffTag::Equal {
+            continue;
+        }
+        match out.last_mut() {
+            // A deletion right before an insertion is one change.
+            Some(last) if last.a.1 == ra.start && last.b.1 == rb.start => {
+                last.a.1 = ra.end;
+                last.b.1 = rb.end;
+            }
+            _ => out.push(Change {
+                a: (ra.start, ra.end),
+                b: (rb.start, rb.end),
+            }),
+        }
+    }
+    out
 }
 
 /// Lines in a row that [`resync`] must find equal to match the texts up again.
@@ -92,8 +91,8 @@ const RUN: usize = 3;
 /// Lines a side of a change may have for [`refine`] to look inside it.
 const REFINE_MAX: usize = 4_096;
 
-/// The changes of `changes` split where the histogram algorithm finds equal lines inside
-/// them (single lines and pairs between changes, which [`resync`] does not match on).
+/// The changes of `changes` split where a patience diff finds equal lines inside them (single
+/// lines and pairs between changes, which [`resync`] does not match on).
 fn refine(a: &[&str], b: &[&str], changes: Vec<Change>) -> Vec<Change> {
     let mut out = Vec::with_capacity(changes.len());
     for c in changes {
@@ -118,12 +117,12 @@ fn refine(a: &[&str], b: &[&str], changes: Vec<Change>) -> Vec<Change> {
 /// growing `da` until `da` alone costs more than the best found). The scan of a difference is
 /// bounded by the lines it skips, so the whole is O(n log n).
 ///
-/// Why not the histogram algorithm here: it anchors on lines that occur rarely, and under
-/// renumbering keys a model of repeated blocks keys every block alike, so every line occurs
-/// once a block. Past 64 blocks it falls back to Myers with a cost cut-off, which on a pass that
-/// rewrites every block gave up at the top level (the whole function as one change) and
-/// took 3.6 s on a 100k-op model; the scan here matches each block's unchanged lines again, in
-/// 21 ms. [`refine`] then looks inside each change with the histogram algorithm.
+/// Why not a general diff algorithm here: under renumbering keys, a model of repeated blocks
+/// keys every block alike, so no line is unique (patience finds no anchor) and histogram diff
+/// (git's, as imara-diff implements it) falls back past 64 occurrences to Myers with a cost
+/// cut-off, which on a pass that rewrote every block of a 100k-op model gave up at the top
+/// level (the whole function as one change) after 3.6 s. The scan here matches each block's
+/// unchanged lines again, in 14 ms; [`refine`] then looks inside each (small) change.
 fn resync(a: &[&str], b: &[&str], mut emit: impl FnMut(Change)) {
     use rustc_hash::FxHashMap;
     // Where each run of `b` starts, in order.
@@ -172,17 +171,43 @@ fn run<'s, 'l>(s: &'s [&'l str], at: usize) -> &'s [&'l str] {
     &s[at..(at + RUN).min(s.len())]
 }
 
-/// Each line's matching key for [`Lines::Renumbered`]: borrowed when the line has no number.
-fn renumbered_keys<'a>(lines: &[&'a str]) -> Vec<Cow<'a, str>> {
-    let mut last_def: Option<u64> = None;
-    lines
-        .iter()
-        .map(|l| renumbered_key(l, &mut last_def))
-        .collect()
+/// Every line's matching key for [`Lines::Renumbered`], one after another in one buffer (a
+/// key per line, most of them rewritten: one allocation instead of one a line).
+struct Keys {
+    buf: String,
+    ends: Vec<usize>,
 }
 
-/// See [`renumbered_keys`]; `last_def` is the number the latest defining line defined.
-fn renumbered_key<'a>(line: &'a str, last_def: &mut Option<u64>) -> Cow<'a, str> {
+impl Keys {
+    fn of(lines: &[&str]) -> Keys {
+        let mut k = Keys {
+            buf: String::with_capacity(lines.iter().map(|l| l.len() + 4).sum()),
+            ends: Vec::with_capacity(lines.len()),
+        };
+        let mut last_def: Option<u64> = None;
+        for l in lines {
+            renumbered_key(l, &mut last_def, &mut k.buf);
+            k.ends.push(k.buf.len());
+        }
+        k
+    }
+
+    fn view(&self) -> Vec<&str> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                let k = &self.buf[start..end];
+                start = end;
+                k
+            })
+            .collect()
+    }
+}
+
+/// Appends `line`'s key to `key` (see [`Keys`]); `last_def` is the number the latest defining
+/// line defined.
+fn renumbered_key(line: &str, last_def: &mut Option<u64>, key: &mut String) {
     let bytes = line.as_bytes();
     let numbered = |at: usize| -> Option<(u64, usize)> {
         // `%` then digits, not inside a longer name (`%x_1`, `%p0`).
@@ -215,9 +240,9 @@ fn renumbered_key<'a>(line: &'a str, last_def: &mut Option<u64>) -> Cow<'a, str>
         }
     }
     let Some(base) = *last_def else {
-        return Cow::Borrowed(line);
+        key.push_str(line);
+        return;
     };
-    let mut key = String::new();
     let mut copied = 0;
     let mut at = 0;
     while let Some(p) = line[at..].find('%') {
@@ -225,18 +250,34 @@ fn renumbered_key<'a>(line: &'a str, last_def: &mut Option<u64>) -> Cow<'a, str>
         match numbered(p) {
             Some((n, end)) => {
                 key.push_str(&line[copied..p]);
-                let _ = write!(key, "%^{}", base as i128 - n as i128);
+                key.push_str("%^");
+                push_signed(key, base as i64 - n as i64);
                 copied = end;
                 at = end;
             }
             None => at = p + 1,
         }
     }
-    if copied == 0 {
-        return Cow::Borrowed(line);
-    }
     key.push_str(&line[copied..]);
-    Cow::Owned(key)
+}
+
+/// `n` in decimal, without the formatting machinery (a key is built for every line).
+fn push_signed(out: &mut String, n: i64) {
+    if n < 0 {
+        out.push('-');
+    }
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut m = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
 }
 
 fn is_name_byte(b: u8) -> bool {
@@ -311,10 +352,8 @@ mod tests {
 
     fn keys(text: &str) -> Vec<String> {
         let lines = split_lines(text);
-        renumbered_keys(&lines)
-            .iter()
-            .map(|k| k.to_string())
-            .collect()
+        let k = Keys::of(&lines);
+        k.view().iter().map(|k| k.to_string()).collect()
     }
 
     #[test]
@@ -417,15 +456,15 @@ mod tests {
             .replace("l2\n", "L2\n")
             .replace("l18\n", "")
             .replace("l20\n", "l20");
-        let d = unified_diff(&old, &new, "a", "b", Lines::Exact);
+        let expected = "--- a\n+++ b\n@@ -1,5 +1,5 @@\n l1\n-l2\n+L2\n l3\n l4\n l5\n\
+             @@ -15,6 +15,5 @@\n l15\n l16\n l17\n-l18\n l19\n-l20\n+l20\n\\ No newline at end of file\n";
+        // The renumbering path renders its own hunks, as the exact path (`similar`) does.
+        for how in [Lines::Renumbered, Lines::Exact] {
+            assert_eq!(unified_diff(&old, &new, "a", "b", how), expected, "{how:?}");
+            assert_eq!(unified_diff("x\n", "x\n", "a", "b", how), "");
+        }
         assert_eq!(
-            d,
-            "--- a\n+++ b\n@@ -1,5 +1,5 @@\n l1\n-l2\n+L2\n l3\n l4\n l5\n\
-             @@ -15,6 +15,5 @@\n l15\n l16\n l17\n-l18\n l19\n-l20\n+l20\n\\ No newline at end of file\n"
-        );
-        assert_eq!(unified_diff("x\n", "x\n", "a", "b", Lines::Exact), "");
-        assert_eq!(
-            unified_diff("", "y\n", "a", "b", Lines::Exact),
+            unified_diff("", "y\n", "a", "b", Lines::Renumbered),
             "--- a\n+++ b\n@@ -0,0 +1 @@\n+y\n"
         );
     }
