@@ -97,11 +97,15 @@ fn refine(a: &[&str], b: &[&str], changes: Vec<Change>) -> Vec<Change> {
     let mut out = Vec::with_capacity(changes.len());
     for c in changes {
         let (na, nb) = (c.a.1 - c.a.0, c.b.1 - c.b.0);
-        if na == 0 || nb == 0 || na > REFINE_MAX || nb > REFINE_MAX {
+        let (sa, sb) = (&a[c.a.0..c.a.1], &b[c.b.0..c.b.1]);
+        // A small change whose sides share no line has nothing to find (most changes of a
+        // pass that rewrites every block: a pairwise check costs less than a diff).
+        let disjoint = || na * nb <= 256 && !sa.iter().any(|x| sb.contains(x));
+        if na == 0 || nb == 0 || na > REFINE_MAX || nb > REFINE_MAX || disjoint() {
             out.push(c);
             continue;
         }
-        for d in changed_ranges(&a[c.a.0..c.a.1], &b[c.b.0..c.b.1]) {
+        for d in changed_ranges(sa, sb) {
             out.push(Change {
                 a: (d.a.0 + c.a.0, d.a.1 + c.a.0),
                 b: (d.b.0 + c.b.0, d.b.1 + c.b.0),
@@ -424,6 +428,16 @@ mod tests {
         assert!(d.contains("\n+  %3 = add(%var, 1e-05f"));
         let plain = unified_diff(&old, &new, "a", "b", Lines::Exact);
         assert!(plain.lines().filter(|l| l.starts_with(' ')).count() < layers);
+    }
+
+    #[test]
+    fn a_single_equal_line_inside_a_change_is_found() {
+        // Fewer than three equal lines in a row: the scan passes over `x`, the refinement
+        // finds it.
+        let old = "a\nb\nc\nx\nd\ne\nf\n";
+        let new = "A\nB\nC\nx\nD\nE\nF\n";
+        let d = unified_diff(old, new, "o", "n", Lines::Renumbered);
+        assert!(d.contains("+C\n x\n-d\n"), "{d}");
     }
 
     #[test]
