@@ -160,6 +160,7 @@ fn main() -> ExitCode {
 fn session_for(file: &str, color: bool) -> Session {
     let mut s = Session::new();
     s.set_color(color);
+    s.set_html(false);
     s.set_source_name(
         std::path::Path::new(file)
             .file_name()

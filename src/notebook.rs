@@ -41,7 +41,7 @@ use crate::ir::{Expr, Module};
 use crate::pass::{Pass, PassContext};
 use crate::session::render::{
     context_rendering, diff_rendering, expr_rendering, instrument_rendering, module_rendering,
-    pass_tree_rendering, single_function, stats_rendering, timing_rendering, Rendering,
+    pass_tree_rendering, single_function, stats_rendering, timing_rendering, Front, Rendering,
 };
 use crate::session::Outputs;
 use std::fmt;
@@ -165,21 +165,21 @@ impl fmt::Display for ModuleDiff {
 impl NotebookDisplay for ModuleDiff {
     fn rendering(&self) -> Rendering {
         let (a, b) = self.sides();
-        diff_rendering(&a, &self.labels.0, &b, &self.labels.1, false)
+        diff_rendering(&a, &self.labels.0, &b, &self.labels.1, Front::NOTEBOOK)
     }
 }
 
 impl NotebookDisplay for Module {
     /// The whole module, highlighted (a notebook cell scrolls).
     fn rendering(&self) -> Rendering {
-        module_rendering(self, true, false)
+        module_rendering(self, true, Front::NOTEBOOK)
     }
 }
 
 impl NotebookDisplay for Expr {
     /// The expression as Relay text; a function prints as `fn (...) { ... }`.
     fn rendering(&self) -> Rendering {
-        expr_rendering(self, false)
+        expr_rendering(self, Front::NOTEBOOK)
     }
 }
 

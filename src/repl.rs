@@ -29,6 +29,7 @@ pub fn history_path() -> Option<PathBuf> {
 pub fn run(color: bool) -> i32 {
     let mut session = Session::new();
     session.set_color(color);
+    session.set_html(false);
     if std::io::stdin().is_terminal() {
         interactive(&mut session)
     } else {

@@ -40,6 +40,9 @@ pub struct Session {
     pub(crate) sink: SessionSink,
     /// Render ANSI colours in the `ansi` parts.
     pub(crate) color: bool,
+    /// Make the `html` renderings of printed IR and diffs (a notebook shows them; a terminal
+    /// does not, and on large models they cost more than the text).
+    pub(crate) html: bool,
     /// Relative paths in `load`/`save`/`DumpIR` resolve against this directory.
     pub(crate) base_dir: PathBuf,
     /// The last PassTimingInstrument a context held, for `timing` after a `with` block.
@@ -73,6 +76,7 @@ impl Session {
             pm,
             sink,
             color: false,
+            html: true,
             base_dir: std::env::current_dir().unwrap_or_default(),
             last_timing: None,
             interrupt,
@@ -90,6 +94,21 @@ impl Session {
 
     pub fn color_enabled(&self) -> bool {
         self.color
+    }
+
+    /// Turns the HTML renderings of printed IR and diffs on (the default, for notebooks) or
+    /// off (terminal front ends: the REPL, `passlab run` and `replay`). Tables keep theirs:
+    /// they are small.
+    pub fn set_html(&mut self, html: bool) {
+        self.html = html;
+    }
+
+    /// What this session's front end shows (see [`render::Front`]).
+    pub(crate) fn front(&self) -> render::Front {
+        render::Front {
+            color: self.color,
+            html: self.html,
+        }
     }
 
     /// Exits every entered context, innermost first (end of a session); a paused run is
@@ -197,7 +216,7 @@ impl Session {
 
     /// Moves what passes and instruments wrote into the outputs.
     pub(crate) fn drain_sink(&self, out: &mut Outputs) {
-        self.sink.drain_into(out, self.color);
+        self.sink.drain_into(out, self.front());
     }
 
     /// The input text a span covers.
@@ -398,6 +417,28 @@ mod tests {
         assert_eq!(kinds, vec![PartKind::Warning, PartKind::Display], "{out:?}");
         assert!(out.parts[0].plain.starts_with("warning: DumpIR keeps"));
         assert!(out.plain().contains("def @main"));
+    }
+
+    /// A terminal front end gets no HTML for printed IR, diffs or PrintChanged (the same text
+    /// otherwise); a notebook's session (the default) gets all three.
+    #[test]
+    fn html_renderings_only_for_front_ends_that_show_them() {
+        let src = "m = parse(\"\"\"def @main(%x: float32) { add(%x, add(1f, 2f)) }\"\"\")\n\
+                   show m\n\
+                   with PassContext(instruments=[PrintChanged()]) { m2 = FoldConstant()(m) }\n\
+                   diff m m2";
+        let html_parts = |html: bool| {
+            let mut s = Session::new();
+            s.set_html(html);
+            let out = s.execute(src);
+            assert!(!out.is_error(), "{}", out.plain());
+            let n = out.parts.iter().filter(|p| p.html.is_some()).count();
+            (n, out.plain())
+        };
+        let (with, text_with) = html_parts(true);
+        let (without, text_without) = html_parts(false);
+        assert_eq!((with, without), (3, 0));
+        assert_eq!(text_with, text_without);
     }
 
     #[test]

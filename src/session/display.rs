@@ -16,8 +16,8 @@ impl Session {
     /// Shows a value: `full` for `show`, else a summary for big modules.
     pub(crate) fn display_value(&self, v: &Value, full: bool, out: &mut Outputs) {
         let r = match v {
-            Value::Module(m) => module_rendering(m, full, self.color),
-            Value::Function { name, func, .. } => function_rendering(name, func, self.color),
+            Value::Module(m) => module_rendering(m, full, self.front()),
+            Value::Function { name, func, .. } => function_rendering(name, func, self.front()),
             Value::Pass(p) if full => pass_tree_rendering(p, self.pm.current()),
             Value::Pass(p) => pass_line_rendering(p),
             Value::Context(c) => context_rendering(c, self.pm.current().same_as(c)),
@@ -167,7 +167,7 @@ impl Session {
         let mb = module_of(&vb, b.span)?;
         let la = self.source_text(a.span).unwrap_or("a");
         let lb = self.source_text(b.span).unwrap_or("b");
-        let r = diff_rendering(&ma, la, &mb, lb, self.color);
+        let r = diff_rendering(&ma, la, &mb, lb, self.front());
         out.display(r.plain, r.ansi, r.html);
         Ok(())
     }

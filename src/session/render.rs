@@ -131,18 +131,35 @@ impl Rendering {
         }
     }
 
-    /// Relay text: highlighted for a terminal (`color`) and in HTML.
-    fn ir(text: String, color: bool) -> Rendering {
+    /// Relay text: highlighted for a terminal and in HTML, as `front` shows them.
+    fn ir(text: String, front: Front) -> Rendering {
         Rendering {
-            ansi: color.then(|| highlight(&text)),
-            html: Some(highlight_html(&text)),
+            ansi: front.color.then(|| highlight(&text)),
+            html: front.html.then(|| highlight_html(&text)),
             plain: text,
         }
     }
 }
 
+/// What a front end shows besides plain text: ANSI colours (a terminal that takes them) and
+/// HTML (Jupyter, evcxr). The renderings a front end does not show are not made: on a 100k-op
+/// model the HTML of printed IR or of a diff costs more than printing it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Front {
+    pub color: bool,
+    pub html: bool,
+}
+
+impl Front {
+    /// A notebook: HTML, no ANSI colours.
+    pub const NOTEBOOK: Front = Front {
+        color: false,
+        html: true,
+    };
+}
+
 /// A module: its text, highlighted; a summary instead when it is long and not `full`.
-pub fn module_rendering(m: &Module, full: bool, color: bool) -> Rendering {
+pub fn module_rendering(m: &Module, full: bool, front: Front) -> Rendering {
     let text = module_text(m);
     if !full && text.lines().count() > SUMMARY_LINES {
         Rendering::pre(format!(
@@ -150,7 +167,7 @@ pub fn module_rendering(m: &Module, full: bool, color: bool) -> Rendering {
             module_summary(m)
         ))
     } else {
-        Rendering::ir(text, color)
+        Rendering::ir(text, front)
     }
 }
 
@@ -170,16 +187,16 @@ pub fn single_function(name: &str, func: &Expr) -> Module {
 }
 
 /// A function of a module, printed as its definition (`def @name(...)`).
-pub fn function_rendering(name: &str, func: &Expr, color: bool) -> Rendering {
+pub fn function_rendering(name: &str, func: &Expr, front: Front) -> Rendering {
     Rendering::ir(
         print_module_with(&single_function(name, func), body_options()),
-        color,
+        front,
     )
 }
 
 /// Any expression (a function prints as `fn (...) { ... }`, as TVM prints `mod["main"]`).
-pub fn expr_rendering(e: &Expr, color: bool) -> Rendering {
-    Rendering::ir(print_expr(e, body_options()), color)
+pub fn expr_rendering(e: &Expr, front: Front) -> Rendering {
+    Rendering::ir(print_expr(e, body_options()), front)
 }
 
 /// A pass in one line: `<sequential pass sequential, opt_level 0, 3 passes>`.
@@ -327,7 +344,7 @@ pub fn diff_rendering(
     a_label: &str,
     b: &Module,
     b_label: &str,
-    color: bool,
+    front: Front,
 ) -> Rendering {
     let ta = print_module_with(a, body_options());
     let tb = print_module_with(b, body_options());
@@ -336,8 +353,8 @@ pub fn diff_rendering(
     }
     let diff = crate::instrument::print_changed::unified_diff(&ta, &tb, a_label, b_label);
     Rendering {
-        ansi: color.then(|| super::diff::ansi(&diff)),
-        html: Some(super::diff::html(&diff)),
+        ansi: front.color.then(|| super::diff::ansi(&diff)),
+        html: front.html.then(|| super::diff::html(&diff)),
         plain: diff,
     }
 }

@@ -6,6 +6,7 @@
 
 use super::diff;
 use super::outputs::Outputs;
+use super::render::Front;
 use crate::pass::sink::{lock, Chunk, ChunkKind, OutputSink};
 use crate::text::{highlight, highlight_html};
 use std::sync::{Arc, Mutex};
@@ -27,18 +28,20 @@ impl SessionSink {
     }
 
     /// Moves the chunks into `out`: text as stream parts; diffs and printed IR as parts of
-    /// their own with an ANSI rendering (when `color`) and an HTML one, so a notebook shows
-    /// them rendered (a kernel sends stream parts as plain text).
-    pub fn drain_into(&self, out: &mut Outputs, color: bool) {
+    /// their own with an ANSI rendering and an HTML one as `front` shows them, so a notebook
+    /// shows them rendered (a kernel sends stream parts as plain text).
+    pub fn drain_into(&self, out: &mut Outputs, front: Front) {
         for (kind, text) in self.take() {
             match kind {
                 ChunkKind::Diff => {
-                    let ansi = color.then(|| diff::ansi(&text));
-                    out.display(text.clone(), ansi, Some(diff::html(&text)));
+                    let ansi = front.color.then(|| diff::ansi(&text));
+                    let html = front.html.then(|| diff::html(&text));
+                    out.display(text, ansi, html);
                 }
                 ChunkKind::Ir => {
-                    let ansi = color.then(|| highlight(&text));
-                    out.display(text.clone(), ansi, Some(highlight_html(&text)));
+                    let ansi = front.color.then(|| highlight(&text));
+                    let html = front.html.then(|| highlight_html(&text));
+                    out.display(text, ansi, html);
                 }
                 ChunkKind::Log => out.stream(text),
                 // Warnings are their own part: Jupyter shows them on standard error.
@@ -80,7 +83,13 @@ mod tests {
             "P changed @main\n--- before P\n+++ after P\n@@ -1 +1 @@\n-a\n+b\n",
         );
         let mut out = Outputs::new();
-        sink.drain_into(&mut out, true);
+        sink.drain_into(
+            &mut out,
+            Front {
+                color: true,
+                html: true,
+            },
+        );
         assert_eq!(out.parts.len(), 2, "log lines merge into one stream part");
         assert_eq!(out.parts[0].kind, PartKind::Stream);
         assert_eq!(out.parts[0].plain, "[t] one\n[t] two\n");

@@ -13,6 +13,7 @@
 
 use similar::{Algorithm, DiffTag, TextDiff};
 use std::fmt::Write as _;
+use std::time::{Duration, Instant};
 
 /// How lines are matched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,7 +38,8 @@ pub fn unified_diff(old: &str, new: &str, old_label: &str, new_label: &str, how:
         let (ka, kb) = (ka.view(), kb.view());
         let mut changes = Vec::new();
         resync(&ka, &kb, |c| changes.push(c));
-        let changes = refine(&ka, &kb, changes);
+        let deadline = Instant::now() + REFINE_BUDGET;
+        let changes = refine(&ka, &kb, changes, deadline);
         if !changes.is_empty() {
             return render(&a, &b, &changes, old_label, new_label);
         }
@@ -63,9 +65,9 @@ struct Change {
 
 /// The changed ranges between two lists of lines, in order (patience diff: anchored on lines
 /// that occur once on each side, Myers between them).
-fn changed_ranges(a: &[&str], b: &[&str]) -> Vec<Change> {
+fn changed_ranges(a: &[&str], b: &[&str], deadline: Instant) -> Vec<Change> {
     let mut out: Vec<Change> = Vec::new();
-    for op in similar::capture_diff_slices(Algorithm::Patience, a, b) {
+    for op in similar::capture_diff_slices_deadline(Algorithm::Patience, a, b, Some(deadline)) {
         let (tag, ra, rb) = op.as_tag_tuple();
         if tag == DiffTag::Equal {
             continue;
@@ -91,9 +93,14 @@ const RUN: usize = 3;
 /// Lines a side of a change may have for [`refine`] to look inside it.
 const REFINE_MAX: usize = 4_096;
 
+/// How long [`refine`]'s diffs may search for the best match in all (Myers between patience
+/// anchors is O(N·D)); past it they settle for a quick one (`similar`'s deadline), so no
+/// input makes a diff slow. Far above the milliseconds the models take.
+const REFINE_BUDGET: Duration = Duration::from_secs(1);
+
 /// The changes of `changes` split where a patience diff finds equal lines inside them (single
 /// lines and pairs between changes, which [`resync`] does not match on).
-fn refine(a: &[&str], b: &[&str], changes: Vec<Change>) -> Vec<Change> {
+fn refine(a: &[&str], b: &[&str], changes: Vec<Change>, deadline: Instant) -> Vec<Change> {
     let mut out = Vec::with_capacity(changes.len());
     for c in changes {
         let (na, nb) = (c.a.1 - c.a.0, c.b.1 - c.b.0);
@@ -105,7 +112,7 @@ fn refine(a: &[&str], b: &[&str], changes: Vec<Change>) -> Vec<Change> {
             out.push(c);
             continue;
         }
-        for d in changed_ranges(sa, sb) {
+        for d in changed_ranges(sa, sb, deadline) {
             out.push(Change {
                 a: (d.a.0 + c.a.0, d.a.1 + c.a.0),
                 b: (d.b.0 + c.b.0, d.b.1 + c.b.0),
