@@ -2,7 +2,11 @@
 //! bound variables are matched by binding position (names never matter), free variables by
 //! identity, or by first use with `map_free_vars` (`assert_structural_equal(map_free_vars=True)`).
 //! Checked types and spans are ignored; annotations, attributes and constant data are compared.
-//! Both walks are iterative and memoized by node identity, so deep and shared graphs are cheap.
+//! Non-constant expressions are graph nodes, as in TVM: one node matches one node of the other
+//! side only, so sharing is part of the structure (CSE merging two equal calls changes the
+//! program; until stop 34 they compared as trees, and PrintChanged, `history` and `break
+//! changed` missed such changes). Both walks are iterative and memoized by node identity, so
+//! deep and shared graphs are cheap.
 
 use super::expr::{Expr, ExprKind, Var};
 use super::module::Module;
@@ -30,7 +34,27 @@ struct Eq {
     map_free: bool,
     lhs_to_rhs: FxHashMap<u64, u64>,
     rhs_to_lhs: FxHashMap<u64, u64>,
+    /// Graph nodes matched so far, both ways (see [`is_graph_node`]).
+    nodes_l2r: FxHashMap<usize, usize>,
+    nodes_r2l: FxHashMap<usize, usize>,
     done: FxHashSet<(usize, usize)>,
+}
+
+/// TVM compares non-constant Relay expression nodes as graph nodes: a node of one side may
+/// match one node of the other only, so `%1 = x + y; %1 + %1` is not equal to
+/// `%1 = x + y; %2 = x + y; %1 + %2` (a pass that merges or splits shared nodes changes the
+/// program). Variable references are matched through their variables, constants by value,
+/// ops and globals by name.
+fn is_graph_node(e: &Expr) -> bool {
+    matches!(
+        e.kind(),
+        ExprKind::Call(_)
+            | ExprKind::Tuple(_)
+            | ExprKind::TupleGetItem(..)
+            | ExprKind::Let(_)
+            | ExprKind::If(_)
+            | ExprKind::Function(_)
+    )
 }
 
 impl Eq {
@@ -39,7 +63,26 @@ impl Eq {
             map_free,
             lhs_to_rhs: FxHashMap::default(),
             rhs_to_lhs: FxHashMap::default(),
+            nodes_l2r: FxHashMap::default(),
+            nodes_r2l: FxHashMap::default(),
             done: FxHashSet::default(),
+        }
+    }
+
+    /// Matches graph nodes `a` and `b` (see [`is_graph_node`]): false when either is already
+    /// matched to another node.
+    fn match_nodes(&mut self, a: &Expr, b: &Expr) -> bool {
+        if !is_graph_node(a) || !is_graph_node(b) {
+            return true;
+        }
+        match (self.nodes_l2r.get(&a.id()), self.nodes_r2l.get(&b.id())) {
+            (None, None) => {
+                self.nodes_l2r.insert(a.id(), b.id());
+                self.nodes_r2l.insert(b.id(), a.id());
+                true
+            }
+            (Some(x), Some(y)) => *x == b.id() && *y == a.id(),
+            _ => false,
         }
     }
 
@@ -67,15 +110,36 @@ impl Eq {
         }
     }
 
-    fn run(&mut self, a: &Expr, b: &Expr) -> bool {
-        let mut stack = vec![(a.clone(), b.clone())];
+    fn run<'e>(&mut self, a: &'e Expr, b: &'e Expr) -> bool {
+        // Borrowed nodes: the roots own every node reached, for the whole comparison.
+        let mut stack: Vec<(&'e Expr, &'e Expr)> = vec![(a, b)];
         while let Some((a, b)) = stack.pop() {
-            if a.ptr_eq(&b) && !self.map_free {
-                // Identical nodes are equal unless free variables may map differently.
+            if a.ptr_eq(b) && !self.map_free {
+                // Identical nodes are equal unless free variables may map differently; the
+                // graph nodes inside still match themselves (walked, not compared), so that
+                // one shared with the rest of one side is not matched to another node there.
+                if a.is_shared() && is_graph_node(a) {
+                    match (self.nodes_l2r.get(&a.id()), self.nodes_r2l.get(&a.id())) {
+                        (Some(x), _) if *x == a.id() => continue,
+                        (None, None) => {
+                            self.nodes_l2r.insert(a.id(), a.id());
+                            self.nodes_r2l.insert(a.id(), a.id());
+                        }
+                        _ => return false,
+                    }
+                }
+                a.kind().for_each_child(|c| stack.push((c, c)));
                 continue;
             }
-            if !self.done.insert((a.id(), b.id())) {
-                continue;
+            // A pair of nodes with one reference each is reached once (through its parents'
+            // pair), so it can neither repeat nor meet either node again.
+            if a.is_shared() || b.is_shared() {
+                if !self.done.insert((a.id(), b.id())) {
+                    continue;
+                }
+                if !self.match_nodes(a, b) {
+                    return false;
+                }
             }
             let ok = match (a.kind(), b.kind()) {
                 (ExprKind::Var(x), ExprKind::Var(y)) => self.use_var(x, y),
@@ -85,32 +149,32 @@ impl Eq {
                 (ExprKind::Tuple(xs), ExprKind::Tuple(ys)) => {
                     let same = xs.len() == ys.len();
                     if same {
-                        stack.extend(xs.iter().cloned().zip(ys.iter().cloned()));
+                        stack.extend(xs.iter().zip(ys.iter()));
                     }
                     same
                 }
                 (ExprKind::TupleGetItem(x, i), ExprKind::TupleGetItem(y, j)) => {
-                    stack.push((x.clone(), y.clone()));
+                    stack.push((x, y));
                     i == j
                 }
                 (ExprKind::Call(x), ExprKind::Call(y)) => {
                     let same = x.args.len() == y.args.len() && x.attrs == y.attrs;
                     if same {
-                        stack.push((x.callee.clone(), y.callee.clone()));
-                        stack.extend(x.args.iter().cloned().zip(y.args.iter().cloned()));
+                        stack.push((&x.callee, &y.callee));
+                        stack.extend(x.args.iter().zip(y.args.iter()));
                     }
                     same
                 }
                 (ExprKind::Let(x), ExprKind::Let(y)) => {
                     let same = self.bind(&x.var, &y.var);
-                    stack.push((x.body.clone(), y.body.clone()));
-                    stack.push((x.value.clone(), y.value.clone()));
+                    stack.push((&x.body, &y.body));
+                    stack.push((&x.value, &y.value));
                     same
                 }
                 (ExprKind::If(x), ExprKind::If(y)) => {
-                    stack.push((x.else_branch.clone(), y.else_branch.clone()));
-                    stack.push((x.then_branch.clone(), y.then_branch.clone()));
-                    stack.push((x.cond.clone(), y.cond.clone()));
+                    stack.push((&x.else_branch, &y.else_branch));
+                    stack.push((&x.then_branch, &y.then_branch));
+                    stack.push((&x.cond, &y.cond));
                     true
                 }
                 (ExprKind::Function(x), ExprKind::Function(y)) => {
@@ -118,7 +182,7 @@ impl Eq {
                         && x.ret_type == y.ret_type
                         && x.attrs == y.attrs
                         && x.params.iter().zip(&y.params).all(|(p, q)| self.bind(p, q));
-                    stack.push((x.body.clone(), y.body.clone()));
+                    stack.push((&x.body, &y.body));
                     same
                 }
                 _ => false,
@@ -244,5 +308,71 @@ impl Hash_ {
             }
         }
         h.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Call;
+    use crate::text::parse_module;
+
+    fn main_of(text: &str) -> Expr {
+        parse_module(text, "test")
+            .unwrap()
+            .get("main")
+            .unwrap()
+            .clone()
+    }
+
+    /// TVM's documented example: `%1 = x + y; %1 + %1` is not `%1 = x + y; %2 = x + y; %1 + %2`.
+    #[test]
+    fn shared_and_duplicated_nodes_differ_as_in_tvm() {
+        let shared = main_of("def @main(%x: float32) { %0 = add(%x, %x); multiply(%0, %0) }");
+        let dup = main_of(
+            "def @main(%x: float32) { %0 = add(%x, %x); %1 = add(%x, %x); multiply(%0, %1) }",
+        );
+        let inline = main_of("def @main(%x: float32) { multiply(add(%x, %x), add(%x, %x)) }");
+        assert!(!expr_equal(&shared, &dup, false));
+        assert!(!expr_equal(&dup, &shared, false));
+        assert!(expr_equal(&dup, &inline, false), "two nodes either way");
+        let again = main_of("def @main(%y: float32) { %5 = add(%y, %y); multiply(%5, %5) }");
+        assert!(expr_equal(&shared, &again, false), "names never matter");
+        assert!(expr_equal(&shared, &shared, false));
+        assert!(expr_equal(&shared, &shared, true));
+    }
+
+    /// A node inside a subtree both sides share, also used outside it: it must meet itself
+    /// there too, not a copy.
+    #[test]
+    fn a_node_shared_into_an_identical_subtree_is_matched_to_itself() {
+        let a = main_of(
+            "def @main(%x: float32) { %0 = add(%x, %x); %1 = negative(%0); %2 = exp(%1); \
+             multiply(%2, %0) }",
+        );
+        let ExprKind::Function(f) = a.kind() else {
+            panic!()
+        };
+        let ExprKind::Call(mul) = f.body.kind() else {
+            panic!()
+        };
+        let (exp, add) = (mul.args[0].clone(), mul.args[1].clone());
+        let ExprKind::Call(add_call) = add.kind() else {
+            panic!()
+        };
+        // The same `exp` node, and a fresh copy of `add` (equal as a tree, another node).
+        let copy = Expr::new(ExprKind::Call(add_call.clone()));
+        let b_body = Expr::new(ExprKind::Call(Call {
+            callee: mul.callee.clone(),
+            args: vec![exp.clone(), copy].into(),
+            attrs: mul.attrs.clone(),
+        }));
+        let same_body = Expr::new(ExprKind::Call(Call {
+            callee: mul.callee.clone(),
+            args: vec![exp, add].into(),
+            attrs: mul.attrs.clone(),
+        }));
+        assert!(!expr_equal(&f.body, &b_body, false));
+        assert!(expr_equal(&f.body, &same_body, false));
     }
 }
