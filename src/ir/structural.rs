@@ -57,6 +57,25 @@ fn is_graph_node(e: &Expr) -> bool {
     )
 }
 
+/// Records `a` <-> `b` in a one-to-one matching (both directions), or checks it: false when
+/// either side is already matched to something else.
+fn match_one_to_one<K: std::hash::Hash + std::cmp::Eq + Copy>(
+    l2r: &mut FxHashMap<K, K>,
+    r2l: &mut FxHashMap<K, K>,
+    a: K,
+    b: K,
+) -> bool {
+    match (l2r.get(&a), r2l.get(&b)) {
+        (None, None) => {
+            l2r.insert(a, b);
+            r2l.insert(b, a);
+            true
+        }
+        (Some(x), Some(y)) => *x == b && *y == a,
+        _ => false,
+    }
+}
+
 impl Eq {
     fn new(map_free: bool) -> Eq {
         Eq {
@@ -75,30 +94,14 @@ impl Eq {
         if !is_graph_node(a) || !is_graph_node(b) {
             return true;
         }
-        match (self.nodes_l2r.get(&a.id()), self.nodes_r2l.get(&b.id())) {
-            (None, None) => {
-                self.nodes_l2r.insert(a.id(), b.id());
-                self.nodes_r2l.insert(b.id(), a.id());
-                true
-            }
-            (Some(x), Some(y)) => *x == b.id() && *y == a.id(),
-            _ => false,
-        }
+        match_one_to_one(&mut self.nodes_l2r, &mut self.nodes_r2l, a.id(), b.id())
     }
 
     fn bind(&mut self, a: &Var, b: &Var) -> bool {
         if a.ann() != b.ann() || a.virtual_device != b.virtual_device {
             return false;
         }
-        match (self.lhs_to_rhs.get(&a.id()), self.rhs_to_lhs.get(&b.id())) {
-            (None, None) => {
-                self.lhs_to_rhs.insert(a.id(), b.id());
-                self.rhs_to_lhs.insert(b.id(), a.id());
-                true
-            }
-            (Some(x), Some(y)) => *x == b.id() && *y == a.id(),
-            _ => false,
-        }
+        match_one_to_one(&mut self.lhs_to_rhs, &mut self.rhs_to_lhs, a.id(), b.id())
     }
 
     fn use_var(&mut self, a: &Var, b: &Var) -> bool {
