@@ -159,15 +159,27 @@ def main():
           f"({total - len(over_best)} of {total} by the fastest runs)")
     # A ratio is only as steady as the host: report how far the same pass's time moved between
     # processes of this run, and say so when that alone could carry a ratio over the limit.
-    moved = {size: statistics.median(v) for size, v in spreads.items()}
-    print(f"steadiness: one pass's time moved by a median of {100 * (moved[a.small] - 1):.0f}% "
-          f"({a.small} ops) and {100 * (moved[a.large] - 1):.0f}% ({a.large} ops) between processes")
+    # (No pass that walks the module, as on tiny models: nothing says how steady the host was.)
+    moved = {size: statistics.median(v) if v else 1.0 for size, v in spreads.items()}
+    if all(spreads.values()):
+        print(f"steadiness: one pass's time moved by a median of {100 * (moved[a.small] - 1):.0f}% "
+              f"({a.small} ops) and {100 * (moved[a.large] - 1):.0f}% ({a.large} ops) between "
+              f"processes")
     # How much cache the host left a process, before and after: a 100k model's module does not
     # fit a few MiB, a 10k model's does, and that alone can carry a ratio over the limit.
     host_after = host_cache(a.bin)
     if host_before is not None and host_after is not None:
         print(f"host: random reads were served from cache up to {host_before >> 10} KiB before "
               f"the runs and {host_after >> 10} KiB after (passlab host)")
+    # What the memory system alone makes of 10x the work: a read-only walk over synthetic
+    # nodes laid out in walk order, at about a 10k model's node count and ten times it.
+    probe = host_json(a.bin, "--max-mib", "1", "--growth")
+    if probe is not None and "walk_growth" in probe:
+        g = probe["walk_growth"]
+        sizes = sorted(g["ratio"], key=int)
+        print(f"host: a read-only walk over {g['nodes']} -> {10 * g['nodes']} synthetic nodes grew "
+              + " / ".join(f"{g['ratio'][k]:.2f}x" for k in sizes)
+              + f" ({' / '.join(sizes)}-byte nodes; passlab host --growth): linear is 10x")
     if max(moved.values()) > UNSTEADY:
         print(f"warning: the host was unsteady (over {100 * (UNSTEADY - 1):.0f}%): the ratios of "
               f"this run are not a measurement of the code; run again when it is quiet")
@@ -189,10 +201,16 @@ def write_models(a, tmp, model):
 
 def host_cache(binary):
     """`passlab host`'s cached working set in bytes, or None if the binary has no such command."""
-    out = subprocess.run([binary, "host", "--json"], capture_output=True, text=True)
+    out = host_json(binary, "--max-mib", "64")
+    return None if out is None else out["cached_bytes"]
+
+
+def host_json(binary, *args):
+    """`passlab host --json ARGS` as a dict, or None if the binary does not take them."""
+    out = subprocess.run([binary, "host", "--json", *args], capture_output=True, text=True)
     if out.returncode != 0:
         return None
-    return json.loads(out.stdout)["cached_bytes"]
+    return json.loads(out.stdout)
 
 
 def last_level_cache():

@@ -284,12 +284,17 @@ impl HostMemory {
 
     /// `{"cached_bytes": N, "latency_ns": {"<bytes>": ns, ...}}`.
     pub fn to_json(&self) -> String {
+        self.to_json_value().to_string()
+    }
+
+    /// [`HostMemory::to_json`]'s object, to add to.
+    pub fn to_json_value(&self) -> serde_json::Value {
         let lat: serde_json::Map<String, serde_json::Value> = self
             .latencies
             .iter()
             .map(|l| (l.bytes.to_string(), serde_json::json!(l.ns)))
             .collect();
-        serde_json::json!({ "cached_bytes": self.cached_bytes(), "latency_ns": lat }).to_string()
+        serde_json::json!({ "cached_bytes": self.cached_bytes(), "latency_ns": lat })
     }
 
     /// A table and the verdict.
@@ -368,6 +373,160 @@ fn chase_links(lines: usize) -> Vec<usize> {
         next[order[k] * WORDS_PER_LINE] = order[(k + 1) % lines] * WORDS_PER_LINE;
     }
     next
+}
+
+/// The growth the memory system alone imposes on a walk (`passlab host --growth`): a
+/// read-only walk over a chain of nodes of one size, laid out in the order the walk meets
+/// them (as the parser and the passes lay out a module), timed at `small` and at ten times as
+/// many nodes. The work is exactly ten times as much; a ratio above 10 is what the caches
+/// make of a ten times larger working set. Measured for three node sizes, to show whether a
+/// smaller node would move it (stop 35: it does not: the small walk gets faster too).
+pub struct WalkGrowth {
+    /// Nodes in the small walk (the large one has ten times as many).
+    pub small: usize,
+    /// Per node size in bytes: (median seconds of the small walk, of the large walk).
+    pub by_size: Vec<(usize, f64, f64)>,
+}
+
+impl WalkGrowth {
+    /// Measures 32-, 64- (an [`crate::ir::Expr`] node's size) and 128-byte nodes, `small` and
+    /// `10 * small` of them, alternating the two sizes over `rounds` rounds.
+    pub fn measure(small: usize, rounds: usize) -> WalkGrowth {
+        let by_size = vec![
+            probe_size::<1>(small, rounds),
+            probe_size::<5>(small, rounds),
+            probe_size::<13>(small, rounds),
+        ];
+        WalkGrowth { small, by_size }
+    }
+
+    pub fn to_text(&self) -> String {
+        let mut s = format!(
+            "a read-only walk over nodes laid out in walk order, {} -> {} nodes (10x the work):\n",
+            self.small,
+            10 * self.small
+        );
+        for &(bytes, a, b) in &self.by_size {
+            s.push_str(&format!(
+                "  {bytes:>4}-byte nodes {:>9.3} ms {:>9.3} ms {:>7.2}x\n",
+                a * 1e3,
+                b * 1e3,
+                b / a
+            ));
+        }
+        s.push_str(
+            "over 10x is the memory system's share: what no pass reading every node avoids\n",
+        );
+        s
+    }
+
+    /// `{"nodes": N, "ratio": {"<bytes>": r, ...}}`.
+    pub fn to_json_value(&self) -> serde_json::Value {
+        let ratio: serde_json::Map<String, serde_json::Value> = self
+            .by_size
+            .iter()
+            .map(|&(bytes, a, b)| (bytes.to_string(), serde_json::json!(b / a)))
+            .collect();
+        serde_json::json!({ "nodes": self.small, "ratio": ratio })
+    }
+}
+
+/// A node of the growth probe: a call-like node with an operand chain (`prev`) and a leaf
+/// operand (`leaf`), padded to `8 * (3 + PAD)` bytes.
+struct ProbeNode<const PAD: usize> {
+    tag: u64,
+    prev: Option<Box<ProbeNode<PAD>>>,
+    leaf: Option<Box<ProbeNode<PAD>>>,
+    _pad: [u64; PAD],
+}
+
+impl<const PAD: usize> ProbeNode<PAD> {
+    fn new(
+        tag: u64,
+        prev: Option<Box<ProbeNode<PAD>>>,
+        leaf: Option<Box<ProbeNode<PAD>>>,
+    ) -> Box<Self> {
+        Box::new(ProbeNode {
+            tag,
+            prev,
+            leaf,
+            _pad: [tag; PAD],
+        })
+    }
+
+    /// `calls` call nodes, each with a fresh leaf, allocated leaf then call, bottom up (as
+    /// the parser lays out a module: operands before their user).
+    fn chain(calls: usize) -> Box<Self> {
+        let mut cur = ProbeNode::new(0, None, None);
+        for i in 1..=calls as u64 {
+            let leaf = ProbeNode::new(i, None, None);
+            cur = ProbeNode::new(i, Some(cur), Some(leaf));
+        }
+        cur
+    }
+
+    /// Pre-order with a stack of pending nodes, operands pushed in reverse, as
+    /// [`each_node`](crate::ir::visit::each_node) walks a module (the walk `passlab bench
+    /// --walk` times): the sum of the tags.
+    fn walk<'a>(&'a self, stack: &mut Vec<&'a ProbeNode<PAD>>) -> u64 {
+        stack.clear();
+        stack.push(self);
+        let mut sum = 0u64;
+        while let Some(n) = stack.pop() {
+            sum = sum.wrapping_add(n.tag);
+            if let Some(l) = &n.leaf {
+                stack.push(l);
+            }
+            if let Some(p) = &n.prev {
+                stack.push(p);
+            }
+        }
+        sum
+    }
+}
+
+impl<const PAD: usize> Drop for ProbeNode<PAD> {
+    /// Unlinks the chain iteratively: the default drop would recurse once per node.
+    fn drop(&mut self) {
+        let mut next = self.prev.take();
+        while let Some(mut n) = next {
+            next = n.prev.take();
+        }
+    }
+}
+
+/// (node bytes, median small walk, median large walk) for one node size.
+fn probe_size<const PAD: usize>(small: usize, rounds: usize) -> (usize, f64, f64) {
+    // Two nodes (a call and its leaf) a step.
+    let (a, b) = (
+        ProbeNode::<PAD>::chain(small / 2),
+        ProbeNode::<PAD>::chain(small * 5),
+    );
+    let time = |n: &ProbeNode<PAD>, laps: usize| {
+        let mut stack = Vec::new();
+        std::hint::black_box(n.walk(&mut stack));
+        let mut t: Vec<f64> = (0..laps)
+            .map(|_| {
+                let start = Instant::now();
+                std::hint::black_box(n.walk(&mut stack));
+                start.elapsed().as_secs_f64()
+            })
+            .collect();
+        t.sort_by(f64::total_cmp);
+        t[t.len() / 2]
+    };
+    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    for _ in 0..rounds.max(1) {
+        ta.push(time(&a, 21));
+        tb.push(time(&b, 7));
+    }
+    ta.sort_by(f64::total_cmp);
+    tb.sort_by(f64::total_cmp);
+    (
+        std::mem::size_of::<ProbeNode<PAD>>(),
+        ta[ta.len() / 2],
+        tb[tb.len() / 2],
+    )
 }
 
 #[cfg(test)]
@@ -454,5 +613,28 @@ mod tests {
             "{adjacent} of 4096 links step to the next line"
         );
         assert!(chase(64 << 10) > 0.0);
+    }
+
+    /// The probe's nodes have the sizes it reports, its walk reads every node once, and a
+    /// chain far deeper than the stack is built, walked and dropped.
+    #[test]
+    fn the_growth_probe_walks_every_node() {
+        assert_eq!(std::mem::size_of::<ProbeNode<1>>(), 32);
+        assert_eq!(std::mem::size_of::<ProbeNode<5>>(), 64);
+        assert_eq!(std::mem::size_of::<ProbeNode<13>>(), 128);
+        let chain = ProbeNode::<1>::chain(1_000_000);
+        let n = 1_000_000u64;
+        // Tags: the bottom leaf 0, then each step's call and leaf i.
+        assert_eq!(chain.walk(&mut Vec::new()), n * (n + 1));
+        drop(chain);
+        let g = WalkGrowth::measure(200, 1);
+        assert_eq!(
+            g.by_size.iter().map(|s| s.0).collect::<Vec<_>>(),
+            [32, 64, 128]
+        );
+        assert!(g.to_text().contains("200 -> 2000 nodes"), "{}", g.to_text());
+        let v = g.to_json_value();
+        assert_eq!(v["nodes"], 200);
+        assert!(v["ratio"]["64"].as_f64().is_some_and(|r| r > 0.0));
     }
 }

@@ -97,9 +97,16 @@ enum Command {
         /// The largest working set, in MiB (1 to 1024).
         #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1024))]
         max_mib: u64,
-        /// One JSON object: `cached_bytes` and `latency_ns` by working set in bytes.
+        /// One JSON object: `cached_bytes` and `latency_ns` by working set in bytes (and
+        /// `walk_growth` with --growth).
         #[arg(long)]
         json: bool,
+        /// Also time a read-only walk over N and 10 N nodes laid out in walk order, for three
+        /// node sizes: the growth a pass reading every node gets from the memory system alone
+        /// (the work grows 10x). N defaults to about a 10k-op model's node count.
+        #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "12500",
+              value_parser = clap::value_parser!(u64).range(100..=10_000_000))]
+        growth: Option<u64>,
     },
     /// Write a generated model of about OPS ops (the benchmarks' inputs), to a file
     /// (atomically) or to stdout.
@@ -275,12 +282,24 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             }
             Ok(())
         }
-        Command::Host { max_mib, json } => {
+        Command::Host {
+            max_mib,
+            json,
+            growth,
+        } => {
             let host = passlab::bench::HostMemory::measure((max_mib as usize) << 20);
+            let growth = growth.map(|n| passlab::bench::WalkGrowth::measure(n as usize, 5));
             if json {
-                println!("{}", host.to_json());
+                let mut v = host.to_json_value();
+                if let Some(g) = &growth {
+                    v["walk_growth"] = g.to_json_value();
+                }
+                println!("{v}");
             } else {
                 print!("{}", host.to_text());
+                if let Some(g) = &growth {
+                    print!("{}", g.to_text());
+                }
             }
             Ok(())
         }

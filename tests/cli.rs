@@ -116,6 +116,26 @@ fn host_measures_read_latency_by_working_set() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("100000 is not in 1..=1024"), "{err}");
+    // The walk probe: three node sizes at N and 10 N nodes, in text and in JSON.
+    let out = passlab(&["host", "--max-mib", "1", "--growth", "500", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["walk_growth"]["nodes"], 500);
+    let ratios = v["walk_growth"]["ratio"].as_object().expect("ratio");
+    let mut sizes: Vec<u64> = ratios.keys().map(|k| k.parse().unwrap()).collect();
+    sizes.sort();
+    assert_eq!(sizes, [32, 64, 128]);
+    assert!(ratios.values().all(|r| r.as_f64().unwrap() > 0.0), "{v}");
+    let out = passlab(&["host", "--max-mib", "1", "--growth", "500"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("500 -> 5000 nodes"), "{text}");
+    assert!(text.contains("  64-byte nodes"), "{text}");
+    let out = passlab(&["host", "--growth", "5"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "too few nodes to time is refused"
+    );
 }
 
 #[test]
