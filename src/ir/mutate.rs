@@ -132,6 +132,15 @@ pub trait Mutator {
     fn keeps(&mut self, _e: &Expr) -> bool {
         false
     }
+    /// Asked when none of `e`'s children changed and [`Mutator::keeps`] said no, before the
+    /// hook: `Some(r)` is the node's result (`r == None`: `e` itself) and the hook does not
+    /// run; `None` (the default) runs it. For a pass that must look at every node but mostly
+    /// leaves it as it is (EliminateCommonSubexpr records every call): it reads the node's
+    /// own children, so no argument vector is built and no handle is taken on the children or
+    /// on the node, each a locked write to a line that on a large program has left the cache.
+    fn unchanged(&mut self, _e: &Expr) -> Option<Option<Expr>> {
+        None
+    }
     /// Whether every node the mutation builds must stay alive until it ends (default true):
     /// a mutator that keys a side table on the address of a node it built needs that, or a
     /// freed node's address could come back for a new one. A mutator whose tables hold only
@@ -244,12 +253,18 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
                     e.kind().for_each_child(|_| n += 1);
                 }
                 let base = results.len() - n;
-                let out = if !value_skipped
-                    && results[base..].iter().all(Option::is_none)
-                    && m.keeps(e)
-                {
-                    results.truncate(base);
+                let as_is = if !value_skipped && results[base..].iter().all(Option::is_none) {
+                    if m.keeps(e) {
+                        Some(None)
+                    } else {
+                        m.unchanged(e)
+                    }
+                } else {
                     None
+                };
+                let out = if let Some(r) = as_is {
+                    results.truncate(base);
+                    r.and_then(|r| same_or(r, e))
                 } else {
                     let mut kids = results.drain(base..);
                     let mut next = |orig: &Expr| {
@@ -446,10 +461,151 @@ pub fn rebuild_function(orig: &Expr, f: &Function, body: Expr) -> Expr {
     )
 }
 
+/// `M` with its [`Mutator::unchanged`] answers taken (counted in `taken`) or, when not
+/// `fast`, never asked (every node goes to its hook): tests compare a pass's output both ways.
+#[cfg(test)]
+pub(crate) struct FastPath<M> {
+    pub inner: M,
+    pub fast: bool,
+    pub taken: usize,
+}
+
+#[cfg(test)]
+impl<M: Mutator> Mutator for FastPath<M> {
+    fn pre(&mut self, e: &Expr) -> Option<Expr> {
+        self.inner.pre(e)
+    }
+    fn var(&mut self, e: &Expr, v: &Var) -> Expr {
+        self.inner.var(e, v)
+    }
+    fn constant(&mut self, e: &Expr, c: &Constant) -> Expr {
+        self.inner.constant(e, c)
+    }
+    fn leaf(&mut self, e: &Expr) -> Expr {
+        self.inner.leaf(e)
+    }
+    fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
+        self.inner.call(e, callee, args, attrs)
+    }
+    fn tuple(&mut self, e: &Expr, fields: Vec<Expr>) -> Expr {
+        self.inner.tuple(e, fields)
+    }
+    fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
+        self.inner.get_item(e, tuple, index)
+    }
+    fn let_(&mut self, e: &Expr, var: &Var, value: Expr, body: Expr) -> Expr {
+        self.inner.let_(e, var, value, body)
+    }
+    fn let_value_wanted(&mut self, e: &Expr, var: &Var) -> bool {
+        self.inner.let_value_wanted(e, var)
+    }
+    fn if_(&mut self, e: &Expr, cond: Expr, then_branch: Expr, else_branch: Expr) -> Expr {
+        self.inner.if_(e, cond, then_branch, else_branch)
+    }
+    fn function(&mut self, e: &Expr, f: &Function, body: Expr) -> Expr {
+        self.inner.function(e, f, body)
+    }
+    fn keeps(&mut self, e: &Expr) -> bool {
+        self.inner.keeps(e)
+    }
+    fn unchanged(&mut self, e: &Expr) -> Option<Option<Expr>> {
+        let r = self.inner.unchanged(e).filter(|_| self.fast);
+        self.taken += usize::from(r.is_some());
+        r
+    }
+    fn holds_built_nodes(&self) -> bool {
+        self.inner.holds_built_nodes()
+    }
+}
+
+/// Checks that the mutator `make(function)` makes gives the same printed module with and
+/// without its [`Mutator::unchanged`] answers, on every function of each program (typed first
+/// when it type-checks), and that the fast path was taken at all.
+#[cfg(test)]
+pub(crate) fn assert_unchanged_path_agrees<M: Mutator>(
+    make: impl Fn(&Expr) -> M,
+    programs: &[(String, String)],
+) {
+    use crate::text::{parse_module, print_module};
+    let mut fast_nodes = 0;
+    for (name, text) in programs {
+        let parsed = parse_module(text, name).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let m = crate::passes::infer_type::infer_module(&parsed).unwrap_or(parsed);
+        let run = |fast: bool, taken: &mut usize| {
+            let out: Result<crate::ir::Module, std::convert::Infallible> =
+                m.map_functions(|_, f| {
+                    let mut p = FastPath {
+                        inner: make(f),
+                        fast,
+                        taken: 0,
+                    };
+                    let out = mutate(&mut p, f);
+                    *taken += p.taken;
+                    Ok(out)
+                });
+            match out {
+                Ok(m) => print_module(&m),
+                Err(never) => match never {},
+            }
+        };
+        let fast = run(true, &mut fast_nodes);
+        let hooks = run(false, &mut 0);
+        assert!(
+            fast == hooks,
+            "{name}: the unchanged path differs from the hooks"
+        );
+    }
+    assert!(fast_nodes > 0, "the unchanged path was never taken");
+}
+
+/// Programs to check a pass's fast path on: generated models (peer, conv, LSTM), the golden
+/// pass tests whose file name starts with `golden_prefix` (their input part), and the shared
+/// corpus when it is next to the checkout.
+#[cfg(test)]
+pub(crate) fn sample_programs(golden_prefix: &str) -> Vec<(String, String)> {
+    use crate::testgen;
+    let mut out = vec![
+        ("peer".to_string(), testgen::peer_model(40, 8)),
+        ("conv".to_string(), testgen::conv_model(40)),
+        ("rnn".to_string(), testgen::rnn_model(4)),
+    ];
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dirs = [
+        root.join("tests/passes"),
+        root.join("tests/passes2"),
+        root.join("../shared/corpus/relay"),
+    ];
+    for (i, dir) in dirs.iter().enumerate() {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut paths: Vec<_> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
+        paths.sort();
+        for path in paths {
+            let name = path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .to_string();
+            let golden = i < 2;
+            if !name.ends_with(".relay") || (golden && !name.starts_with(golden_prefix)) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("readable");
+            let input = text.split("// expected:").next().unwrap_or_default();
+            // A few corpus programs use what passlab does not parse (references).
+            if golden || crate::text::parse_module(input, &name).is_ok() {
+                out.push((name, input.to_string()));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::{parse_module, print_module_with, PrintOptions};
+    use crate::text::{parse_module, print_expr, print_module_with, PrintOptions};
 
     /// Drops the lets of variables named `dead*` without visiting their values; counts the
     /// calls it rebuilds.
@@ -684,5 +840,52 @@ mod tests {
         assert!(state.get(body).is_none(), "the let has one");
         assert!(state.get(&l.value).is_none(), "the multiply has one");
         assert!(state.get(&l.body).is_none(), "the negative has one");
+    }
+
+    /// `unchanged` is asked only when no child changed; its answer replaces the hook:
+    /// `Some(None)` keeps the node, `Some(Some(x))` replaces it, `None` runs the hook.
+    #[test]
+    fn unchanged_answers_replace_the_hook() {
+        struct Probe {
+            asked: Vec<String>,
+            hooked: Vec<String>,
+        }
+        impl Mutator for Probe {
+            fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, _a: &Attrs) -> Expr {
+                let name = e.call_op_of().map(|(op, _)| op.name().to_string());
+                self.hooked.push(name.unwrap_or_default());
+                rebuild_call(e, callee, args)
+            }
+            fn unchanged(&mut self, e: &Expr) -> Option<Option<Expr>> {
+                let (op, _) = e.call_op_of()?;
+                self.asked.push(op.name().to_string());
+                match op.name() {
+                    "negative" => Some(Some(Expr::call_op(
+                        "abs",
+                        vec![Expr::var(&Var::new("y", None))],
+                    ))),
+                    "exp" => Some(None),
+                    _ => None,
+                }
+            }
+        }
+        let m = parse_module(
+            "#[version = \"0.0.5\"]\ndef @main(%x: float32) {\n  %0 = exp(%x);\n  %1 = negative(%0);\n  %2 = sqrt(%x);\n  add(%1, %2)\n}\n",
+            "probe",
+        )
+        .unwrap();
+        let mut p = Probe {
+            asked: Vec::new(),
+            hooked: Vec::new(),
+        };
+        let out = mutate(&mut p, m.get("main").unwrap());
+        // `add` has a changed child: not asked; its hook runs. `sqrt`: asked, answered None.
+        assert_eq!(p.asked, ["exp", "negative", "sqrt"]);
+        assert_eq!(p.hooked, ["sqrt", "add"]);
+        let printed = print_expr(&out, PrintOptions::default());
+        assert!(
+            printed.contains("%0 = abs(%y);\n  %1 = sqrt(%x);\n  add(%0, %1)"),
+            "{printed}"
+        );
     }
 }

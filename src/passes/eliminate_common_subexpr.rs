@@ -137,6 +137,12 @@ fn anchor(args: &[Expr]) -> Option<(usize, bool)> {
     best.map(|((_, id), few)| (id, few))
 }
 
+/// Where a call not met before is recorded: its mixed hash and its anchor.
+struct CallKey {
+    mixed: u64,
+    anchor: Option<(usize, bool)>,
+}
+
 /// The bits of a call's hash above any bucket mask (see [`Eliminator`]).
 const HIGH: u64 = 0xFFFF_FF00_0000_0000;
 
@@ -240,7 +246,31 @@ impl Eliminator {
         self.spread.find(mixed, eq(mixed)).map(|(_, c)| c)
     }
 
-    fn record(&mut self, call: &Expr, mixed: u64, anchor: Option<(usize, bool)>) {
+    /// The recorded call equal to a call of `op` with `attrs` and `args` (already rewritten),
+    /// or the key to record such a call under.
+    fn merge_call(&mut self, op: Op, attrs: &Attrs, args: &[Expr]) -> Result<Expr, CallKey> {
+        let attrs_hash = self.attrs_hash(attrs);
+        let mixed = call_hash(op, attrs_hash, args);
+        let anchor = anchor(args);
+        match self.find(op, attrs, args, mixed, anchor.map(|(a, _)| a)) {
+            Some(earlier) => Ok(earlier.clone()),
+            None => Err(CallKey { mixed, anchor }),
+        }
+    }
+
+    /// The recorded projection `tuple.index`, or the key to record it under. The recorded
+    /// projection keeps its tuple alive, so the identity stays unique. A variable's references
+    /// are one tuple.
+    fn merge_get_item(&self, tuple: &Expr, index: usize) -> Result<Expr, (usize, usize)> {
+        let at = match tuple.kind() {
+            ExprKind::Var(v) => v.addr(),
+            _ => tuple.id(),
+        };
+        let key = (at, index);
+        self.projections.get(&key).cloned().ok_or(key)
+    }
+
+    fn record(&mut self, call: &Expr, CallKey { mixed, anchor }: CallKey) {
         match anchor {
             Some((a, true)) => {
                 let h = local_hash(a, mixed);
@@ -266,37 +296,74 @@ impl Mutator for Eliminator {
             ExprKind::Op(op) if !op.stateful && !args.is_empty() => *op,
             _ => return rebuild_call(e, callee, args),
         };
-        let attrs_hash = self.attrs_hash(attrs);
-        let mixed = call_hash(op, attrs_hash, &args);
-        let anchor = anchor(&args);
-        if let Some(earlier) = self.find(op, attrs, &args, mixed, anchor.map(|(a, _)| a)) {
-            return earlier.clone();
+        match self.merge_call(op, attrs, &args) {
+            Ok(earlier) => earlier,
+            Err(key) => {
+                let new = rebuild_call(e, callee, args);
+                self.record(&new, key);
+                new
+            }
         }
-        let new = rebuild_call(e, callee, args);
-        self.record(&new, mixed, anchor);
-        new
     }
 
     fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
-        // The recorded projection keeps its tuple alive, so the identity stays unique. A
-        // variable's references are one tuple.
-        let at = match tuple.kind() {
-            ExprKind::Var(v) => v.addr(),
-            _ => tuple.id(),
-        };
-        let key = (at, index);
-        if let Some(earlier) = self.projections.get(&key) {
-            return earlier.clone();
+        match self.merge_get_item(&tuple, index) {
+            Ok(earlier) => earlier,
+            Err(key) => {
+                let new = rebuild_get_item(e, tuple, index);
+                self.projections.insert(key, new.clone());
+                new
+            }
         }
-        let new = rebuild_get_item(e, tuple, index);
-        self.projections.insert(key, new.clone());
-        new
+    }
+
+    // The same decisions as `call` and `get_item`, read from the node itself when none of its
+    // children changed (most nodes of a program without common subexpressions).
+    fn unchanged(&mut self, e: &Expr) -> Option<Option<Expr>> {
+        match e.kind() {
+            ExprKind::Call(c) => match c.callee.kind() {
+                ExprKind::Op(op) if !op.stateful && !c.args.is_empty() => {
+                    match self.merge_call(*op, &c.attrs, &c.args) {
+                        Ok(earlier) => Some(Some(earlier)),
+                        Err(key) => {
+                            self.record(e, key);
+                            Some(None)
+                        }
+                    }
+                }
+                _ => Some(None),
+            },
+            ExprKind::TupleGetItem(t, i) => match self.merge_get_item(t, *i) {
+                Ok(earlier) => Some(Some(earlier)),
+                Err(key) => {
+                    self.projections.insert(key, e.clone());
+                    Some(None)
+                }
+            },
+            // Every other hook returns the node itself when its children are unchanged.
+            _ => Some(None),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::Eliminator;
+
+    /// Calls and projections whose children did not change are merged or recorded from the
+    /// node itself: the same output as through the hooks.
+    #[test]
+    fn the_unchanged_path_gives_the_hooks_output() {
+        let mut programs = crate::ir::mutate::sample_programs("ecse");
+        programs.push((
+            "duplicates".into(),
+            "#[version = \"0.0.5\"]\ndef @main(%x: (float32, float32), %y: float32) {\n  \
+             %0 = %x.0;\n  %1 = %x.0;\n  %2 = add(%0, %y);\n  %3 = add(%1, %y);\n  \
+             %4 = negative(%y);\n  %5 = negative(%y);\n  (%2, %3, %4, %5, add(%4, %5))\n}\n"
+                .into(),
+        ));
+        crate::ir::mutate::assert_unchanged_path_agrees(|_| Eliminator::default(), &programs);
+    }
     use crate::ir::mutate::mutate;
     use crate::ir::ExprKind;
     use crate::text::parse_module;

@@ -103,6 +103,13 @@ impl Folder {
         }
         out
     }
+
+    /// [`Folder::note`] for a call, tuple or function literal that is its own result: not a
+    /// constant, so only a let waiting for it as its value is finished.
+    fn note_itself(&mut self, e: &Expr) {
+        debug_assert!(!matches!(e.kind(), ExprKind::Constant(_)));
+        self.pending.finish(e, |_| {});
+    }
 }
 
 impl Mutator for Folder {
@@ -156,6 +163,26 @@ impl Mutator for Folder {
     fn function(&mut self, e: &Expr, f: &Function, body: Expr) -> Expr {
         let out = rebuild_function(e, f, body);
         self.note(e, out)
+    }
+
+    // A call whose arguments did not change is folded (or not) from its own arguments; a
+    // tuple or function literal whose parts did not change is itself. The other kinds run
+    // their hooks (a variable may take a constant, a projection or an `if` may resolve).
+    fn unchanged(&mut self, e: &Expr) -> Option<Option<Expr>> {
+        match e.kind() {
+            ExprKind::Call(c) => match fold_call(e, &c.callee, &c.args, &c.attrs) {
+                Some(folded) => Some(Some(self.note(e, folded))),
+                None => {
+                    self.note_itself(e);
+                    Some(None)
+                }
+            },
+            ExprKind::Tuple(_) | ExprKind::Function(_) => {
+                self.note_itself(e);
+                Some(None)
+            }
+            _ => None,
+        }
     }
 
     fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
@@ -279,4 +306,23 @@ fn fold_shape(name: &str, orig: &Expr, attrs: &Attrs, span: Span) -> Option<Expr
     };
     let cast = elementwise::cast(&Value::from_data(&value)?, dtype)?;
     Some(constant_expr(cast.to_data(), span))
+}
+
+#[cfg(test)]
+mod tests {
+    /// Calls, tuples and function literals whose children did not change are folded (or
+    /// kept) from the node itself: the same output as through the hooks, lets included.
+    #[test]
+    fn the_unchanged_path_gives_the_hooks_output() {
+        let mut programs = crate::ir::mutate::sample_programs("fold_constant");
+        // A let whose value (an unchanged call) is finished on the fast path, inside an outer
+        // let's value that folds to a constant: the outer variable must still take it.
+        programs.push((
+            "let_in_if".into(),
+            "#[version = \"0.0.5\"]\ndef @main(%x: float32) {\n  \
+             let %z = if (True) { 3f } else { let %a = negative(%x); %a };\n  add(%z, %x)\n}\n"
+                .into(),
+        ));
+        crate::ir::mutate::assert_unchanged_path_agrees(|_| super::Folder::default(), &programs);
+    }
 }

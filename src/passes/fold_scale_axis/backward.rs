@@ -26,6 +26,15 @@ use crate::ir::{Attrs, Call, Expr, ExprKind};
 
 /// Backward scale folding of one typed function (see the module documentation).
 pub fn backward_fold_scale_axis(f: &Expr) -> Expr {
+    let plan = backward_plan(f);
+    if plan.is_empty() {
+        return f.clone();
+    }
+    mutate(&mut Backward { plan }, f)
+}
+
+/// What the rewrite does to each call of `f` (only calls with a step are in it).
+fn backward_plan(f: &Expr) -> crate::ir::NodeMap<Step> {
     // Borrowed, not cloned: no reference count written on every node, and `is_shared` still
     // tells which nodes have more than one consumer.
     let mut order: Vec<&Expr> = crate::ir::scratch::take_vec();
@@ -42,10 +51,7 @@ pub fn backward_fold_scale_axis(f: &Expr) -> Expr {
         plan(&order, &messages)
     };
     crate::ir::scratch::give_vec(order);
-    if plan.is_empty() {
-        return f.clone();
-    }
-    mutate(&mut Backward { plan }, f)
+    plan
 }
 
 fn op_name(c: &Call) -> Option<&'static str> {
@@ -214,6 +220,18 @@ struct Backward {
 }
 
 impl Mutator for Backward {
+    // A call with no step planned, and every other node (default hooks), whose children did
+    // not change is itself.
+    fn unchanged(&mut self, e: &Expr) -> Option<Option<Expr>> {
+        match e.kind() {
+            ExprKind::Call(_) => match self.plan.get(&e.id()) {
+                None | Some(Step::Pass) => Some(None),
+                Some(_) => None,
+            },
+            _ => Some(None),
+        }
+    }
+
     fn call(&mut self, e: &Expr, callee: Expr, mut args: Vec<Expr>, _attrs: &Attrs) -> Expr {
         match self.plan.get(&e.id()).cloned() {
             None | Some(Step::Pass) => rebuild_call(e, callee, args),
@@ -227,5 +245,21 @@ impl Mutator for Backward {
                 rebuild_call(e, callee, args)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Calls with no step planned, and every other node, whose children did not change are
+    /// themselves on the fast path: the same output as through the hooks.
+    #[test]
+    fn the_unchanged_path_gives_the_hooks_output() {
+        let programs = crate::ir::mutate::sample_programs("fold_scale_backward");
+        crate::ir::mutate::assert_unchanged_path_agrees(
+            |f| super::Backward {
+                plan: super::backward_plan(f),
+            },
+            &programs,
+        );
     }
 }
