@@ -509,7 +509,11 @@ impl<M: Mutator> Mutator for FastPath<M> {
         self.inner.keeps(e)
     }
     fn unchanged(&mut self, e: &Expr) -> Option<Option<Expr>> {
-        let r = self.inner.unchanged(e).filter(|_| self.fast);
+        if !self.fast {
+            // Not even asked: an answer may have side effects (ECSE records the call).
+            return None;
+        }
+        let r = self.inner.unchanged(e);
         self.taken += usize::from(r.is_some());
         r
     }
