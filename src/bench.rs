@@ -339,7 +339,7 @@ fn chase(bytes: usize) -> f64 {
     for _ in 0..lines.min(STEPS) {
         p = next[p];
     }
-    let mut laps: Vec<f64> = (0..5)
+    let laps: Vec<f64> = (0..5)
         .map(|_| {
             let start = Instant::now();
             for _ in 0..STEPS {
@@ -349,8 +349,13 @@ fn chase(bytes: usize) -> f64 {
         })
         .collect();
     std::hint::black_box(p);
-    laps.sort_by(f64::total_cmp);
-    laps[laps.len() / 2]
+    median(laps)
+}
+
+/// The middle value of `v` (the upper one of an even count); `v` is not empty.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 /// Words in a 64-byte line: [`chase_links`] uses the first word of each.
@@ -505,27 +510,25 @@ fn probe_size<const PAD: usize>(small: usize, rounds: usize) -> (usize, f64, f64
     let time = |n: &ProbeNode<PAD>, laps: usize| {
         let mut stack = Vec::new();
         std::hint::black_box(n.walk(&mut stack));
-        let mut t: Vec<f64> = (0..laps)
-            .map(|_| {
-                let start = Instant::now();
-                std::hint::black_box(n.walk(&mut stack));
-                start.elapsed().as_secs_f64()
-            })
-            .collect();
-        t.sort_by(f64::total_cmp);
-        t[t.len() / 2]
+        median(
+            (0..laps)
+                .map(|_| {
+                    let start = Instant::now();
+                    std::hint::black_box(n.walk(&mut stack));
+                    start.elapsed().as_secs_f64()
+                })
+                .collect(),
+        )
     };
     let (mut ta, mut tb) = (Vec::new(), Vec::new());
     for _ in 0..rounds.max(1) {
         ta.push(time(&a, 21));
         tb.push(time(&b, 7));
     }
-    ta.sort_by(f64::total_cmp);
-    tb.sort_by(f64::total_cmp);
     (
         std::mem::size_of::<ProbeNode<PAD>>(),
-        ta[ta.len() / 2],
-        tb[tb.len() / 2],
+        median(ta),
+        median(tb),
     )
 }
 
