@@ -14,6 +14,9 @@ pub struct Diagnostic {
     pub label: Option<String>,
 }
 
+/// The most characters of a source line a diagnostic shows.
+pub const SHOWN_LINE_CHARS: usize = 200;
+
 /// 1-based line and column (in characters) of a byte offset.
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
@@ -55,15 +58,15 @@ impl Diagnostic {
         format!("{head}\n{}", self.render_location(source_name, text, color))
     }
 
-    /// The location block alone: `--> name:line:col`, the source line and the caret line.
+    /// The location block alone: `--> name:line:col`, the source line and the caret line. Any
+    /// span is accepted: offsets past the end or inside a character are moved back to the
+    /// character they fall in. A source line longer than [`SHOWN_LINE_CHARS`] is shown as a
+    /// window around the span (`…` marks what is left out); the column stays the real one.
     pub fn render_location(&self, source_name: &str, text: &str, color: bool) -> String {
-        let lo = (self.span.lo as usize).min(text.len());
-        let hi = (self.span.hi as usize).clamp(lo, text.len());
+        let lo = floor_boundary(text, (self.span.lo as usize).min(text.len()));
+        let hi = floor_boundary(text, (self.span.hi as usize).clamp(lo, text.len()));
         let (line, col) = line_col(text, lo);
-        let line_start = text[..floor_boundary(text, lo)]
-            .rfind('\n')
-            .map(|i| i + 1)
-            .unwrap_or(0);
+        let line_start = text[..lo].rfind('\n').map(|i| i + 1).unwrap_or(0);
         let line_end = text[line_start..]
             .find('\n')
             .map(|i| line_start + i)
@@ -74,14 +77,36 @@ impl Diagnostic {
         } else {
             1
         };
+        // The window of the line shown: all of it when short, else from a little before the
+        // span's start, so that the caret stays under what it points at.
+        let skip = if src_line.chars().count() > SHOWN_LINE_CHARS {
+            (col - 1).saturating_sub(SHOWN_LINE_CHARS / 4)
+        } else {
+            0
+        };
+        let mut shown: String = src_line.chars().skip(skip).take(SHOWN_LINE_CHARS).collect();
+        let cut_right = src_line.chars().count() > skip + SHOWN_LINE_CHARS;
+        let width = width.min(SHOWN_LINE_CHARS - (col - 1 - skip).min(SHOWN_LINE_CHARS) + 1);
+        let mut lead_prefix = String::new();
+        if skip > 0 {
+            shown.insert(0, '…');
+            lead_prefix.push(' ');
+        }
+        if cut_right {
+            shown.push('…');
+        }
+        let src_line = shown.as_str();
         let gutter = line.to_string().len();
         let pad = " ".repeat(gutter);
         // Tabs in the source line keep their width in the caret line.
-        let lead: String = src_line
-            .chars()
-            .take(col - 1)
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
+        let marks = lead_prefix.len();
+        let lead: String = lead_prefix
+            + &src_line
+                .chars()
+                .skip(marks)
+                .take(col - 1 - skip)
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect::<String>();
         let mut caret = "^".repeat(width);
         if let Some(l) = &self.label {
             caret.push(' ');
@@ -123,5 +148,28 @@ mod tests {
             "error: unknown op `nn.conv2`\n --> m.relay:2:3\n  |\n2 |   nn.conv2(%x)\n  |   ^^^^^^^^ did you mean `nn.conv2d`?"
         );
         assert_eq!(line_col(text, 0), (1, 1));
+    }
+
+    /// Spans inside a multi-byte character or past the end render; long lines are windowed.
+    #[test]
+    fn any_span_renders() {
+        let text = "é\nxé€y\n";
+        for lo in 0..text.len() as u32 + 3 {
+            for hi in 0..text.len() as u32 + 3 {
+                let d = Diagnostic::new("m", Span::new(lo as usize, hi as usize));
+                let out = d.render("f", text, false);
+                assert!(out.contains("--> f:"), "{out}");
+            }
+        }
+        let long = format!("{}BAD{}", "a".repeat(5000), "b".repeat(5000));
+        let d = Diagnostic::new("bad", Span::new(5000, 5003));
+        let out = d.render("f", &long, false);
+        assert!(out.contains("--> f:1:5001"), "{out}");
+        let lines: Vec<&str> = out.lines().collect();
+        let src = lines[3];
+        let caret = lines[4];
+        assert!(src.chars().count() < SHOWN_LINE_CHARS + 10, "{src}");
+        let chars_before = |line: &str, pat: &str| line[..line.find(pat).unwrap()].chars().count();
+        assert_eq!(chars_before(caret, "^^^"), chars_before(src, "BAD"), "{src}\n{caret}");
     }
 }

@@ -28,3 +28,12 @@ pub use structural::{expr_equal, expr_hash, module_equal, module_hash};
 pub use tensor::{Constant, TensorData};
 pub use types::{Dim, FuncType, NamedType, TensorType, Type, TypeKind};
 pub use var_map::{PendingLets, VarMap};
+
+/// Runs `f` with at least 64 KiB of stack left, moving to a new 1 MiB segment when less is
+/// left: what every recursion over user-built structure (types, attribute values, the
+/// recursive parts of the parsers and printers) goes through, so that depth costs heap, not
+/// a stack overflow.
+#[inline]
+pub fn deep<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, f)
+}

@@ -14,6 +14,7 @@ pub mod diagnostic;
 pub mod instrument;
 pub mod ir;
 pub mod lang;
+pub mod limits;
 pub mod notebook;
 pub mod pass;
 pub mod passes;

@@ -112,6 +112,9 @@ impl DType {
 
     /// The inverse of [`DType::dl_code`].
     pub fn from_dl(code: u8, bits: u8, lanes: u16) -> Option<DType> {
+        if lanes == 0 {
+            return None;
+        }
         let code = match (code, bits) {
             (1, 1) => DTypeCode::Bool,
             (0, _) => DTypeCode::Int,
@@ -120,11 +123,14 @@ impl DType {
             (4, _) => DTypeCode::BFloat,
             _ => return None,
         };
-        Some(DType {
-            code,
-            bits: bits as u16,
-            lanes,
-        })
+        let bits = bits as u16;
+        let valid = match code {
+            DTypeCode::Float => matches!(bits, 16 | 32 | 64),
+            DTypeCode::BFloat => bits == 16,
+            DTypeCode::Int | DTypeCode::UInt => matches!(bits, 1 | 4 | 8 | 16 | 32 | 64),
+            DTypeCode::Bool => true,
+        };
+        valid.then_some(DType { code, bits, lanes })
     }
 
     /// The name of a common single-lane type, without formatting (printers write a type per

@@ -68,7 +68,11 @@ impl Constant {
 
 impl TensorData {
     pub fn num_elements(&self) -> usize {
-        self.shape.iter().product::<i64>().max(0) as usize
+        // Saturating: a shape whose count overflows cannot have its data anyway.
+        self.shape
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+            .unwrap_or(usize::MAX)
     }
 
     /// Builds a tensor from `f64` values, converting to the dtype.

@@ -52,9 +52,11 @@ impl TensorType {
         self.shape.iter().map(Dim::as_static).collect()
     }
 
-    /// Number of elements when the shape is static.
+    /// Number of elements when the shape is static and the count fits an `i64`.
     pub fn num_elements(&self) -> Option<i64> {
-        self.static_shape().map(|s| s.iter().product())
+        self.shape
+            .iter()
+            .try_fold(1i64, |n, d| n.checked_mul(d.as_static()?))
     }
 }
 
@@ -68,8 +70,25 @@ pub struct FuncType {
 /// A Relay type: one pointer to a shared, immutable [`TypeKind`] (so an expression node's
 /// `Option<Type>` is one word and the node fits a 64-byte block). Equality compares the
 /// pointers first, then the structure.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 pub struct Type(Arc<TypeKind>);
+
+// Types nest as deep as the programs that carry them (a million nested tuples have a
+// million-deep type), so every recursion over a type grows the stack on demand, and dropping
+// one is iterative (`Drop for TypeKind`).
+impl PartialEq for Type {
+    fn eq(&self, other: &Type) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || crate::ir::deep(|| *self.0 == *other.0)
+    }
+}
+
+impl Eq for Type {}
+
+impl std::hash::Hash for Type {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        crate::ir::deep(|| self.0.hash(state))
+    }
+}
 
 /// What a [`Type`] is.
 #[derive(PartialEq, Eq, Hash, Debug)]
@@ -97,7 +116,52 @@ pub struct NamedType {
 
 impl fmt::Debug for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.0, f)
+        crate::ir::deep(|| fmt::Debug::fmt(&*self.0, f))
+    }
+}
+
+impl TypeKind {
+    /// Moves the part types out onto `stack`, leaving this type without parts.
+    fn take_parts(&mut self, stack: &mut Vec<Type>) {
+        match self {
+            TypeKind::Tensor(_) | TypeKind::Incomplete => {}
+            TypeKind::Tuple(fields) => stack.append(fields),
+            TypeKind::Func(f) => {
+                stack.append(&mut f.params);
+                stack.push(std::mem::replace(&mut f.ret, Type::incomplete()));
+            }
+            TypeKind::Named(n) => stack.append(&mut n.args),
+        }
+    }
+
+    fn parts(&self) -> impl Iterator<Item = &Type> {
+        let (list, ret): (&[Type], Option<&Type>) = match self {
+            TypeKind::Tensor(_) | TypeKind::Incomplete => (&[], None),
+            TypeKind::Tuple(fields) => (fields, None),
+            TypeKind::Func(f) => (&f.params, Some(&f.ret)),
+            TypeKind::Named(n) => (&n.args, None),
+        };
+        list.iter().chain(ret)
+    }
+}
+
+impl Drop for TypeKind {
+    fn drop(&mut self) {
+        // Fast path: no part owned by this type alone has parts of its own, so dropping the
+        // fields cannot recurse more than one level (almost every drop).
+        let owns_a_deep_part = self
+            .parts()
+            .any(|p| Arc::strong_count(&p.0) == 1 && p.0.parts().next().is_some());
+        if !owns_a_deep_part {
+            return;
+        }
+        let mut stack = Vec::new();
+        self.take_parts(&mut stack);
+        while let Some(t) = stack.pop() {
+            if let Some(mut kind) = Arc::into_inner(t.0) {
+                kind.take_parts(&mut stack);
+            }
+        }
     }
 }
 
@@ -297,6 +361,10 @@ impl Type {
 
     /// True when no part of the type is `_`.
     pub fn is_complete(&self) -> bool {
+        crate::ir::deep(|| self.is_complete_here())
+    }
+
+    fn is_complete_here(&self) -> bool {
         match self.kind() {
             TypeKind::Tensor(_) => true,
             TypeKind::Tuple(fs) => fs.iter().all(Type::is_complete),
@@ -336,6 +404,12 @@ impl fmt::Display for TensorType {
 
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        crate::ir::deep(|| self.display(f))
+    }
+}
+
+impl Type {
+    fn display(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind() {
             TypeKind::Tensor(t) => fmt::Display::fmt(t, f),
             TypeKind::Tuple(fields) => {

@@ -499,7 +499,10 @@ pub fn meta_ref(i: &str) -> R<'_, (&str, usize)> {
             "expected `]` after the meta index",
         );
     };
-    let idx = digits.parse().unwrap_or(usize::MAX);
+    let Ok(idx) = digits.parse() else {
+        let at = &start[5 + close + 2..];
+        return fatal(at, digits.len(), "meta index is too large");
+    };
     Ok((r, (key, idx)))
 }
 

@@ -4,6 +4,7 @@
 //! so printed modules parse back with their data.
 
 use crate::ir::op::{AttrKind, AttrSchema};
+use crate::limits::{MAX_ATTR_DEPTH, MAX_METADATA_VALUES, MAX_TENSOR_ELEMENTS, MAX_TENSOR_NDIM};
 use crate::ir::{AttrValue, DType, TensorData};
 use base64::Engine;
 use rustc_hash::FxHashMap;
@@ -30,56 +31,75 @@ pub struct RawAttrs {
 }
 
 impl RawAttrs {
-    /// The fields in the schema's order, converted by kind (missing ones left out).
-    pub fn to_fields(&self, schema: Option<&AttrSchema>) -> Vec<(Arc<str>, AttrValue)> {
+    /// The fields in the schema's order, converted by kind (missing ones left out). An object
+    /// field whose value nests more than [`MAX_ATTR_DEPTH`] deep, refers to itself, or expands
+    /// to more than [`MAX_METADATA_VALUES`] values is an error.
+    pub fn to_fields(
+        &self,
+        schema: Option<&AttrSchema>,
+    ) -> Result<Vec<(Arc<str>, AttrValue)>, String> {
         match schema {
-            Some(s) => s
-                .fields
-                .iter()
-                .filter_map(|f| {
-                    let (_, raw) = self.fields.iter().find(|(k, _)| k == f.name)?;
-                    Some((f.name.into(), self.convert(raw, f.kind)))
-                })
-                .collect(),
-            None => self
+            Some(s) => {
+                let mut budget = MAX_METADATA_VALUES;
+                let mut out = Vec::new();
+                for f in s.fields {
+                    let Some((_, raw)) = self.fields.iter().find(|(k, _)| k == f.name) else {
+                        continue;
+                    };
+                    let value = self
+                        .convert(raw, f.kind, &mut budget)
+                        .map_err(|e| format!("metadata attribute `{}`: {e}", f.name))?;
+                    out.push((f.name.into(), value));
+                }
+                Ok(out)
+            }
+            None => Ok(self
                 .fields
                 .iter()
                 .map(|(k, v)| (k.as_str().into(), AttrValue::str(v)))
-                .collect(),
+                .collect()),
         }
     }
 
-    fn convert(&self, s: &str, kind: AttrKind) -> AttrValue {
-        match kind {
+    fn convert(&self, s: &str, kind: AttrKind, budget: &mut usize) -> Result<AttrValue, String> {
+        Ok(match kind {
             AttrKind::Bool => AttrValue::Bool(s != "0" && s != "false"),
             AttrKind::Int => s.parse().map(AttrValue::int).unwrap_or(AttrValue::Null),
             AttrKind::Double => s.parse().map(AttrValue::Float).unwrap_or(AttrValue::Null),
             AttrKind::DType if s.is_empty() => AttrValue::Null,
             AttrKind::Str | AttrKind::DType => AttrValue::str(s),
             AttrKind::Array | AttrKind::Any => match s.parse::<usize>() {
-                Ok(i) => object(&self.nodes, i, 0),
+                Ok(i) => object(&self.nodes, i, 0, budget)?,
                 Err(_) => AttrValue::str(s),
             },
-        }
+        })
     }
 }
 
-/// Converts an object node (array, integer or float immediate, string) to a value.
-fn object(nodes: &[Value], i: usize, depth: usize) -> AttrValue {
-    let Some(node) = nodes.get(i).filter(|_| i != 0 && depth < 64) else {
-        return AttrValue::Null;
+/// Converts an object node (array, integer or float immediate, string) to a value, taking
+/// each value made from `budget`.
+fn object(nodes: &[Value], i: usize, depth: usize, budget: &mut usize) -> Result<AttrValue, String> {
+    let Some(node) = nodes.get(i).filter(|_| i != 0) else {
+        return Ok(AttrValue::Null);
     };
+    if depth >= MAX_ATTR_DEPTH {
+        return Err(format!(
+            "object {i} nests more than {MAX_ATTR_DEPTH} deep (or refers to itself)"
+        ));
+    }
+    *budget = budget.checked_sub(1).ok_or_else(|| {
+        format!("object {i} expands to more than {MAX_METADATA_VALUES} values")
+    })?;
     let attrs = &node["attrs"];
-    match node["type_key"].as_str().unwrap_or_default() {
-        "Array" => AttrValue::Array(
-            node["data"]
-                .as_array()
-                .map(|a| a.iter().filter_map(Value::as_u64))
-                .into_iter()
-                .flatten()
-                .map(|j| object(nodes, j as usize, depth + 1))
-                .collect(),
-        ),
+    Ok(match node["type_key"].as_str().unwrap_or_default() {
+        "Array" => {
+            let items = node["data"].as_array().map(Vec::as_slice).unwrap_or_default();
+            let mut out = Vec::with_capacity(items.len().min(*budget));
+            for j in items.iter().filter_map(Value::as_u64) {
+                out.push(object(nodes, j as usize, depth + 1, budget)?);
+            }
+            AttrValue::Array(out.into())
+        }
         "IntImm" => {
             let v = attrs["value"]
                 .as_str()
@@ -101,7 +121,7 @@ fn object(nodes: &[Value], i: usize, depth: usize) -> AttrValue {
         "runtime.String" => AttrValue::str(node["repr_str"].as_str().unwrap_or_default()),
         "tir.Any" => AttrValue::Any,
         key => AttrValue::Meta(key.into(), i),
-    }
+    })
 }
 
 /// Parses the JSON text after `#[metadata]`.
@@ -111,14 +131,15 @@ pub fn parse(json_text: &str) -> Result<MetaTable, String> {
     let nodes = v["nodes"]
         .as_array()
         .ok_or("metadata JSON has no `nodes` array")?;
-    let arrays: Vec<Option<Arc<TensorData>>> = v["b64ndarrays"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|s| s.as_str().and_then(decode_tensor).map(Arc::new))
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut arrays: Vec<Option<Arc<TensorData>>> = Vec::new();
+    for (k, s) in v["b64ndarrays"].as_array().into_iter().flatten().enumerate() {
+        let Some(s) = s.as_str() else {
+            arrays.push(None);
+            continue;
+        };
+        let t = decode_tensor(s).map_err(|e| format!("metadata tensor {k}: {e}"))?;
+        arrays.push(t.map(Arc::new));
+    }
     let root = v["root"].as_u64().ok_or("metadata JSON has no `root`")? as usize;
     let map = nodes.get(root).ok_or("metadata root out of range")?;
     let keys = map["keys"].as_array().cloned().unwrap_or_default();
@@ -166,38 +187,60 @@ pub fn parse(json_text: &str) -> Result<MetaTable, String> {
     Ok(table)
 }
 
-/// Decodes one `b64ndarrays` entry.
-pub fn decode_tensor(b64: &str) -> Option<TensorData> {
+/// Decodes one `b64ndarrays` entry: `None` for a tensor of a dtype passlab does not know
+/// (kept as an opaque constant), an error for one that is malformed or over the limits.
+pub fn decode_tensor(b64: &str) -> Result<Option<TensorData>, String> {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(b64.trim())
-        .ok()?;
+        .map_err(|e| format!("invalid base64: {e}"))?;
     let mut r = Reader { b: &bytes, at: 0 };
-    if r.u64()? != DL_MAGIC {
-        return None;
+    let short = || "the blob ends early".to_string();
+    if r.u64().ok_or_else(short)? != DL_MAGIC {
+        return Err("not a DLTensor blob (wrong magic number)".into());
     }
-    r.u64()?; // reserved
-    r.u32()?; // device type
-    r.u32()?; // device id
-    let ndim = r.u32()? as usize;
-    let code = r.u8()?;
-    let bits = r.u8()?;
-    let lanes = r.u16()?;
-    let dtype = DType::from_dl(code, bits, lanes)?;
+    r.u64().ok_or_else(short)?; // reserved
+    r.u32().ok_or_else(short)?; // device type
+    r.u32().ok_or_else(short)?; // device id
+    let ndim = r.u32().ok_or_else(short)? as usize;
+    let code = r.u8().ok_or_else(short)?;
+    let bits = r.u8().ok_or_else(short)?;
+    let lanes = r.u16().ok_or_else(short)?;
+    if ndim > MAX_TENSOR_NDIM {
+        return Err(format!("{ndim} dimensions (at most {MAX_TENSOR_NDIM})"));
+    }
     let mut shape = Vec::with_capacity(ndim);
+    let mut elements: u64 = 1;
     for _ in 0..ndim {
-        shape.push(r.u64()? as i64);
+        let d = r.u64().ok_or_else(short)? as i64;
+        if d < 0 {
+            return Err(format!("negative dimension {d}"));
+        }
+        elements = elements
+            .checked_mul(d as u64)
+            .filter(|n| *n <= MAX_TENSOR_ELEMENTS)
+            .ok_or_else(|| format!("more than {MAX_TENSOR_ELEMENTS} elements"))?;
+        shape.push(d);
     }
-    let nbytes = r.u64()? as usize;
-    let data = r.take(nbytes)?.to_vec();
-    let expected: i64 = shape.iter().product::<i64>() * dtype.size_bytes() as i64;
-    if expected as usize != data.len() {
-        return None;
+    let nbytes = r.u64().ok_or_else(short)?;
+    let Some(dtype) = DType::from_dl(code, bits, lanes) else {
+        return if lanes == 0 {
+            Err("a dtype with 0 lanes".into())
+        } else {
+            Ok(None)
+        };
+    };
+    let expected = elements * dtype.size_bytes() as u64;
+    if nbytes != expected {
+        return Err(format!(
+            "{nbytes} bytes of data for {elements} elements of {dtype} ({expected} expected)"
+        ));
     }
-    Some(TensorData {
+    let data = r.take(nbytes as usize).ok_or_else(short)?.to_vec();
+    Ok(Some(TensorData {
         dtype,
         shape,
         bytes: data,
-    })
+    }))
 }
 
 /// Encodes a tensor as a `b64ndarrays` entry.
@@ -337,11 +380,11 @@ mod tests {
 
     #[test]
     fn decodes_the_reference_blob() {
-        let t = decode_tensor("P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAIgAQACAAAAAAAAAAMAAAAAAAAAGAAAAAAAAAAAAIA/AAAAQAAAQEAAAIBAAACgQAAAwEA=").unwrap();
+        let t = decode_tensor("P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAIgAQACAAAAAAAAAAMAAAAAAAAAGAAAAAAAAAAAAIA/AAAAQAAAQEAAAIBAAACgQAAAwEA=").unwrap().unwrap();
         assert_eq!(t.dtype, DType::FLOAT32);
         assert_eq!(t.shape, vec![2, 3]);
         assert_eq!(t.to_f64_vec(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
-        assert_eq!(decode_tensor(&encode_tensor(&t)), Some(t));
+        assert_eq!(decode_tensor(&encode_tensor(&t)), Ok(Some(t)));
     }
 
     /// The byte-by-byte scan `find_marker` replaced, kept as its specification.

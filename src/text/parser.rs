@@ -68,7 +68,8 @@ pub fn parse_module_with_meta(
     extra: Option<&MetaTable>,
 ) -> Result<Module, ParseError> {
     let (body, meta) = split_metadata(text, extra)?;
-    let p = P::new(text, meta);
+    // Offsets are taken in `body`, a prefix of `text`: the same as in the whole text.
+    let p = P::new(body, meta);
     let mut m = p.run(body, |i| p.module(i))?;
     m.source = Some(Arc::new(SourceFile {
         name: source_name.to_string(),
@@ -81,7 +82,7 @@ pub fn parse_module_with_meta(
 /// declared with `free_var`).
 pub fn parse_expr(text: &str) -> Result<Expr, ParseError> {
     let (body, meta) = split_metadata(text, None)?;
-    let p = P::new(text, meta);
+    let p = P::new(body, meta);
     p.run(body, |i| {
         let (i, _) = p.version(i)?;
         let (i, e) = p.expr(i)?;
@@ -240,6 +241,8 @@ struct P<'s> {
     meta_consts: RefCell<FxHashMap<usize, Expr>>,
     /// Payloads of the scalar literals seen, by (int/float, bits, value bits).
     scalars: RefCell<FxHashMap<(u8, u8, u64), Arc<Constant>>>,
+    /// How deep the attribute value being parsed is nested.
+    attr_depth: std::cell::Cell<usize>,
 }
 
 fn op_expr(name: &str) -> Expr {
@@ -263,6 +266,7 @@ impl<'s> P<'s> {
             ctor_names: RefCell::default(),
             meta_consts: RefCell::default(),
             scalars: RefCell::default(),
+            attr_depth: std::cell::Cell::new(0),
         }
     }
 
@@ -398,7 +402,7 @@ impl<'s> P<'s> {
                     PErr::message(
                         at,
                         name.len() + 1,
-                        format!("unknown global function @{name}"),
+                        format!("unknown global function @{}", crate::suggest::shown(name)),
                     )
                     .with_label(hint),
                 ));
@@ -493,6 +497,7 @@ impl<'s> P<'s> {
         self.scopes.borrow_mut().push();
         let result = (|| {
             let mut params: Vec<Var> = Vec::new();
+            let mut seen: rustc_hash::FxHashSet<&'s str> = Default::default();
             let mut attrs = Vec::new();
             loop {
                 let (r, _) = ws(i)?;
@@ -529,7 +534,7 @@ impl<'s> P<'s> {
                     } else {
                         (r, None)
                     };
-                    if params.iter().any(|p| p.name() == name) {
+                    if !seen.insert(name) {
                         return fatal(at, name.len() + 1, format!("duplicate parameter %{name}"));
                     }
                     let v = Var::with_device(name, ann, vd);
@@ -860,7 +865,13 @@ impl<'s> P<'s> {
                         format!("meta[{key}][{idx}] is not in the metadata table"),
                     )));
                 };
-                given = raw.to_fields(op.schema);
+                given = raw.to_fields(op.schema).map_err(|message| {
+                    nom::Err::Failure(PErr::message(
+                        at,
+                        at.find(']').map(|n| n + 1).unwrap_or(1),
+                        message,
+                    ))
+                })?;
             }
             match op.make_attrs(given) {
                 Ok(a) => a,
@@ -937,7 +948,7 @@ impl<'s> P<'s> {
                 let hint =
                     crate::suggest::closest(name, names).map(|s| format!("did you mean `%{s}`?"));
                 Err(nom::Err::Failure(
-                    PErr::message(i, name.len() + 1, format!("unbound variable %{name}"))
+                    PErr::message(i, name.len() + 1, format!("unbound variable %{}", crate::suggest::shown(name)))
                         .with_label(hint),
                 ))
             }
@@ -1182,7 +1193,22 @@ impl<'s> P<'s> {
     }
 
     fn attr_value(&self, i: &'s str) -> R<'s, AttrValue> {
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.attr_value_inner(i))
+        let depth = self.attr_depth.get();
+        if depth >= crate::limits::MAX_ATTR_DEPTH {
+            let i = ws(i)?.0;
+            return fatal(
+                i,
+                1,
+                format!(
+                    "attribute values nested more than {} deep",
+                    crate::limits::MAX_ATTR_DEPTH
+                ),
+            );
+        }
+        self.attr_depth.set(depth + 1);
+        let r = self.attr_value_inner(i);
+        self.attr_depth.set(depth);
+        r
     }
 
     fn attr_value_inner(&self, i: &'s str) -> R<'s, AttrValue> {
@@ -1303,7 +1329,7 @@ impl<'s> P<'s> {
                 let dt_at = r;
                 let (r, dt) = raw_ident(r)?;
                 let Some(dtype) = DType::parse(dt) else {
-                    return fatal(dt_at, dt.len(), format!("unknown dtype `{dt}`"));
+                    return fatal(dt_at, dt.len(), format!("unknown dtype `{}`", crate::suggest::shown(dt)));
                 };
                 let (r, _) = sym("]")(r)?;
                 Ok((r, Type::tensor(shape, dtype)))
@@ -1316,7 +1342,7 @@ impl<'s> P<'s> {
                 if w.starts_with(char::is_lowercase)
                     && (w.starts_with("int") || w.starts_with("uint") || w.starts_with("float"))
                 {
-                    return fatal(start, w.len(), format!("unknown dtype `{w}`"));
+                    return fatal(start, w.len(), format!("unknown dtype `{}`", crate::suggest::shown(w)));
                 }
                 // A type variable or an ADT type, possibly applied: `List[A]`.
                 let (r, args) = if r.starts_with('[') {
@@ -1333,6 +1359,7 @@ impl<'s> P<'s> {
 
     fn shape(&self, i: &'s str) -> R<'s, Vec<Dim>> {
         let (mut i, _) = sym("(")(i)?;
+        let start = i;
         let mut dims = Vec::new();
         loop {
             let (r, _) = ws(i)?;
@@ -1375,6 +1402,13 @@ impl<'s> P<'s> {
                 i = r;
                 break;
             }
+        }
+        let static_elements = dims
+            .iter()
+            .filter_map(Dim::as_static)
+            .try_fold(1i64, |n, d| n.checked_mul(d));
+        if static_elements.is_none() {
+            return fatal(start, start.len() - i.len(), "a shape of more than 2^63 elements");
         }
         let (i, _) = sym(")")(i)?;
         Ok((i, dims))

@@ -1,0 +1,20 @@
+//! The resource limits on input: what a file, a statement or a metadata section may ask for
+//! before it is refused with an error. Each is checked where the input is read, so that no
+//! input aborts the process, overflows the stack or exhausts memory. Depth that the IR
+//! carries legitimately (expressions and types nested a million deep) is not limited: it is
+//! handled by iterative walks and stacks grown on demand (`ir::deep`).
+
+/// Attribute values nested in one another (`[[1, 2], [3, 4]]` is 2 deep). TVM's attributes
+/// nest at most three deep.
+pub const MAX_ATTR_DEPTH: usize = 64;
+
+/// Dimensions of one tensor in a `#[metadata]` section (DLPack allows any `u32`).
+pub const MAX_TENSOR_NDIM: usize = 64;
+
+/// Elements of one tensor: constants in a metadata section, `const(...)` and the tensors the
+/// evaluator makes (2^32, 16 GiB of float32).
+pub const MAX_TENSOR_ELEMENTS: u64 = 1 << 32;
+
+/// Attribute values one metadata attrs object may expand to: the JSON shares objects by
+/// index, so a few hundred bytes can describe a tree of 2^64 values.
+pub const MAX_METADATA_VALUES: usize = 1 << 20;
