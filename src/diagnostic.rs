@@ -170,6 +170,10 @@ mod tests {
         let caret = lines[4];
         assert!(src.chars().count() < SHOWN_LINE_CHARS + 10, "{src}");
         let chars_before = |line: &str, pat: &str| line[..line.find(pat).unwrap()].chars().count();
-        assert_eq!(chars_before(caret, "^^^"), chars_before(src, "BAD"), "{src}\n{caret}");
+        assert_eq!(
+            chars_before(caret, "^^^"),
+            chars_before(src, "BAD"),
+            "{src}\n{caret}"
+        );
     }
 }

@@ -198,7 +198,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 types: !no_types,
                 ..PrintOptions::default()
             };
-            let out = text::print_module_with(&m, opts);
+            let out = text::try_print_module_with(&m, opts).map_err(|e| format!("error: {e}"))?;
             if color {
                 print!("{}", text::highlight(&out));
             } else {

@@ -163,7 +163,9 @@ mod tests {
         for _ in 0..3000 {
             let mut word = |n: u64| -> Vec<char> {
                 let len = (next() % n) as usize;
-                (0..len).map(|_| (b'a' + (next() % 3) as u8) as char).collect()
+                (0..len)
+                    .map(|_| (b'a' + (next() % 3) as u8) as char)
+                    .collect()
             };
             let (a, b) = (word(9), word(9));
             let exact = full(&a, &b);
@@ -182,7 +184,9 @@ mod tests {
         let near = format!("{}b", "a".repeat(999_999));
         assert_eq!(closest(&long, [near.as_str()]), None);
         let name = "x".repeat(MAX_NAME_CHARS);
-        let many: Vec<String> = (0..100_000).map(|i| format!("{}{i}", "y".repeat(250))).collect();
+        let many: Vec<String> = (0..100_000)
+            .map(|i| format!("{}{i}", "y".repeat(250)))
+            .collect();
         assert_eq!(closest(&name, many.iter().map(String::as_str)), None);
         // One pair computes only the band: at most (2 * limit + 1) cells a row.
         let (a, b) = (folded(&name), folded(&many[0]));

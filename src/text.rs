@@ -12,7 +12,7 @@ pub use highlight::{highlight, highlight_html};
 pub use parser::{parse_expr, parse_module, parse_module_with_meta, ParseError};
 pub use printer::{
     attr_value_to_string, print_expr, print_module, print_module_display, print_module_with,
-    PrintOptions,
+    try_print_module_with, PrintOptions, TooLarge, MAX_PRINTED_BYTES,
 };
 
 /// The hash under which the parser and the printer index variable names: a table keyed by it

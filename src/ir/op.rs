@@ -162,7 +162,10 @@ impl Op {
         Op::get(name).ok_or_else(|| {
             let names: Vec<&str> = all().map(|o| o.name).collect();
             match crate::suggest::closest(name, names.iter().copied()) {
-                Some(s) => format!("unknown op `{}`; did you mean `{s}`?", crate::suggest::shown(name)),
+                Some(s) => format!(
+                    "unknown op `{}`; did you mean `{s}`?",
+                    crate::suggest::shown(name)
+                ),
                 None => format!("unknown op `{}`", crate::suggest::shown(name)),
             }
         })

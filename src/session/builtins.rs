@@ -370,7 +370,8 @@ fn b_save(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
         .str("path")?
         .ok_or_else(|| at("save needs a path", a.span))?;
     let full = resolve(s, &path);
-    let text = crate::text::print_module(&m);
+    let text = crate::text::try_print_module_with(&m, Default::default())
+        .map_err(|e| at(format!("cannot save: {e}"), a.span))?;
     crate::instrument::dump_ir::write_atomic(&full, &text)
         .map_err(|e| at(format!("cannot write {path}: {e}"), a.span_of("path")))?;
     Ok(Value::None)

@@ -78,7 +78,11 @@ impl Session {
             _ => crate::suggest::closest(name, candidates.iter().map(String::as_str))
                 .map(|s| format!("did you mean `{s}`?")),
         };
-        SessionError::at(format!("unknown name `{}`", crate::suggest::shown(name)), e.span).with_label(hint)
+        SessionError::at(
+            format!("unknown name `{}`", crate::suggest::shown(name)),
+            e.span,
+        )
+        .with_label(hint)
     }
 
     fn index(&mut self, base: Value, index: Value, e: &Expr) -> Result<Value, SessionError> {

@@ -4,8 +4,8 @@
 //! so printed modules parse back with their data.
 
 use crate::ir::op::{AttrKind, AttrSchema};
-use crate::limits::{MAX_ATTR_DEPTH, MAX_METADATA_VALUES, MAX_TENSOR_ELEMENTS, MAX_TENSOR_NDIM};
 use crate::ir::{AttrValue, DType, TensorData};
+use crate::limits::{MAX_ATTR_DEPTH, MAX_METADATA_VALUES, MAX_TENSOR_ELEMENTS, MAX_TENSOR_NDIM};
 use base64::Engine;
 use rustc_hash::FxHashMap;
 use serde_json::{json, Value};
@@ -78,7 +78,12 @@ impl RawAttrs {
 
 /// Converts an object node (array, integer or float immediate, string) to a value, taking
 /// each value made from `budget`.
-fn object(nodes: &[Value], i: usize, depth: usize, budget: &mut usize) -> Result<AttrValue, String> {
+fn object(
+    nodes: &[Value],
+    i: usize,
+    depth: usize,
+    budget: &mut usize,
+) -> Result<AttrValue, String> {
     let Some(node) = nodes.get(i).filter(|_| i != 0) else {
         return Ok(AttrValue::Null);
     };
@@ -87,13 +92,16 @@ fn object(nodes: &[Value], i: usize, depth: usize, budget: &mut usize) -> Result
             "object {i} nests more than {MAX_ATTR_DEPTH} deep (or refers to itself)"
         ));
     }
-    *budget = budget.checked_sub(1).ok_or_else(|| {
-        format!("object {i} expands to more than {MAX_METADATA_VALUES} values")
-    })?;
+    *budget = budget
+        .checked_sub(1)
+        .ok_or_else(|| format!("object {i} expands to more than {MAX_METADATA_VALUES} values"))?;
     let attrs = &node["attrs"];
     Ok(match node["type_key"].as_str().unwrap_or_default() {
         "Array" => {
-            let items = node["data"].as_array().map(Vec::as_slice).unwrap_or_default();
+            let items = node["data"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default();
             let mut out = Vec::with_capacity(items.len().min(*budget));
             for j in items.iter().filter_map(Value::as_u64) {
                 out.push(object(nodes, j as usize, depth + 1, budget)?);
@@ -132,7 +140,12 @@ pub fn parse(json_text: &str) -> Result<MetaTable, String> {
         .as_array()
         .ok_or("metadata JSON has no `nodes` array")?;
     let mut arrays: Vec<Option<Arc<TensorData>>> = Vec::new();
-    for (k, s) in v["b64ndarrays"].as_array().into_iter().flatten().enumerate() {
+    for (k, s) in v["b64ndarrays"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         let Some(s) = s.as_str() else {
             arrays.push(None);
             continue;

@@ -948,8 +948,12 @@ impl<'s> P<'s> {
                 let hint =
                     crate::suggest::closest(name, names).map(|s| format!("did you mean `%{s}`?"));
                 Err(nom::Err::Failure(
-                    PErr::message(i, name.len() + 1, format!("unbound variable %{}", crate::suggest::shown(name)))
-                        .with_label(hint),
+                    PErr::message(
+                        i,
+                        name.len() + 1,
+                        format!("unbound variable %{}", crate::suggest::shown(name)),
+                    )
+                    .with_label(hint),
                 ))
             }
             '@' => {
@@ -1329,7 +1333,11 @@ impl<'s> P<'s> {
                 let dt_at = r;
                 let (r, dt) = raw_ident(r)?;
                 let Some(dtype) = DType::parse(dt) else {
-                    return fatal(dt_at, dt.len(), format!("unknown dtype `{}`", crate::suggest::shown(dt)));
+                    return fatal(
+                        dt_at,
+                        dt.len(),
+                        format!("unknown dtype `{}`", crate::suggest::shown(dt)),
+                    );
                 };
                 let (r, _) = sym("]")(r)?;
                 Ok((r, Type::tensor(shape, dtype)))
@@ -1342,7 +1350,11 @@ impl<'s> P<'s> {
                 if w.starts_with(char::is_lowercase)
                     && (w.starts_with("int") || w.starts_with("uint") || w.starts_with("float"))
                 {
-                    return fatal(start, w.len(), format!("unknown dtype `{}`", crate::suggest::shown(w)));
+                    return fatal(
+                        start,
+                        w.len(),
+                        format!("unknown dtype `{}`", crate::suggest::shown(w)),
+                    );
                 }
                 // A type variable or an ADT type, possibly applied: `List[A]`.
                 let (r, args) = if r.starts_with('[') {
@@ -1408,7 +1420,11 @@ impl<'s> P<'s> {
             .filter_map(Dim::as_static)
             .try_fold(1i64, |n, d| n.checked_mul(d));
         if static_elements.is_none() {
-            return fatal(start, start.len() - i.len(), "a shape of more than 2^63 elements");
+            return fatal(
+                start,
+                start.len() - i.len(),
+                "a shape of more than 2^63 elements",
+            );
         }
         let (i, _) = sym(")")(i)?;
         Ok((i, dims))

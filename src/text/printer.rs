@@ -49,46 +49,112 @@ pub fn print_module(m: &Module) -> String {
     print_module_with(m, PrintOptions::default())
 }
 
-/// Prints a module.
-pub fn print_module_with(m: &Module, opts: PrintOptions) -> String {
-    let mut p = Printer::new(opts);
-    let mut out = String::new();
-    if opts.header {
-        out.push_str("#[version = \"0.0.5\"]\n");
+/// The printed text of a module would be longer than [`MAX_PRINTED_BYTES`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TooLarge;
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the printed text would be longer than {} MiB (the printer's limit)",
+            MAX_PRINTED_BYTES >> 20
+        )
     }
-    let mut first = true;
-    let mut separate = |out: &mut String| {
-        if !std::mem::replace(&mut first, false) {
+}
+
+impl std::error::Error for TooLarge {}
+
+/// The longest text the printer makes. Text can be far larger than its module (indentation
+/// grows with nesting: ifs nested 50,000 deep print 2.4 GB), so printing stops at this
+/// length instead of exhausting memory.
+pub const MAX_PRINTED_BYTES: usize = 512 << 20;
+
+/// Prints a module. A text over [`MAX_PRINTED_BYTES`] is replaced by a comment saying so:
+/// for displays; what must parse back uses [`try_print_module_with`], which fails instead.
+pub fn print_module_with(m: &Module, opts: PrintOptions) -> String {
+    print_module_capped(m, opts, MAX_PRINTED_BYTES)
+}
+
+/// Prints a module, or says that its text would exceed [`MAX_PRINTED_BYTES`].
+pub fn try_print_module_with(m: &Module, opts: PrintOptions) -> Result<String, TooLarge> {
+    try_print_module_capped(m, opts, MAX_PRINTED_BYTES)
+}
+
+fn print_module_capped(m: &Module, opts: PrintOptions, cap: usize) -> String {
+    try_print_module_capped(m, opts, cap).unwrap_or_else(|e| format!("/* {e} */\n"))
+}
+
+fn try_print_module_capped(m: &Module, opts: PrintOptions, cap: usize) -> Result<String, TooLarge> {
+    let print = |chunks: bool| {
+        let mut p = Printer::new(opts);
+        p.cap = cap;
+        if !chunks {
+            p.chunks = None;
+        }
+        let text = p.module_text(m);
+        let out = p.finish(text);
+        (out, p.too_large)
+    };
+    let (out, too_large) = match print(true) {
+        (Some(out), too_large) => (out, too_large),
+        (None, _) => match print(false) {
+            (Some(out), too_large) => (out, too_large),
+            (None, _) => unreachable!("without chunks the text is kept as printed"),
+        },
+    };
+    if too_large || out.len() > cap {
+        return Err(TooLarge);
+    }
+    Ok(out)
+}
+
+impl Printer {
+    fn module_text(&mut self, m: &Module) -> String {
+        let opts = self.opts;
+        let p = self;
+        let mut out = String::new();
+        if opts.header {
+            out.push_str("#[version = \"0.0.5\"]\n");
+        }
+        let mut first = true;
+        let mut separate = |out: &mut String| {
+            if !std::mem::replace(&mut first, false) {
+                out.push('\n');
+            }
+        };
+        for td in &m.type_defs {
+            separate(&mut out);
+            out.push_str(&print_type_def(td));
             out.push('\n');
         }
-    };
-    for td in &m.type_defs {
-        separate(&mut out);
-        out.push_str(&print_type_def(td));
-        out.push('\n');
-    }
-    for (g, e) in m.functions() {
-        // Each definition is its own scope: a node shared by two functions (the same function
-        // bound to two names, say) is printed in each. Temporaries stay numbered per print job.
-        p.memo.clear();
-        p.parents.clear();
-        p.names.clear();
-        let nodes = p.count_parents(e);
-        // Room for the definition's text up front (a typed let chain prints about 24 bytes
-        // a node): a large module's text is not copied again and again as it grows.
-        out.reserve(nodes * if opts.types { 24 } else { 12 });
-        separate(&mut out);
-        match e.kind() {
-            ExprKind::Function(f) => {
-                let prefix = format!("def @{}", g.name());
-                p.function_into(&mut out, &prefix, f, e.ty().is_some());
+        for (g, e) in m.functions() {
+            // Each definition is its own scope: a node shared by two functions (the same function
+            // bound to two names, say) is printed in each. Temporaries stay numbered per print job.
+            p.memo.clear();
+            p.parents.clear();
+            p.names.clear();
+            let nodes = p.count_parents(e);
+            // Room for the definition's text up front (a typed let chain prints about 24 bytes
+            // a node): a large module's text is not copied again and again as it grows.
+            out.reserve(nodes * if opts.types { 24 } else { 12 });
+            separate(&mut out);
+            match e.kind() {
+                ExprKind::Function(f) => {
+                    let prefix = format!("def @{}", g.name());
+                    p.function_into(&mut out, &prefix, f, e.ty().is_some());
+                }
+                _ => p.scope_into(&mut out, e),
             }
-            _ => p.scope_into(&mut out, e),
+            out.push('\n');
+            if out.len() > p.cap {
+                p.too_large = true;
+                break;
+            }
         }
-        out.push('\n');
+        p.append_metadata(&mut out);
+        out
     }
-    p.append_metadata(&mut out);
-    out
 }
 
 /// Prints a module for people to read (PrintIR, instruments, `show`): the `#[metadata]`
@@ -106,24 +172,40 @@ pub fn print_module_display(m: &Module) -> String {
 /// Prints one expression (free variables are declared with `free_var`).
 pub fn print_expr(e: &Expr, opts: PrintOptions) -> String {
     let mut p = Printer::new(opts);
-    p.count_parents(e);
-    let mut out = String::new();
-    if opts.header {
-        out.push_str("#[version = \"0.0.5\"]\n");
-    }
-    let body = match e.kind() {
-        ExprKind::Function(f) => {
-            let text = p.function("fn ", f, e.ty().is_some());
-            let text = p.with_type_comment(e, text);
-            let mut lines = std::mem::take(&mut p.doc);
-            lines.push_str(&text);
-            lines
+    let text = p.expr_text(e);
+    match p.finish(text) {
+        Some(text) => text,
+        None => {
+            let mut p = Printer::new(opts);
+            p.chunks = None;
+            p.expr_text(e)
         }
-        _ => p.scope(e),
-    };
-    out.push_str(&body);
-    p.append_metadata(&mut out);
-    out
+    }
+}
+
+impl Printer {
+    fn expr_text(&mut self, e: &Expr) -> String {
+        let opts = self.opts;
+        let p = self;
+        p.count_parents(e);
+        let mut out = String::new();
+        if opts.header {
+            out.push_str("#[version = \"0.0.5\"]\n");
+        }
+        let body = match e.kind() {
+            ExprKind::Function(f) => {
+                let text = p.function("fn ", f, e.ty().is_some());
+                let text = p.with_type_comment(e, text);
+                let mut lines = std::mem::take(&mut p.doc);
+                lines.push_str(&text);
+                lines
+            }
+            _ => p.scope(e),
+        };
+        out.push_str(&body);
+        p.append_metadata(&mut out);
+        out
+    }
 }
 
 fn print_type_def(td: &TypeDef) -> String {
@@ -246,7 +328,21 @@ struct Printer {
     meta_index: crate::ir::NodeMap<usize>,
     meta_data: Vec<Option<Arc<TensorData>>>,
     reserved_meta: usize,
+    /// The longest text to make; past it `too_large` is set and lines are dropped.
+    cap: usize,
+    too_large: bool,
+    /// Texts of nested scopes (function literals, `if`s and `let`s printed apart), each
+    /// written once here and referred to from the text around it by a [`MARK`]ed index, so
+    /// that the enclosing texts copy a few bytes instead of every nested level's whole text
+    /// (functions nested n deep would cost n times their output). [`Printer::finish`]
+    /// splices them in. Off (`None`) when a text printed as-is contains [`MARK`].
+    chunks: Option<Vec<String>>,
 }
+
+/// Brackets a chunk's index in printed text (`MARK 12 MARK`). Program text containing it (a
+/// string attribute, say) is detected when the chunks are spliced in, and the module is
+/// then printed again without chunks.
+const MARK: char = '\u{0}';
 
 fn always_inline(e: &Expr) -> bool {
     matches!(
@@ -268,6 +364,9 @@ impl Printer {
             meta_index: Default::default(),
             meta_data: Vec::new(),
             reserved_meta: 0,
+            cap: usize::MAX,
+            too_large: false,
+            chunks: Some(Vec::new()),
         }
     }
 
@@ -315,14 +414,8 @@ impl Printer {
         self.names.alloc(v)
     }
 
-    /// A binder: `%x: T`, with ` /* ty=T */` when its binding site has been type-checked.
-    fn binder(&mut self, v: &Var, typed: bool) -> String {
-        let mut s = String::new();
-        self.binder_into(&mut s, v, typed);
-        s
-    }
-
-    /// [`Printer::binder`], appended to `out`.
+    /// A binder, `%x: T` (with ` /* ty=T */` when its binding site has been type-checked),
+    /// appended to `out`.
     fn binder_into(&mut self, out: &mut String, v: &Var, typed: bool) {
         out.push_str(self.alloc_var(v));
         if let Some(vd) = &v.virtual_device {
@@ -362,6 +455,13 @@ impl Printer {
 
     /// Starts a line of the current scope (its indentation) and returns the buffer.
     fn line(&mut self) -> &mut String {
+        if self.doc.len() > self.cap {
+            // Over the limit: the text is not returned; keep memory bounded until the end.
+            self.too_large = true;
+        }
+        if self.too_large {
+            self.doc.clear();
+        }
         for _ in 0..self.depth {
             self.doc.push_str("  ");
         }
@@ -393,6 +493,14 @@ impl Printer {
     /// into `doc` one level deeper: nested `if`s cost their output, not a copy per level.
     fn tail_into(&mut self, e: &Expr) {
         let value = self.tail(e);
+        if let ExprKind::Function(f) = value.kind() {
+            self.line();
+            if !self.function_in_place(value, f) {
+                let text = self.text(value, true);
+                self.doc.push_str(&text);
+            }
+            return;
+        }
         let ExprKind::If(i) = value.kind() else {
             let text = self.text(value, true);
             self.line().push_str(&text);
@@ -428,6 +536,91 @@ impl Printer {
         self.doc.push_str(&comment);
     }
 
+    /// `text` as it goes into the text around it: a reference to it kept apart (see
+    /// [`Printer::chunks`]), or itself when chunks are off.
+    fn chunk(&mut self, text: String) -> String {
+        match &mut self.chunks {
+            Some(chunks) => {
+                chunks.push(text);
+                format!("{MARK}{}{MARK}", chunks.len() - 1)
+            }
+            None => text,
+        }
+    }
+
+    /// The final text: `text` with every chunk spliced in where it is referred to, or `None`
+    /// when the references do not account for every chunk exactly once (program text
+    /// contained [`MARK`]). Over the cap, `too_large` is set and the rest left out.
+    fn finish(&mut self, text: String) -> Option<String> {
+        let Some(chunks) = self.chunks.take() else {
+            return Some(text);
+        };
+        if chunks.is_empty() {
+            return (!text.contains(MARK)).then_some(text);
+        }
+        let mut used = vec![false; chunks.len()];
+        let mut out =
+            String::with_capacity(text.len() + chunks.iter().map(String::len).sum::<usize>());
+        // Texts being copied, each from a position on: the chunks nest as deep as the scopes.
+        let mut stack: Vec<(&str, usize)> = vec![(&text, 0)];
+        while let Some((t, at)) = stack.pop() {
+            let rest = &t[at..];
+            let Some(k) = rest.find(MARK) else {
+                out.push_str(rest);
+                continue;
+            };
+            out.push_str(&rest[..k]);
+            if out.len() > self.cap {
+                self.too_large = true;
+                return Some(out);
+            }
+            let after = &rest[k + MARK.len_utf8()..];
+            let end = after.find(MARK)?;
+            let index: usize = after[..end].parse().ok()?;
+            if std::mem::replace(used.get_mut(index)?, true) {
+                return None;
+            }
+            stack.push((t, at + k + MARK.len_utf8() * 2 + end));
+            stack.push((&chunks[index], 0));
+        }
+        used.iter().all(|u| *u).then_some(out)
+    }
+
+    /// Whether the function literal `e` is printed where it is used (used once, not printed
+    /// before), so that [`Printer::function_in_place`] may write it.
+    fn function_in_place_ok(&self, e: &Expr) -> bool {
+        self.unique(e) && !self.memo.contains_key(&e.id())
+    }
+
+    /// Writes the function literal `e` (whose kind is `f`) at the end of `doc`, its body's
+    /// lines straight into `doc` one level deeper, then its type comment: the text
+    /// [`Printer::text`] would give it inlined, without building it apart and copying it (a
+    /// copy a level would make functions nested n deep cost n times their output). False,
+    /// with nothing written, when `e` is not printed in place.
+    fn function_in_place(&mut self, e: &Expr, f: &Function) -> bool {
+        if !self.function_in_place_ok(e) {
+            return false;
+        }
+        if e.is_shared() {
+            self.memo.insert(e.id(), Printed::Inlined);
+        }
+        crate::ir::deep(|| {
+            let mut head = String::new();
+            self.function_head(&mut head, "fn ", f, e.ty().is_some());
+            self.doc.push_str(&head);
+            self.doc.push_str(" {\n");
+            self.depth += 1;
+            self.tail_into(&f.body);
+            self.depth -= 1;
+            self.doc.push('\n');
+            self.line().push('}');
+        });
+        let mut comment = String::new();
+        self.push_type_comment(&mut comment, e);
+        self.doc.push_str(&comment);
+        true
+    }
+
     /// [`Printer::scope`] one level deeper.
     fn nested_scope(&mut self, e: &Expr) -> String {
         self.depth += 1;
@@ -447,6 +640,20 @@ impl Printer {
             // Named before its value is printed (the value's temporaries come after it).
             name.clear();
             self.binder_into(&mut name, &l.var, cur.ty().is_some());
+            if let ExprKind::Function(f) = l.value.kind() {
+                // A function value's text holds its whole body: written in place (below), not
+                // built apart and copied, so that functions nested n deep cost their output.
+                if self.function_in_place_ok(&l.value) {
+                    let line = self.line();
+                    line.push_str("let ");
+                    line.push_str(&name);
+                    line.push_str(" = ");
+                    self.function_in_place(&l.value, f);
+                    self.doc.push_str(";\n");
+                    cur = &l.body;
+                    continue;
+                }
+            }
             value.clear();
             self.push_text(&mut value, &l.value, true);
             let line = self.line();
@@ -619,20 +826,27 @@ impl Printer {
                 }
             }
             ExprKind::TupleGetItem(t, i) => format!("{}.{i}", self.text(t, false)),
-            ExprKind::Function(f) => stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || {
-                self.function("fn ", f, e.ty().is_some())
-            }),
-            ExprKind::If(i) => stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || {
-                let cond = self.text(&i.cond, true);
-                let t = self.nested_scope(&i.then_branch);
-                let f = self.nested_scope(&i.else_branch);
-                let ind = self.indentation();
-                format!("if ({cond}) {{\n{t}\n{ind}}} else {{\n{f}\n{ind}}}")
-            }),
-            ExprKind::Let(_) => stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || {
-                let body = self.nested_scope(e);
-                format!("(\n{body}\n{})", self.indentation())
-            }),
+            ExprKind::Function(f) => {
+                let text = crate::ir::deep(|| self.function("fn ", f, e.ty().is_some()));
+                self.chunk(text)
+            }
+            ExprKind::If(i) => {
+                let text = crate::ir::deep(|| {
+                    let cond = self.text(&i.cond, true);
+                    let t = self.nested_scope(&i.then_branch);
+                    let f = self.nested_scope(&i.else_branch);
+                    let ind = self.indentation();
+                    format!("if ({cond}) {{\n{t}\n{ind}}} else {{\n{f}\n{ind}}}")
+                });
+                self.chunk(text)
+            }
+            ExprKind::Let(_) => {
+                let text = crate::ir::deep(|| {
+                    let body = self.nested_scope(e);
+                    format!("(\n{body}\n{})", self.indentation())
+                });
+                self.chunk(text)
+            }
             _ => self.atom(e),
         }
     }
@@ -740,15 +954,7 @@ impl Printer {
 
     /// [`Printer::function`], appended to `out`.
     fn function_into(&mut self, out: &mut String, prefix: &str, f: &Function, typed: bool) {
-        let mut parts: Vec<String> = f.params.iter().map(|p| self.binder(p, typed)).collect();
-        for (k, v) in &f.attrs {
-            parts.push(format!("{k}={}", attr_value_to_string(v)));
-        }
-        let mut head = format!("{prefix}({})", parts.join(", "));
-        if let Some(r) = &f.ret_type {
-            let _ = write!(head, " -> {r}");
-        }
-        out.push_str(&head);
+        self.function_head(out, prefix, f, typed);
         out.push_str(" {\n");
         self.depth += 1;
         self.scope_into(out, &f.body);
@@ -756,6 +962,28 @@ impl Printer {
         out.push('\n');
         out.push_str(&self.indentation());
         out.push('}');
+    }
+
+    /// `prefix(params, attrs) -> ret`, appended to `out`.
+    fn function_head(&mut self, out: &mut String, prefix: &str, f: &Function, typed: bool) {
+        out.push_str(prefix);
+        out.push('(');
+        for (n, p) in f.params.iter().enumerate() {
+            if n > 0 {
+                out.push_str(", ");
+            }
+            self.binder_into(out, p, typed);
+        }
+        for (n, (k, v)) in f.attrs.iter().enumerate() {
+            if n > 0 || !f.params.is_empty() {
+                out.push_str(", ");
+            }
+            let _ = write!(out, "{k}={}", attr_value_to_string(v));
+        }
+        out.push(')');
+        if let Some(r) = &f.ret_type {
+            let _ = write!(out, " -> {r}");
+        }
     }
 
     fn append_metadata(&self, out: &mut String) {
