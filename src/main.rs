@@ -183,9 +183,13 @@ fn session_for(file: &str, color: bool) -> Session {
     s
 }
 
+/// A text file, or the error naming it (and where its first invalid UTF-8 byte is).
+fn read(file: &str) -> Result<String, String> {
+    passlab::files::read_text(file.as_ref()).map_err(|e| format!("error: {}", e.message(file)))
+}
+
 fn load(file: &str, color: bool) -> Result<(passlab::ir::Module, String), String> {
-    let src =
-        std::fs::read_to_string(file).map_err(|e| format!("error: cannot read {file}: {e}"))?;
+    let src = read(file)?;
     let m = text::parse_module(&src, file).map_err(|e| e.render(file, &src, color))?;
     Ok((m, src))
 }
@@ -207,8 +211,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             Ok(())
         }
         Command::Run { file, keep_going } => {
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| format!("error: cannot read {file}: {e}"))?;
+            let text = read(&file)?;
             let mut s = session_for(&file, color);
             let report = replay::run(&mut s, &text, keep_going, |t| {
                 print!("{t}");
@@ -223,12 +226,11 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
         Command::Replay { files, bless } => {
             let mut failed = 0;
             for file in &files {
-                let text = std::fs::read_to_string(file)
-                    .map_err(|e| format!("error: cannot read {file}: {e}"))?;
+                let text = read(file)?;
                 let mut s = session_for(file, false);
                 if bless {
                     let fresh = replay::bless_until_stable(|| session_for(file, false), &text);
-                    passlab::instrument::dump_ir::write_atomic(std::path::Path::new(file), &fresh)
+                    passlab::files::write_atomic(file.as_ref(), fresh.as_bytes())
                         .map_err(|e| format!("error: cannot write {file}: {e}"))?;
                     println!("blessed {file}");
                     continue;
@@ -316,7 +318,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 ModelKind::Tuples => passlab::testgen::nested_tuple_model(ops.div_ceil(2)),
             };
             match out {
-                Some(path) => passlab::instrument::dump_ir::write_atomic(path.as_ref(), &text)
+                Some(path) => passlab::files::write_atomic(path.as_ref(), text.as_bytes())
                     .map_err(|e| format!("error: cannot write {path}: {e}")),
                 None => std::io::stdout()
                     .write_all(text.as_bytes())
