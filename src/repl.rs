@@ -3,6 +3,7 @@
 //! language: multi-line input is decided by the engine's `is_complete`.
 
 pub mod helper;
+pub mod history;
 
 use crate::lang::{is_complete, Completeness};
 use crate::session::Session;
@@ -52,6 +53,8 @@ fn interactive(session: &mut Session) -> i32 {
     let config = Config::builder()
         .auto_add_history(false)
         .completion_type(rustyline::CompletionType::List)
+        .max_history_size(history::KEEP)
+        .expect("a positive history size")
         .build();
     let mut rl: Ed = match Editor::with_config(config) {
         Ok(rl) => rl,
@@ -68,9 +71,10 @@ fn interactive(session: &mut Session) -> i32 {
         color,
     }));
     let hist = history_path();
-    if let Some(h) = &hist {
+    if let Some(h) = hist.as_deref().filter(|h| history::loadable(h)) {
         let _ = rl.load_history(h);
     }
+    let mut history_failed = false;
     // Ctrl-C while a statement runs interrupts the pipeline at the next pass boundary; while
     // typing, the editor sees it as a key and clears the line.
     let running = Arc::new(AtomicBool::new(false));
@@ -96,9 +100,13 @@ fn interactive(session: &mut Session) -> i32 {
                 if src.trim().is_empty() {
                     continue;
                 }
-                let _ = rl.add_history_entry(src.as_str());
-                if let Some(h) = &hist {
-                    save_history(&mut rl, h);
+                let added = rl.add_history_entry(src.as_str()).unwrap_or(false);
+                if let Some(h) = hist.as_deref().filter(|_| added) {
+                    if let Err(e) = history::append(h, &src) {
+                        if !std::mem::replace(&mut history_failed, true) {
+                            eprintln!("warning: cannot save history to {}: {e}", h.display());
+                        }
+                    }
                 }
                 running.store(true, Ordering::SeqCst);
                 let out = shared.borrow_mut().execute(&src);
@@ -120,17 +128,6 @@ fn interactive(session: &mut Session) -> i32 {
         .unwrap_or_default();
     exit_all(session);
     0
-}
-
-fn save_history(rl: &mut Ed, path: &std::path::Path) {
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    // Written to a temporary file and renamed, so a crash never leaves half a history.
-    let tmp = path.with_extension("tmp");
-    if rl.save_history(&tmp).is_ok() {
-        let _ = std::fs::rename(&tmp, path);
-    }
 }
 
 /// Exits every entered context (their instruments' exit_pass_ctx run) at the end of a session.
