@@ -152,13 +152,12 @@ fn sync_dir(dir: &Path) {
 #[derive(Debug)]
 pub enum ReadError {
     Io(io::Error),
-    /// The first byte that is not UTF-8, with its 1-based line and column (in characters).
+    /// The first byte that is not UTF-8 (or that starts a sequence the text cuts short), with
+    /// its 1-based line and column (in characters).
     Utf8 {
         line: usize,
         col: usize,
         byte: u8,
-        /// The file ends inside a multi-byte sequence.
-        truncated: bool,
     },
 }
 
@@ -168,18 +167,8 @@ impl ReadError {
     pub fn message(&self, name: &str) -> String {
         match self {
             ReadError::Io(e) => format!("cannot read {name}: {e}"),
-            ReadError::Utf8 {
-                line,
-                col,
-                byte,
-                truncated,
-            } => {
-                let end = if *truncated {
-                    ", a sequence cut short by the end of the file"
-                } else {
-                    ""
-                };
-                format!("{name}:{line}:{col}: invalid UTF-8 (byte 0x{byte:02x}{end})")
+            ReadError::Utf8 { line, col, byte } => {
+                format!("{name}:{line}:{col}: invalid UTF-8 (byte 0x{byte:02x})")
             }
         }
     }
@@ -194,16 +183,14 @@ pub fn read_text(path: &Path) -> Result<String, ReadError> {
 /// `bytes` as text, or where its first invalid UTF-8 byte is.
 pub fn text_of(bytes: Vec<u8>) -> Result<String, ReadError> {
     String::from_utf8(bytes).map_err(|e| {
-        let err = e.utf8_error();
         let bytes = e.as_bytes();
-        let at = err.valid_up_to();
+        let at = e.utf8_error().valid_up_to();
         let valid = std::str::from_utf8(&bytes[..at]).expect("valid up to here");
         let (line, col) = crate::diagnostic::line_col(valid, at);
         ReadError::Utf8 {
             line,
             col,
             byte: bytes[at],
-            truncated: err.error_len().is_none(),
         }
     })
 }
@@ -328,7 +315,7 @@ mod tests {
         assert_eq!(msg(b"\xfe"), "f.relay:1:1: invalid UTF-8 (byte 0xfe)");
         assert_eq!(
             msg(b"ok\n\xe2\x82"),
-            "f.relay:2:1: invalid UTF-8 (byte 0xe2, a sequence cut short by the end of the file)"
+            "f.relay:2:1: invalid UTF-8 (byte 0xe2)"
         );
         assert_eq!(text_of(b"fine".to_vec()).unwrap(), "fine");
         let e = read_text(Path::new("/nonexistent-dir/f.relay")).unwrap_err();
