@@ -166,11 +166,8 @@ fn stdin_line(line: std::io::Result<Vec<u8>>, number: usize) -> Option<String> {
 fn piped(session: &mut Session) -> i32 {
     let mut buf = String::new();
     let mut failed = false;
-    let mut lines = std::io::stdin().lock().split(b'\n');
-    let mut number = 0;
-    while let Some(line) = lines.next() {
-        number += 1;
-        let Some(line) = stdin_line(line, number) else {
+    for (i, line) in std::io::stdin().lock().split(b'\n').enumerate() {
+        let Some(line) = stdin_line(line, i + 1) else {
             // Unreadable input: what is left of it would not mean what was written.
             failed = true;
             buf.clear();

@@ -130,14 +130,13 @@ fn compact(path: &Path, file: &mut File, limits: Limits) -> io::Result<()> {
     file.read_to_end(&mut text)?;
     let body = text.strip_prefix(HEADER).unwrap_or(&text);
     let budget = (limits.compact_at / 2) as usize;
-    let mut kept = 0;
     let mut bytes = 0;
     let mut start = body.len();
-    for line in body.split(|&b| b == b'\n').rev().filter(|l| !l.is_empty()) {
+    let newest_first = body.split(|&b| b == b'\n').rev().filter(|l| !l.is_empty());
+    for (kept, line) in newest_first.enumerate() {
         if kept == limits.keep || (kept > 0 && bytes + line.len() + 1 > budget) {
             break;
         }
-        kept += 1;
         bytes += line.len() + 1;
         // `line` is a subslice of `body`: where it starts.
         start = line.as_ptr() as usize - body.as_ptr() as usize;
