@@ -2,7 +2,7 @@
 //! format, and (as they land) the standard passes and an interactive front end.
 //!
 //! Layers, bottom up: [`ir`] (types, expressions, modules, ops, structural equality),
-//! [`text`] (parse and print the Relay text format), [`diagnostic`] (rendering errors),
+//! [`text`] (parse and print the Relay text format), [`diagnostic`] (rendering errors), [`files`] (reading text and writing files atomically),
 //! [`pass`] (the pass infrastructure: contexts, the funnel, Sequential, the registry),
 //! [`instrument`] (pass instruments) and [`passes`] (the passes and their table); above them
 //! [`lang`] and [`session`] (the command language and its engine), [`repl`], and
@@ -11,6 +11,7 @@
 pub mod alloc;
 pub mod bench;
 pub mod diagnostic;
+pub mod files;
 pub mod instrument;
 pub mod ir;
 pub mod lang;

@@ -4,9 +4,10 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use passlab::ir::well_formed;
+use passlab::repl::stdio;
 use passlab::session::{replay, Session};
 use passlab::text::{self, PrintOptions};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -157,7 +158,7 @@ fn main() -> ExitCode {
     match run(command, color) {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {
-            eprintln!("{msg}");
+            stdio::err(&format!("{msg}\n"));
             ExitCode::FAILURE
         }
     }
@@ -183,9 +184,13 @@ fn session_for(file: &str, color: bool) -> Session {
     s
 }
 
+/// A text file, or the error naming it (and where its first invalid UTF-8 byte is).
+fn read(file: &str) -> Result<String, String> {
+    passlab::files::read_text(file.as_ref()).map_err(|e| format!("error: {}", e.message(file)))
+}
+
 fn load(file: &str, color: bool) -> Result<(passlab::ir::Module, String), String> {
-    let src =
-        std::fs::read_to_string(file).map_err(|e| format!("error: cannot read {file}: {e}"))?;
+    let src = read(file)?;
     let m = text::parse_module(&src, file).map_err(|e| e.render(file, &src, color))?;
     Ok((m, src))
 }
@@ -200,21 +205,19 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             };
             let out = text::try_print_module_with(&m, opts).map_err(|e| format!("error: {e}"))?;
             if color {
-                print!("{}", text::highlight(&out));
+                stdio::out(&text::highlight(&out));
             } else {
-                print!("{out}");
+                stdio::out(&out);
             }
             Ok(())
         }
         Command::Run { file, keep_going } => {
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| format!("error: cannot read {file}: {e}"))?;
+            let text = read(&file)?;
             let mut s = session_for(&file, color);
             let report = replay::run(&mut s, &text, keep_going, |t| {
-                print!("{t}");
-                let _ = std::io::stdout().flush();
+                stdio::out(t);
             });
-            print!("{}", s.exit_all_contexts().text(color));
+            stdio::out(&s.exit_all_contexts().text(color));
             if report.errors > 0 {
                 return Err(format!("{file}: {} statement(s) failed", report.errors));
             }
@@ -223,28 +226,25 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
         Command::Replay { files, bless } => {
             let mut failed = 0;
             for file in &files {
-                let text = std::fs::read_to_string(file)
-                    .map_err(|e| format!("error: cannot read {file}: {e}"))?;
+                let text = read(file)?;
                 let mut s = session_for(file, false);
                 if bless {
                     let fresh = replay::bless_until_stable(|| session_for(file, false), &text);
-                    passlab::instrument::dump_ir::write_atomic(std::path::Path::new(file), &fresh)
+                    passlab::files::write_atomic(file.as_ref(), fresh.as_bytes())
                         .map_err(|e| format!("error: cannot write {file}: {e}"))?;
-                    println!("blessed {file}");
+                    stdio::out(&format!("blessed {file}\n"));
                     continue;
                 }
                 match replay::replay(&mut s, &text) {
-                    Ok(()) => println!("ok {file}"),
+                    Ok(()) => stdio::out(&format!("ok {file}\n")),
                     Err(m) => {
                         failed += 1;
-                        println!(
-                            "MISMATCH {file}:{}
-  {}
-{}",
+                        stdio::out(&format!(
+                            "MISMATCH {file}:{}\n  {}\n{}\n",
                             m.line,
                             m.statement.replace('\n', "\n  "),
                             m.diff
-                        );
+                        ));
                     }
                 }
             }
@@ -276,9 +276,9 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             let report = passlab::bench::bench(&m, what, runs, overhead, cold)
                 .map_err(|e| format!("error: {e}"))?;
             if json {
-                println!("{}", report.to_json());
+                stdio::out(&format!("{}\n", report.to_json()));
             } else {
-                print!("{}", report.to_text());
+                stdio::out(&report.to_text());
             }
             Ok(())
         }
@@ -294,11 +294,11 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 if let Some(g) = &growth {
                     v["walk_growth"] = g.to_json_value();
                 }
-                println!("{v}");
+                stdio::out(&format!("{v}\n"));
             } else {
-                print!("{}", host.to_text());
+                stdio::out(&host.to_text());
                 if let Some(g) = &growth {
-                    print!("{}", g.to_text());
+                    stdio::out(&g.to_text());
                 }
             }
             Ok(())
@@ -316,11 +316,12 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 ModelKind::Tuples => passlab::testgen::nested_tuple_model(ops.div_ceil(2)),
             };
             match out {
-                Some(path) => passlab::instrument::dump_ir::write_atomic(path.as_ref(), &text)
+                Some(path) => passlab::files::write_atomic(path.as_ref(), text.as_bytes())
                     .map_err(|e| format!("error: cannot write {path}: {e}")),
-                None => std::io::stdout()
-                    .write_all(text.as_bytes())
-                    .map_err(|e| format!("error: {e}")),
+                None => {
+                    stdio::out(&text);
+                    Ok(())
+                }
             }
         }
         Command::Check { file } => {
@@ -333,11 +334,11 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 .functions()
                 .map(|(_, e)| passlab::ir::visit::count_nodes(e))
                 .sum();
-            println!(
-                "{file}: ok ({} function{}, {nodes} nodes, well-formed)",
+            stdio::out(&format!(
+                "{file}: ok ({} function{}, {nodes} nodes, well-formed)\n",
                 m.len(),
                 if m.len() == 1 { "" } else { "s" }
-            );
+            ));
             Ok(())
         }
     }

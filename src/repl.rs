@@ -3,6 +3,8 @@
 //! language: multi-line input is decided by the engine's `is_complete`.
 
 pub mod helper;
+pub mod history;
+pub mod stdio;
 
 use crate::lang::{is_complete, Completeness};
 use crate::session::Session;
@@ -11,7 +13,7 @@ use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
 use rustyline::{Config, Editor};
 use std::cell::RefCell;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -52,11 +54,13 @@ fn interactive(session: &mut Session) -> i32 {
     let config = Config::builder()
         .auto_add_history(false)
         .completion_type(rustyline::CompletionType::List)
+        .max_history_size(history::KEEP)
+        .expect("a positive history size")
         .build();
     let mut rl: Ed = match Editor::with_config(config) {
         Ok(rl) => rl,
         Err(e) => {
-            eprintln!("error: cannot start the line editor: {e}");
+            stdio::err(&format!("error: cannot start the line editor: {e}\n"));
             *session = Rc::try_unwrap(shared)
                 .map(RefCell::into_inner)
                 .unwrap_or_default();
@@ -68,9 +72,10 @@ fn interactive(session: &mut Session) -> i32 {
         color,
     }));
     let hist = history_path();
-    if let Some(h) = &hist {
+    if let Some(h) = hist.as_deref().filter(|h| history::loadable(h)) {
         let _ = rl.load_history(h);
     }
+    let mut history_failed = false;
     // Ctrl-C while a statement runs interrupts the pipeline at the next pass boundary; while
     // typing, the editor sees it as a key and clears the line.
     let running = Arc::new(AtomicBool::new(false));
@@ -83,7 +88,7 @@ fn interactive(session: &mut Session) -> i32 {
             }
         });
     }
-    println!("{}", banner());
+    stdio::out(&format!("{}\n", banner()));
     loop {
         // A paused run stays paused between statements; the prompt says so.
         let prompt = if shared.borrow().paused().is_some() {
@@ -96,20 +101,26 @@ fn interactive(session: &mut Session) -> i32 {
                 if src.trim().is_empty() {
                     continue;
                 }
-                let _ = rl.add_history_entry(src.as_str());
-                if let Some(h) = &hist {
-                    save_history(&mut rl, h);
+                let added = rl.add_history_entry(src.as_str()).unwrap_or(false);
+                if let Some(h) = hist.as_deref().filter(|_| added) {
+                    if let Err(e) = history::append(h, &src) {
+                        if !std::mem::replace(&mut history_failed, true) {
+                            stdio::err(&format!(
+                                "warning: cannot save history to {}: {e}\n",
+                                h.display()
+                            ));
+                        }
+                    }
                 }
                 running.store(true, Ordering::SeqCst);
                 let out = shared.borrow_mut().execute(&src);
                 running.store(false, Ordering::SeqCst);
-                print!("{}", out.text(color));
-                let _ = std::io::stdout().flush();
+                stdio::out(&out.text(color));
             }
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
             Err(e) => {
-                eprintln!("error: {e}");
+                stdio::err(&format!("error: {e}\n"));
                 break;
             }
         }
@@ -122,30 +133,46 @@ fn interactive(session: &mut Session) -> i32 {
     0
 }
 
-fn save_history(rl: &mut Ed, path: &std::path::Path) {
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    // Written to a temporary file and renamed, so a crash never leaves half a history.
-    let tmp = path.with_extension("tmp");
-    if rl.save_history(&tmp).is_ok() {
-        let _ = std::fs::rename(&tmp, path);
-    }
-}
-
 /// Exits every entered context (their instruments' exit_pass_ctx run) at the end of a session.
 fn exit_all(session: &mut Session) {
     let out = session.exit_all_contexts();
-    print!("{}", out.text(session.color_enabled()));
-    let _ = std::io::stdout().flush();
+    stdio::out(&out.text(session.color_enabled()));
+}
+
+/// Line `number` of piped input as text, or `None` after saying why it cannot be read.
+fn stdin_line(line: std::io::Result<Vec<u8>>, number: usize) -> Option<String> {
+    let mut bytes = match line {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            stdio::err(&format!("error: cannot read standard input: {e}\n"));
+            return None;
+        }
+    };
+    if bytes.last() == Some(&b'\r') {
+        bytes.pop();
+    }
+    match crate::files::text_of(bytes) {
+        Ok(text) => Some(text),
+        Err(mut e) => {
+            if let crate::files::ReadError::Utf8 { line, .. } = &mut e {
+                *line = number;
+            }
+            stdio::err(&format!("error: {}\n", e.message("standard input")));
+            None
+        }
+    }
 }
 
 fn piped(session: &mut Session) -> i32 {
-    let stdin = std::io::stdin();
     let mut buf = String::new();
     let mut failed = false;
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { break };
+    for (i, line) in std::io::stdin().lock().split(b'\n').enumerate() {
+        let Some(line) = stdin_line(line, i + 1) else {
+            // Unreadable input: what is left of it would not mean what was written.
+            failed = true;
+            buf.clear();
+            break;
+        };
         if !buf.is_empty() {
             buf.push('\n');
         }
@@ -159,13 +186,12 @@ fn piped(session: &mut Session) -> i32 {
         }
         let out = session.execute(&src);
         failed |= out.is_error();
-        print!("{}", out.text(session.color_enabled()));
-        let _ = std::io::stdout().flush();
+        stdio::out(&out.text(session.color_enabled()));
     }
     if !buf.trim().is_empty() {
         let out = session.execute(&buf);
         failed |= out.is_error();
-        print!("{}", out.text(session.color_enabled()));
+        stdio::out(&out.text(session.color_enabled()));
     }
     exit_all(session);
     i32::from(failed)

@@ -58,7 +58,7 @@ pub fn install(target: &Target) -> Result<PathBuf, String> {
     ];
     for (name, bytes) in files {
         let path = dir.join(name);
-        std::fs::write(&path, bytes)
+        passlab::files::write_atomic(&path, bytes)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(dir)

@@ -1,13 +1,14 @@
 //! `DumpIR(dir, refresh=false)`: after each pass that ran, writes the module's Relay text to
 //! `dir/NNN_<name>.relay` (`NNN` a zero-padded counter of at least 3 digits; `< > : " / \ | ?
 //! *` in the name become `_`). The directory is created lazily; the counter lives on the
-//! instrument and survives across contexts; skipped passes write nothing. Writes are atomic:
-//! a temporary file in the same directory, then a rename.
+//! instrument and survives across contexts; skipped passes write nothing. Writes are atomic
+//! (`files::write_atomic`).
 //!
 //! `refresh` removes old dumps (once, before the first dump or when first entered) only if
 //! the directory holds nothing but dump files; otherwise it warns and keeps everything.
 
 use super::{Instrument, InstrumentCx};
+use crate::files::write_atomic;
 use crate::ir::Module;
 use crate::pass::error::InstrumentError;
 use crate::pass::sink::{emit, lock, ChunkKind, OutputSink};
@@ -88,12 +89,14 @@ impl DumpIR {
     }
 }
 
-/// `NNN_<name>.relay` (and the temporary files of an interrupted write).
+/// `NNN_<name>.relay` (and `.NNN_<name>.relay.<random>.tmp`, the temporary file of a write
+/// that was interrupted).
 pub fn is_dump_name(name: &str) -> bool {
     let name = name
         .strip_prefix('.')
         .and_then(|n| n.strip_suffix(".tmp"))
-        .unwrap_or(name);
+        .and_then(|n| n.rsplit_once('.'))
+        .map_or(name, |(n, _)| n);
     let digits = name.bytes().take_while(u8::is_ascii_digit).count();
     digits >= 3 && name[digits..].starts_with('_') && name.ends_with(".relay")
 }
@@ -111,16 +114,6 @@ pub fn dump_file_name(n: usize, pass: &str) -> String {
         })
         .collect();
     format!("{n:03}_{clean}.relay")
-}
-
-/// Writes `text` to `path` atomically: a temporary file beside it, then a rename.
-pub fn write_atomic(path: &Path, text: &str) -> io::Result<()> {
-    let file = path.file_name().map(|f| f.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(".{}.tmp", file.unwrap_or_default()));
-    fs::write(&tmp, text)?;
-    fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = fs::remove_file(&tmp);
-    })
 }
 
 impl Instrument for DumpIR {
@@ -147,7 +140,7 @@ impl Instrument for DumpIR {
         self.refresh_once(&mut st, cx.sink);
         let path = self.dir.join(dump_file_name(st.counter, info.name()));
         fs::create_dir_all(&self.dir)
-            .and_then(|_| write_atomic(&path, &print_module(m)))
+            .and_then(|_| write_atomic(&path, print_module(m).as_bytes()))
             .map_err(|e| format!("DumpIR cannot write {}: {e}", path.display()))?;
         st.counter += 1;
         Ok(())
@@ -159,5 +152,19 @@ impl Instrument for DumpIR {
             self.dir.display().to_string(),
             self.refresh
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_dump_name;
+
+    #[test]
+    fn dump_names_and_their_temporary_files() {
+        assert!(is_dump_name("000_InferType.relay"));
+        assert!(is_dump_name(".012_FuseOps.relay.a1B2c3.tmp"));
+        assert!(!is_dump_name("notes.txt"));
+        assert!(!is_dump_name(".notes.txt.a1B2c3.tmp"));
+        assert!(!is_dump_name("12_x.relay"));
     }
 }

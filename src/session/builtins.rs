@@ -351,8 +351,8 @@ fn b_load(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
         .str("path")?
         .ok_or_else(|| at("load needs a path", a.span))?;
     let full = resolve(s, &path);
-    let text = std::fs::read_to_string(&full)
-        .map_err(|e| at(format!("cannot read {path}: {e}"), a.span_of("path")))?;
+    let text =
+        crate::files::read_text(&full).map_err(|e| at(e.message(&path), a.span_of("path")))?;
     crate::text::parse_module(&text, &path)
         .map(Value::Module)
         .map_err(|e| {
@@ -372,7 +372,7 @@ fn b_save(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
     let full = resolve(s, &path);
     let text = crate::text::try_print_module_with(&m, Default::default())
         .map_err(|e| at(format!("cannot save: {e}"), a.span))?;
-    crate::instrument::dump_ir::write_atomic(&full, &text)
+    crate::files::write_atomic(&full, text.as_bytes())
         .map_err(|e| at(format!("cannot write {path}: {e}"), a.span_of("path")))?;
     Ok(Value::None)
 }
