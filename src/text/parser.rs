@@ -1175,6 +1175,7 @@ impl<'s> P<'s> {
     /// `key=value, key=value` up to (not including) `close`.
     fn attr_list(&self, mut i: &'s str, close: &'static str) -> R<'s, Vec<(Arc<str>, AttrValue)>> {
         let mut out: Vec<(Arc<str>, AttrValue)> = Vec::new();
+        let mut seen: rustc_hash::FxHashSet<&'s str> = Default::default();
         loop {
             let (r, _) = ws(i)?;
             if r.starts_with(close) {
@@ -1184,7 +1185,7 @@ impl<'s> P<'s> {
             let (r, key) = hier_name(r)?;
             let (r, _) = sym("=")(r)?;
             let (r, v) = self.attr_value(r)?;
-            if out.iter().any(|(k, _)| &**k == key) {
+            if !seen.insert(key) {
                 return fatal(at, key.len(), format!("attribute `{key}` is given twice"));
             }
             out.push((key.into(), v));

@@ -251,6 +251,8 @@ struct VarNames {
     by_var: VarMap<(u32, u32)>,
     /// The names taken (ranges of `text` without the `%`), hashed by their text.
     taken: HashTable<(u32, u32)>,
+    /// For a name given a number (`%x1`, `%x2`), the last number given.
+    next_number: rustc_hash::FxHashMap<Box<str>, usize>,
 }
 
 impl VarNames {
@@ -258,6 +260,7 @@ impl VarNames {
         self.text.clear();
         self.by_var.clear();
         self.taken.clear();
+        self.next_number.clear();
     }
 
     fn reserve(&mut self, binders: usize) {
@@ -294,11 +297,22 @@ impl VarNames {
         }
         self.text.push_str(v.name());
         let base = self.text.len();
-        let mut k = 0usize;
-        while self.is_taken(&self.text[start + 1..]) {
-            k += 1;
-            self.text.truncate(base);
-            let _ = write!(self.text, "{k}");
+        if self.is_taken(&self.text[start + 1..]) {
+            // The first free number: names are never released within a definition, so the
+            // numbers below the last one given for this name are all still taken, and the
+            // search starts past it (a name shadowed n times costs n, not n^2).
+            let name = &self.text[start + 1..base];
+            let mut k = self.next_number.get(name).copied().unwrap_or(0);
+            loop {
+                k += 1;
+                self.text.truncate(base);
+                let _ = write!(self.text, "{k}");
+                if !self.is_taken(&self.text[start + 1..]) {
+                    break;
+                }
+            }
+            let name: Box<str> = self.text[start + 1..base].into();
+            self.next_number.insert(name, k);
         }
         let end = self.text.len();
         let (a, b) = (start as u32 + 1, end as u32);
