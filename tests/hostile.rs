@@ -410,3 +410,20 @@ fn wide_shapes_parse_and_print_in_linear_time() {
     let err = exercise("d.relay", text).expect("an error");
     assert!(err.contains("attribute `a` is given twice"), "{err}");
 }
+
+/// No type rule makes a tensor type with a negative extent or an element count past `i64`,
+/// whatever the attributes ask for: InferType reports the call instead.
+#[test]
+fn type_rules_refuse_impossible_shapes() {
+    for newshape in [
+        "[9223372036854775807, 9223372036854775807]",
+        "[4611686018427387904, 4]",
+    ] {
+        let text = header(&format!(
+            "def @main(%x: Tensor[(2, 3), float32]) {{\n  reshape(%x, newshape={newshape})\n}}\n"
+        ));
+        let m = parse_module(&text, "r.relay").unwrap();
+        let err = passlab::passes::infer_type::infer_module(&m).unwrap_err();
+        assert!(err.to_string().contains("2^63"), "{err}");
+    }
+}

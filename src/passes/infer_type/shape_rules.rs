@@ -201,7 +201,10 @@ impl<'a> Rel<'a> {
     }
 
     /// Assigns the result and reports the relation solved.
+    /// The call's type is `t`: checked first, so that no rule (whatever its attributes ask
+    /// for) makes a tensor type with a negative extent or more than 2^63 - 1 elements.
     pub fn done(&mut self, t: Type) -> RuleResult {
+        check_extents(&t).map_err(|msg| format!("`{}`: {msg}", self.op))?;
         self.assign(self.num_inputs(), t);
         Ok(true)
     }
@@ -386,4 +389,35 @@ pub(super) fn dims_conflict(a: &Dim, b: &Dim) -> bool {
 pub(super) fn shape_str(shape: &[Dim]) -> String {
     let parts: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
     format!("[{}]", parts.join(", "))
+}
+
+/// Every tensor type in `t` (a flat tuple's fields included) has extents that are not
+/// negative and a static element count that fits an `i64`.
+fn check_extents(t: &Type) -> Result<(), String> {
+    let check = |tt: &TensorType| {
+        if let Some(d) = tt.shape.iter().filter_map(Dim::as_static).find(|d| *d < 0) {
+            return Err(format!(
+                "the result would have a negative dimension ({d}) in {tt}"
+            ));
+        }
+        let count = tt
+            .shape
+            .iter()
+            .filter_map(Dim::as_static)
+            .try_fold(1i64, |n, d| n.checked_mul(d));
+        match count {
+            Some(_) => Ok(()),
+            None => Err(format!(
+                "the result {tt} would have more than 2^63 elements"
+            )),
+        }
+    };
+    match t.kind() {
+        TypeKind::Tensor(tt) => check(tt),
+        TypeKind::Tuple(fields) => fields.iter().try_for_each(|f| match f.kind() {
+            TypeKind::Tensor(tt) => check(tt),
+            _ => Ok(()),
+        }),
+        _ => Ok(()),
+    }
 }
