@@ -9,6 +9,7 @@ use crate::text::lexer::{fail, fatal, PErr, R};
 use crate::text::ParseError;
 use nom::bytes::complete::{tag, take_while, take_while1};
 use nom::character::complete::digit1;
+use std::time::Duration;
 
 /// Parses a whole input (a cell, a script, a REPL entry) into statements.
 pub fn parse_program(src: &str) -> Result<Vec<Stmt>, ParseError> {
@@ -285,9 +286,14 @@ impl<'s> LangParser<'s> {
                     return Ok((r3, StmtKind::Delete(None)));
                 }
                 match digit1::<_, PErr>(r2) {
-                    Ok((r3, d)) => {
-                        Ok((r3, StmtKind::Delete(Some(d.parse().unwrap_or(usize::MAX)))))
-                    }
+                    Ok((r3, d)) => match d.parse() {
+                        Ok(n) => Ok((r3, StmtKind::Delete(Some(n)))),
+                        Err(_) => fatal(
+                            r2,
+                            d.len(),
+                            format!("breakpoint number out of range (at most {})", usize::MAX),
+                        ),
+                    },
                     Err(_) => fail(r2, "a breakpoint number or `all`"),
                 }
             }
@@ -322,15 +328,17 @@ impl<'s> LangParser<'s> {
             "slower" => {
                 let (r, _) = ws(r2)?;
                 let at = r;
-                let (r, num) =
-                    take_while1::<_, _, PErr>(|c: char| c.is_ascii_digit() || c == '.')(r)
-                        .or_else(|_| fail(r, "a duration such as `10ms`"))?;
-                let value: f64 = num.parse().unwrap_or(0.0);
-                let (r, unit) = take_while::<_, _, PErr>(|c: char| c.is_ascii_alphabetic())(r)?;
-                let us = match unit {
-                    "us" => value,
-                    "ms" | "" => value * 1e3,
-                    "s" => value * 1e6,
+                let (r, int) =
+                    digit1::<_, PErr>(r).or_else(|_| fail(r, "a duration such as `10ms`"))?;
+                let (r, frac) = match r.strip_prefix('.').map(digit1::<_, PErr>) {
+                    Some(Ok((r, frac))) => (r, frac),
+                    _ => (r, ""),
+                };
+                let (r, unit) = take_while::<_, _, PErr>(is_ident_char)(r)?;
+                let unit_ns: u128 = match unit {
+                    "us" => 1_000,
+                    "ms" | "" => 1_000_000,
+                    "s" => 1_000_000_000,
                     _ => {
                         return fatal(
                             at,
@@ -339,7 +347,14 @@ impl<'s> LangParser<'s> {
                         )
                     }
                 };
-                Ok((r, StmtKind::Break(BreakSpec::Slower(us))))
+                match duration(int, frac, unit_ns) {
+                    Some(d) => Ok((r, StmtKind::Break(BreakSpec::Slower(d)))),
+                    None => fatal(
+                        at,
+                        at.len() - r.len(),
+                        format!("duration out of range (at most {} s)", u64::MAX),
+                    ),
+                }
             }
             name => Ok((r2, StmtKind::Break(BreakSpec::Before(name.to_string())))),
         }
@@ -569,11 +584,36 @@ impl<'s> LangParser<'s> {
         }
         let text = &start[..start.len() - r.len()];
         let kind = if float {
-            ExprKind::Float(text.parse().unwrap_or(0.0))
+            let v: f64 = text.parse().unwrap_or(f64::NAN);
+            let mantissa = text.split(['e', 'E']).next().unwrap_or(text);
+            if v.is_infinite() {
+                return fatal(
+                    start,
+                    text.len(),
+                    format!(
+                        "number out of range (floats are at most {:e} in magnitude)",
+                        f64::MAX
+                    ),
+                );
+            }
+            if v == 0.0 && mantissa.contains(|c: char| ('1'..='9').contains(&c)) {
+                return fatal(
+                    start,
+                    text.len(),
+                    "number too small: it would round to 0 (the smallest float is about 5e-324)",
+                );
+            }
+            ExprKind::Float(v)
         } else {
             match text.parse() {
                 Ok(v) => ExprKind::Int(v),
-                Err(_) => return fatal(start, text.len(), "integer out of range"),
+                Err(_) => {
+                    return fatal(
+                        start,
+                        text.len(),
+                        format!("integer out of range ({} to {})", i64::MIN, i64::MAX),
+                    )
+                }
             }
         };
         Ok((
@@ -584,6 +624,22 @@ impl<'s> LangParser<'s> {
             },
         ))
     }
+}
+
+/// `int.frac` in units of `unit_ns` nanoseconds, rounded to the nanosecond; `None` when it
+/// does not fit a [`Duration`].
+fn duration(int: &str, frac: &str, unit_ns: u128) -> Option<Duration> {
+    let whole: u128 = int.parse().ok()?;
+    let mut nanos = whole.checked_mul(unit_ns)?;
+    // Digits past the twelfth are below a thousandth of a nanosecond in every unit.
+    let frac = &frac[..frac.len().min(12)];
+    if !frac.is_empty() {
+        let scale = 10u128.pow(frac.len() as u32);
+        let part: u128 = frac.parse().ok()?;
+        nanos = nanos.checked_add((part * unit_ns + scale / 2) / scale)?;
+    }
+    let secs = u64::try_from(nanos / 1_000_000_000).ok()?;
+    Some(Duration::new(secs, (nanos % 1_000_000_000) as u32))
 }
 
 fn token_len(i: &str) -> usize {
@@ -626,7 +682,7 @@ mod tests {
         );
         assert_eq!(
             kinds("break slower 10ms")[0],
-            StmtKind::Break(BreakSpec::Slower(10_000.0))
+            StmtKind::Break(BreakSpec::Slower(Duration::from_millis(10)))
         );
         assert!(matches!(
             &kinds("x = history[2]")[0],
@@ -652,5 +708,78 @@ mod tests {
         assert!(e.message.contains("is a command"));
         let e = parse_program("f(a=1, 2)").unwrap_err();
         assert!(e.message.contains("positional"));
+    }
+
+    /// Out-of-range numbers are errors at the number, saying the range; nothing saturates.
+    #[test]
+    fn numbers_out_of_range_are_errors() {
+        let err = |src: &str| parse_program(src).unwrap_err();
+        let e = err("x = 9223372036854775808");
+        assert_eq!(
+            e.message,
+            "integer out of range (-9223372036854775808 to 9223372036854775807)"
+        );
+        assert_eq!((e.span.lo, e.span.hi), (4, 23));
+        assert!(matches!(
+            kinds("x = -9223372036854775808")[0],
+            StmtKind::Assign {
+                value: Expr {
+                    kind: ExprKind::Int(i64::MIN),
+                    ..
+                },
+                ..
+            }
+        ));
+        assert!(err("x = 1e999").message.contains("out of range"));
+        assert!(err("x = -1e400").message.contains("out of range"));
+        assert!(err("x = 1e-400").message.contains("would round to 0"));
+        assert!(matches!(
+            kinds("x = 0e-999")[0],
+            StmtKind::Assign { value: Expr { kind: ExprKind::Float(f), .. }, .. } if f == 0.0
+        ));
+        let e = err("delete 18446744073709551616");
+        assert!(
+            e.message.contains("breakpoint number out of range"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.span.lo, 7);
+    }
+
+    #[test]
+    fn durations_are_exact_and_checked() {
+        let slower = |src: &str| match &kinds(src)[0] {
+            StmtKind::Break(BreakSpec::Slower(d)) => *d,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(slower("break slower 1.5s"), Duration::from_millis(1500));
+        assert_eq!(slower("break slower 0.1ms"), Duration::from_micros(100));
+        assert_eq!(slower("break slower 250us"), Duration::from_micros(250));
+        assert_eq!(slower("break slower 7"), Duration::from_millis(7));
+        assert_eq!(
+            slower("break slower 18446744073709551615s"),
+            Duration::new(u64::MAX, 0)
+        );
+        for src in [
+            "break slower 18446744073709551616s",
+            "break slower 99999999999999999999999999999999999999999ms",
+        ] {
+            let e = parse_program(src).unwrap_err();
+            assert!(
+                e.message.starts_with("duration out of range"),
+                "{src}: {}",
+                e.message
+            );
+            assert_eq!(e.span.lo, 13, "{src}");
+        }
+        let e = parse_program("break slower 1.2.3ms").unwrap_err();
+        assert!(
+            e.message.contains("expected the end of the statement"),
+            "{}",
+            e.message
+        );
+        let e = parse_program("break slower 1e400s").unwrap_err();
+        assert_eq!(e.message, "unknown time unit `e400s` (use us, ms or s)");
+        assert!(parse_program("break slower .5s").is_err());
     }
 }
