@@ -5,6 +5,7 @@
 
 pub mod builtins;
 pub mod complete;
+mod contexts;
 pub mod debug;
 pub mod diff;
 pub mod display;
@@ -56,6 +57,8 @@ pub struct Session {
     pub(crate) clear_requested: bool,
     /// Breakpoints, the paused run, the last run's history.
     pub(crate) debug: Debugger,
+    /// Which statement entered each context, and the block whose body is running.
+    pub(crate) contexts: contexts::Contexts,
 }
 
 impl Default for Session {
@@ -84,6 +87,7 @@ impl Session {
             source: String::new(),
             clear_requested: false,
             debug: Debugger::default(),
+            contexts: contexts::Contexts::default(),
         }
     }
 
@@ -118,13 +122,7 @@ impl Session {
         if let Err(e) = self.abort_suspended(&mut out) {
             self.push_error(&mut out, &e);
         }
-        while !self.pm.stack().is_empty() {
-            if let Err(e) = self.pm.exit_innermost() {
-                self.drain_sink(&mut out);
-                out.error(format!("error: {e}"), None);
-            }
-        }
-        self.drain_sink(&mut out);
+        self.exit_every_context(&mut out);
         out
     }
 
@@ -288,31 +286,9 @@ impl Session {
             }
             StmtKind::Enter(e) => {
                 let ctx = self.eval_context(e)?;
-                self.pm
-                    .enter(&ctx)
-                    .map_err(|err| SessionError::at(err.to_string(), e.span))?;
-                self.note_timing(&ctx);
-                Ok(())
+                self.enter_context(&ctx, None, e.span).map(|_| ())
             }
-            StmtKind::Exit => {
-                let Some(top) = self.pm.stack().last() else {
-                    return Err(SessionError::at(
-                        "no PassContext is entered (the default context cannot be exited)",
-                        stmt.span,
-                    ));
-                };
-                if self.debug.suspended.as_ref().is_some_and(|s| s.holds(top)) {
-                    return Err(SessionError::at(
-                        "this PassContext belongs to the `with` block of the paused statement",
-                        stmt.span,
-                    )
-                    .with_label(Some("`continue` or `abort` the run first".into())));
-                }
-                self.pm
-                    .exit_innermost()
-                    .map(|_| ())
-                    .map_err(|err| SessionError::at(err.to_string(), stmt.span))
-            }
+            StmtKind::Exit => self.exit_statement(stmt.span),
             StmtKind::With { ctx, body } => self.run_with(ctx, body, out),
             StmtKind::Timing => self.cmd_timing(out),
             StmtKind::Passes => self.cmd_passes(out),
@@ -349,16 +325,14 @@ impl Session {
         let ctx = self.eval_context(ctx_expr)?;
         // A resumed statement's earlier runs are all in its header.
         self.debug.replay.clear();
-        self.pm
-            .enter(&ctx)
-            .map_err(|err| SessionError::at(err.to_string(), ctx_expr.span))?;
-        self.note_timing(&ctx);
-        let block = suspend::Frame {
-            ctx,
+        let block = self.contexts.new_block();
+        self.enter_context(&ctx, Some(block), ctx_expr.span)?;
+        let frame = suspend::Frame {
+            block,
             span: ctx_expr.span,
             rest: body.to_vec(),
         };
-        self.run_frames(vec![block], Ok(()), out)
+        self.run_frames(vec![frame], Ok(()), out)
     }
 
     /// Remembers a context's timing instrument for `timing`.
