@@ -133,11 +133,13 @@ fn save_history(rl: &mut Ed, path: &std::path::Path) {
     }
 }
 
-/// Exits every entered context (their instruments' exit_pass_ctx run) at the end of a session.
-fn exit_all(session: &mut Session) {
+/// Exits every entered context (their instruments' exit_pass_ctx run) at the end of a
+/// session; true when one failed.
+fn exit_all(session: &mut Session) -> bool {
     let out = session.exit_all_contexts();
     print!("{}", out.text(session.color_enabled()));
     let _ = std::io::stdout().flush();
+    out.is_error()
 }
 
 fn piped(session: &mut Session) -> i32 {
@@ -167,6 +169,6 @@ fn piped(session: &mut Session) -> i32 {
         failed |= out.is_error();
         print!("{}", out.text(session.color_enabled()));
     }
-    exit_all(session);
+    failed |= exit_all(session);
     i32::from(failed)
 }

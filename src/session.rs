@@ -228,7 +228,13 @@ impl Session {
         let snapshot = self.vars.clone();
         let history_before = self.debug.history.clone();
         let outer_runs = std::mem::take(&mut self.debug.stmt_runs);
-        let r = self.run_stmt_inner(stmt, out);
+        let mut r = self.run_stmt_inner(stmt, out);
+        if let Err(e) = &mut r {
+            // Every error points somewhere: at least at its statement.
+            if e.span.is_none() && e.origin.is_none() {
+                e.span = Some(stmt.span);
+            }
+        }
         self.debug.stmt_runs = outer_runs;
         self.drain_sink(out);
         if std::mem::take(&mut self.clear_requested) {
@@ -290,7 +296,7 @@ impl Session {
             }
             StmtKind::Exit => self.exit_statement(stmt.span),
             StmtKind::With { ctx, body } => self.run_with(ctx, body, out),
-            StmtKind::Timing => self.cmd_timing(out),
+            StmtKind::Timing => self.cmd_timing(stmt.span, out),
             StmtKind::Passes => self.cmd_passes(out),
             StmtKind::Configs => self.cmd_configs(out),
             StmtKind::Vars => self.cmd_vars(out),

@@ -85,7 +85,9 @@ pub struct RunReport {
 }
 
 /// Runs a script; stops at the first error unless `keep_going`. `emit` receives each
-/// statement's output as it is produced.
+/// statement's output as it is produced. At the end the script's session ends: a paused run
+/// is aborted and the contexts left entered are exited, and a failure there (an
+/// instrument's `exit_pass_ctx`) counts as an error too.
 pub fn run(s: &mut Session, text: &str, keep_going: bool, mut emit: impl FnMut(&str)) -> RunReport {
     let (items, _) = split(text);
     let mut all = String::new();
@@ -102,6 +104,11 @@ pub fn run(s: &mut Session, text: &str, keep_going: bool, mut emit: impl FnMut(&
             }
         }
     }
+    let out = s.exit_all_contexts();
+    let t = out.text(s.color);
+    emit(&t);
+    all.push_str(&t);
+    errors += usize::from(out.is_error());
     RunReport { text: all, errors }
 }
 
@@ -256,5 +263,32 @@ mod tests {
         assert!(line_matches("took {{[0-9]+}} us", "took 42 us"));
         assert!(!line_matches("took {{[0-9]+}} us", "took x us"));
         assert!(line_matches("a.b", "a.b"));
+    }
+
+    /// A context whose exit fails when the script ends is an error at the statement that
+    /// entered it, and the script fails.
+    #[test]
+    fn a_failing_exit_at_the_end_is_a_located_error() {
+        let mut s = Session::new();
+        s.set_source_name("end.passlab");
+        let text = "x = 1\nenter PassContext(instruments=[Trace(name=\"t\", fail_at=\"exit_pass_ctx\")])\n";
+        let report = run(&mut s, text, false, |_| {});
+        assert_eq!(report.errors, 1, "{}", report.text);
+        for line in [
+            "[t] exit_pass_ctx",
+            "error: t exit_pass_ctx failed (instrument t, exit_pass_ctx)",
+            " --> end.passlab:2:7",
+            "^^^ entered here, and exited when the session ended",
+        ] {
+            assert!(report.text.contains(line), "{line}\n{}", report.text);
+        }
+        assert!(s.pass_manager().stack().is_empty());
+    }
+
+    /// `timing` with no timing instrument points at the statement.
+    #[test]
+    fn timing_without_an_instrument_is_located() {
+        let out = Session::new().execute("x = 1\ntiming");
+        assert!(out.plain().contains(" --> <input>:2:1"), "{}", out.plain());
     }
 }
