@@ -598,7 +598,7 @@ fn b_override(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
     };
     s.note_timing(&ctx);
     r.map(|_| Value::None)
-        .map_err(|e| at(e.to_string(), a.span))
+        .map_err(|e| SessionError::from_pass(&e, a.span))
 }
 
 fn pass_list(a: &Bound, p: &str) -> Result<Vec<crate::pass::Pass>, SessionError> {

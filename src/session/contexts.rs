@@ -78,7 +78,7 @@ impl Session {
         let id = self
             .pm
             .enter(ctx)
-            .map_err(|err| SessionError::at(err.to_string(), span))?;
+            .map_err(|err| SessionError::from_pass(&err, span))?;
         let (by, block) = match with {
             Some(b) => (EnteredBy::With, Some(b)),
             None => (EnteredBy::Enter, self.contexts.block),
@@ -142,7 +142,7 @@ impl Session {
             )));
         }
         self.exit_entry(top)
-            .map_err(|err| SessionError::at(err.to_string(), span))
+            .map_err(|err| SessionError::from_pass(&err, span))
     }
 
     /// The end of block `block` (its header at `span`): exits the entries it owns,
@@ -169,20 +169,20 @@ impl Session {
         let mut failure: Option<SessionError> = None;
         for id in owned {
             if let Err(x) = self.exit_entry(id) {
-                failure.get_or_insert(SessionError::at(x.to_string(), span));
+                failure.get_or_insert(SessionError::from_pass(&x, span));
             }
         }
         self.drain_sink(out);
         match (result, failure) {
             (r, None) => r,
             (Ok(()), Some(x)) => Err(x),
-            (Err(e), Some(x)) => Err(SessionError::at(
-                format!(
+            (Err(e), Some(mut x)) => {
+                x.message = format!(
                     "{}\n(while exiting after the block failed: {})",
                     x.message, e.message
-                ),
-                span,
-            )),
+                );
+                Err(x)
+            }
         }
     }
 
@@ -197,7 +197,7 @@ impl Session {
             if let Err(x) = self.exit_entry(top) {
                 self.drain_sink(out);
                 let err = match record {
-                    Some((span, origin)) => SessionError::at(x.to_string(), span)
+                    Some((span, origin)) => SessionError::from_pass(&x, span)
                         .with_label(Some(
                             "entered here, and exited when the session ended".into(),
                         ))

@@ -277,7 +277,7 @@ impl Session {
         m: &crate::ir::Module,
         span: crate::ir::Span,
     ) -> SessionError {
-        let mut se = SessionError::at(err.to_string(), span);
+        let mut se = SessionError::from_pass(&err, span);
         if let crate::pass::error::PassErrorKind::Diagnostics { diagnostics, .. } = err.kind() {
             let rendered: Vec<String> = diagnostics.iter().map(|d| d.render(m, false)).collect();
             se = se.with_detail(rendered.join("\n"));
