@@ -4,7 +4,7 @@
 
 pub mod helper;
 
-use crate::lang::{is_complete, Completeness};
+use crate::lang::{Completeness, Scanner};
 use crate::session::Session;
 use helper::ReplHelper;
 use rustyline::error::ReadlineError;
@@ -145,16 +145,20 @@ fn exit_all(session: &mut Session) -> bool {
 fn piped(session: &mut Session) -> i32 {
     let stdin = std::io::stdin();
     let mut buf = String::new();
+    let mut scan = Scanner::new();
     let mut failed = false;
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
         if !buf.is_empty() {
             buf.push('\n');
+            scan.feed("\n");
         }
         buf.push_str(&line);
-        if matches!(is_complete(&buf), Completeness::Incomplete { .. }) {
+        scan.feed(&line);
+        if matches!(scan.state(), Completeness::Incomplete { .. }) {
             continue;
         }
+        scan = Scanner::new();
         let src = std::mem::take(&mut buf);
         if src.trim().is_empty() {
             continue;

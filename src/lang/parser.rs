@@ -9,11 +9,20 @@ use crate::text::lexer::{fail, fatal, PErr, R};
 use crate::text::ParseError;
 use nom::bytes::complete::{tag, take_while, take_while1};
 use nom::character::complete::digit1;
+use std::cell::Cell;
 use std::time::Duration;
+
+/// How deeply expressions and blocks may nest: brackets, calls, indexing and `with` blocks
+/// each count a level. Deeper input is an error at the place it goes too deep, so every
+/// walk over a statement or a value stays within a small stack.
+pub const MAX_NESTING: usize = 256;
 
 /// Parses a whole input (a cell, a script, a REPL entry) into statements.
 pub fn parse_program(src: &str) -> Result<Vec<Stmt>, ParseError> {
-    let p = LangParser { src };
+    let p = LangParser {
+        src,
+        depth: Cell::new(0),
+    };
     match p.program(src, None) {
         Ok((_, stmts)) => Ok(stmts),
         Err(nom::Err::Error(e)) | Err(nom::Err::Failure(e)) => Err(p.to_error(e)),
@@ -27,6 +36,8 @@ pub fn parse_program(src: &str) -> Result<Vec<Stmt>, ParseError> {
 
 struct LangParser<'s> {
     src: &'s str,
+    /// The nesting level at the current position (see [`MAX_NESTING`]).
+    depth: Cell<usize>,
 }
 
 /// Skips spaces, tabs and comments (not newlines).
@@ -234,8 +245,7 @@ impl<'s> LangParser<'s> {
             "with" => {
                 let (r, ctx) = self.expr(r)?;
                 let (r, _) = punct(r, "{", false)?;
-                let (r, body) =
-                    stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.program(r, Some("}")))?;
+                let (r, body) = self.nested(r, || self.program(r, Some("}")))?;
                 let (r, _) = punct(r, "}", true)?;
                 Ok((r, StmtKind::With { ctx, body }))
             }
@@ -362,16 +372,50 @@ impl<'s> LangParser<'s> {
 
     // ----- expressions --------------------------------------------------------------------
 
-    fn expr(&self, i: &'s str) -> R<'s, Expr> {
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.postfix(i))
+    /// Runs `f` one nesting level deeper; past [`MAX_NESTING`] it is an error at `at`.
+    fn nested<T>(&self, at: &'s str, f: impl FnOnce() -> R<'s, T>) -> R<'s, T> {
+        self.deeper(at, 1)?;
+        let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, f);
+        self.depth.set(self.depth.get() - 1);
+        r
     }
 
+    /// Goes `by` levels deeper, or fails at `at` when that is too deep.
+    fn deeper(&self, at: &'s str, by: usize) -> R<'s, ()> {
+        let d = self.depth.get() + by;
+        if d > MAX_NESTING {
+            return fatal(
+                at,
+                token_len(at).max(1),
+                format!("nested too deeply (at most {MAX_NESTING} levels of brackets, calls, indexing and blocks)"),
+            );
+        }
+        self.depth.set(d);
+        Ok((at, ()))
+    }
+
+    fn expr(&self, i: &'s str) -> R<'s, Expr> {
+        self.nested(i, || self.postfix(i))
+    }
+
+    /// A primary expression and its calls and indexing; each of those is a level deeper
+    /// (the expression it applies to is inside it).
     fn postfix(&self, i: &'s str) -> R<'s, Expr> {
+        let outer = self.depth.get();
+        let r = self.postfix_chain(i);
+        self.depth.set(outer);
+        r
+    }
+
+    fn postfix_chain(&self, i: &'s str) -> R<'s, Expr> {
         let (i, _) = ws(i)?;
         let start = i;
         let (mut i, mut e) = self.primary(i)?;
         loop {
             let (r, _) = ws(i)?;
+            if r.starts_with('(') || r.starts_with('[') {
+                self.deeper(r, 1)?;
+            }
             if r.starts_with('(') {
                 let (r, args) = self.args(r)?;
                 e = Expr {
@@ -781,5 +825,25 @@ mod tests {
         let e = parse_program("break slower 1e400s").unwrap_err();
         assert_eq!(e.message, "unknown time unit `e400s` (use us, ms or s)");
         assert!(parse_program("break slower .5s").is_err());
+    }
+
+    /// Nesting past MAX_NESTING is an error where it goes too deep, however deep the input.
+    #[test]
+    fn nesting_is_bounded() {
+        let ok = format!("x = {}{}", "[".repeat(200), "]".repeat(200));
+        assert!(parse_program(&ok).is_ok());
+        let n = 100_000;
+        for src in [
+            format!("x = {}", "[".repeat(n)),
+            format!("x = {}1{}", "(".repeat(n), ")".repeat(n)),
+            format!("x = {}{}", "f(".repeat(n), ")".repeat(n)),
+            format!("x = a{}", "[1]".repeat(n)),
+            format!("x = f{}", "()".repeat(n)),
+            format!("{}{}", "with c {\n".repeat(n), "}".repeat(n)),
+        ] {
+            let e = parse_program(&src).unwrap_err();
+            assert!(e.message.starts_with("nested too deeply"), "{}", e.message);
+            assert!((e.span.lo as usize) < 10 * MAX_NESTING, "{}", e.span.lo);
+        }
     }
 }

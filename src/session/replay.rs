@@ -4,7 +4,7 @@
 //! mismatch as a diff; `bless` rewrites the expected lines from a fresh run.
 
 use super::Session;
-use crate::lang::{is_complete, Completeness};
+use crate::lang::{Completeness, Scanner};
 use regex::Regex;
 
 /// One statement of a script with what surrounds it.
@@ -25,6 +25,7 @@ pub fn split(text: &str) -> (Vec<Item>, Vec<String>) {
     let mut items: Vec<Item> = Vec::new();
     let mut leading = Vec::new();
     let mut pending: Vec<String> = Vec::new();
+    let mut scan = Scanner::new();
     let mut start = 0;
     for (i, line) in text.lines().enumerate() {
         if pending.is_empty() {
@@ -43,11 +44,13 @@ pub fn split(text: &str) -> (Vec<Item>, Vec<String>) {
             }
             start = i + 1;
         }
+        if !pending.is_empty() {
+            scan.feed("\n");
+        }
+        scan.feed(line);
         pending.push(line.to_string());
-        if !matches!(
-            is_complete(&pending.join("\n")),
-            Completeness::Incomplete { .. }
-        ) {
+        if !matches!(scan.state(), Completeness::Incomplete { .. }) {
+            scan = Scanner::new();
             items.push(Item {
                 leading: std::mem::take(&mut leading),
                 source: std::mem::take(&mut pending),
