@@ -5,7 +5,7 @@
 //! `Session::execute` between the seed's own statements, so they meet real state: modules,
 //! passes, entered contexts, paused runs. For every input:
 //! - nothing panics (`execute` reports a caught panic as `internal error`, so none may
-//!   appear),
+//!   appear), nor do completion, inspection and `is_complete` on the same text,
 //! - every error names a line and column inside the input it points into,
 //! - a single statement that fails leaves the session's variables exactly as they were.
 //!
@@ -209,6 +209,12 @@ fn check(s: &mut Session, src: &str) -> Result<(), TestCaseError> {
     s.set_source_name(NAME);
     let paused = s.paused().is_some();
     let before = snapshot(s);
+    // The front ends' other questions about the same text: complete, inspect, is_complete.
+    for cursor in [0, src.len() / 3, src.len() / 2, src.len(), src.len() + 1] {
+        let _ = s.complete(src, cursor);
+        let _ = s.inspect(src, cursor);
+    }
+    let _ = passlab::lang::is_complete(src);
     let parsed = parse_program(src);
     let single = parsed.as_ref().map_or(true, |stmts| stmts.len() <= 1);
     let out = s.execute(src);
