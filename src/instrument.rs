@@ -162,7 +162,11 @@ fn panicked(
     info: Option<&PassInfo>,
     payload: Box<dyn Any + Send>,
 ) -> PassError {
-    let message = format!("the instrument panicked: {}", panic_message(&*payload));
+    let message = format!(
+        "{}{}",
+        crate::pass::error::INSTRUMENT_PANICKED,
+        panic_message(&*payload)
+    );
     failure(inst, point, info, message)
 }
 

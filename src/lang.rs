@@ -5,5 +5,5 @@ pub mod ast;
 pub mod complete;
 pub mod parser;
 
-pub use complete::{is_complete, Completeness};
-pub use parser::parse_program;
+pub use complete::{is_complete, Completeness, Scanner};
+pub use parser::{parse_program, MAX_NESTING};

@@ -39,7 +39,7 @@ pub use error::{InstrumentError, InstrumentPoint, PassError, PassErrorKind};
 pub use function_pass::{function_pass, FunctionPass};
 pub use funnel::PassCx;
 pub use info::{PassInfo, PassKind};
-pub use manager::{ContextScope, PassManager, PassOutcome};
+pub use manager::{ContextScope, EntryId, PassManager, PassOutcome};
 pub use module_pass::{module_pass, ModulePass};
 pub use observer::{Flow, PassEvent, PassObserver};
 pub use registry::{OptionSpec, PassEntry, PassOptions, Registry};

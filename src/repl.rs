@@ -6,7 +6,7 @@ pub mod helper;
 pub mod history;
 pub mod stdio;
 
-use crate::lang::{is_complete, Completeness};
+use crate::lang::{Completeness, Scanner};
 use crate::session::Session;
 use helper::ReplHelper;
 use rustyline::error::ReadlineError;
@@ -133,10 +133,12 @@ fn interactive(session: &mut Session) -> i32 {
     0
 }
 
-/// Exits every entered context (their instruments' exit_pass_ctx run) at the end of a session.
-fn exit_all(session: &mut Session) {
+/// Exits every entered context (their instruments' exit_pass_ctx run) at the end of a
+/// session; true when one failed.
+fn exit_all(session: &mut Session) -> bool {
     let out = session.exit_all_contexts();
     stdio::out(&out.text(session.color_enabled()));
+    out.is_error()
 }
 
 /// Line `number` of piped input as text, or `None` after saying why it cannot be read.
@@ -165,6 +167,7 @@ fn stdin_line(line: std::io::Result<Vec<u8>>, number: usize) -> Option<String> {
 
 fn piped(session: &mut Session) -> i32 {
     let mut buf = String::new();
+    let mut scan = Scanner::new();
     let mut failed = false;
     for (i, line) in std::io::stdin().lock().split(b'\n').enumerate() {
         let Some(line) = stdin_line(line, i + 1) else {
@@ -175,11 +178,14 @@ fn piped(session: &mut Session) -> i32 {
         };
         if !buf.is_empty() {
             buf.push('\n');
+            scan.feed("\n");
         }
         buf.push_str(&line);
-        if matches!(is_complete(&buf), Completeness::Incomplete { .. }) {
+        scan.feed(&line);
+        if matches!(scan.state(), Completeness::Incomplete { .. }) {
             continue;
         }
+        scan = Scanner::new();
         let src = std::mem::take(&mut buf);
         if src.trim().is_empty() {
             continue;
@@ -193,6 +199,6 @@ fn piped(session: &mut Session) -> i32 {
         failed |= out.is_error();
         stdio::out(&out.text(session.color_enabled()));
     }
-    exit_all(session);
+    failed |= exit_all(session);
     i32::from(failed)
 }

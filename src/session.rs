@@ -5,6 +5,7 @@
 
 pub mod builtins;
 pub mod complete;
+mod contexts;
 pub mod debug;
 pub mod diff;
 pub mod display;
@@ -29,6 +30,7 @@ use crate::pass::{Pass, PassManager};
 use debug::Debugger;
 pub use sink::SessionSink;
 use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -56,6 +58,11 @@ pub struct Session {
     pub(crate) clear_requested: bool,
     /// Breakpoints, the paused run, the last run's history.
     pub(crate) debug: Debugger,
+    /// Which statement entered each context, and the block whose body is running.
+    pub(crate) contexts: contexts::Contexts,
+    /// The statements being executed, outermost first (a block's body statement is inside
+    /// the block's): where a panic is reported.
+    running: Vec<crate::ir::Span>,
 }
 
 impl Default for Session {
@@ -84,6 +91,8 @@ impl Session {
             source: String::new(),
             clear_requested: false,
             debug: Debugger::default(),
+            contexts: contexts::Contexts::default(),
+            running: Vec::new(),
         }
     }
 
@@ -118,13 +127,7 @@ impl Session {
         if let Err(e) = self.abort_suspended(&mut out) {
             self.push_error(&mut out, &e);
         }
-        while !self.pm.stack().is_empty() {
-            if let Err(e) = self.pm.exit_innermost() {
-                self.drain_sink(&mut out);
-                out.error(format!("error: {e}"), None);
-            }
-        }
-        self.drain_sink(&mut out);
+        self.exit_every_context(&mut out);
         out
     }
 
@@ -181,18 +184,25 @@ impl Session {
         self.interrupt
             .store(false, std::sync::atomic::Ordering::SeqCst);
         let mut out = Outputs::new();
-        let stmts = match crate::lang::parse_program(src) {
-            Ok(s) => s,
-            Err(e) => {
+        let parsed = catch_unwind(AssertUnwindSafe(|| crate::lang::parse_program(src)));
+        let stmts = match parsed {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => {
                 let err = SessionError::from_parse(e);
                 self.push_error(&mut out, &err);
+                return out;
+            }
+            Err(payload) => {
+                let message = crate::pass::error::panic_message(&*payload);
+                let whole = crate::ir::Span::new(0, src.len());
+                self.push_error(&mut out, &SessionError::panicked(&message, whole));
                 return out;
             }
         };
         let origin = Arc::new((self.source_name.clone(), self.source.clone()));
         for stmt in &stmts {
             self.debug.assigned.clear();
-            match self.run_stmt(stmt, &mut out) {
+            match self.run_guarded(stmt, &origin, &mut out) {
                 Ok(()) => {}
                 // The statement waits at a breakpoint; the next ones run while it is paused.
                 Err(e) if e.is_pause() => self.suspend(Vec::new(), origin.clone(), &mut out),
@@ -203,6 +213,41 @@ impl Session {
             }
         }
         out
+    }
+
+    /// Runs a top-level statement. A panic in it (a bug: bad input never panics) becomes an
+    /// error at the statement, and the session is put back as it was before it: variables,
+    /// the contexts it entered, a run it started. (A paused run that the statement was
+    /// resuming is lost with it, and the contexts of its blocks are exited.)
+    fn run_guarded(
+        &mut self,
+        stmt: &Stmt,
+        origin: &Arc<(String, String)>,
+        out: &mut Outputs,
+    ) -> Result<(), SessionError> {
+        let vars = self.vars.clone();
+        let entries = self.pm.entries().to_vec();
+        let run = catch_unwind(AssertUnwindSafe(|| self.run_stmt(stmt, out)));
+        let payload = match run {
+            Ok(r) => return r,
+            Err(payload) => payload,
+        };
+        // The innermost statement that was running, in the input it came from (a resumed
+        // statement's may be another cell's).
+        let at = self.running.last().copied().unwrap_or(stmt.span);
+        self.running.clear();
+        let message = crate::pass::error::panic_message(&*payload);
+        let err = SessionError::panicked(&message, at).in_source(&self.source_name, &self.source);
+        self.vars = vars;
+        self.debug.pending = None;
+        self.debug.replay.clear();
+        self.debug.stmt_runs.clear();
+        self.debug.assigned.clear();
+        self.clear_requested = false;
+        (self.source_name, self.source) = (origin.0.clone(), origin.1.clone());
+        self.exit_orphaned_contexts(&entries);
+        self.drain_sink(out);
+        Err(err)
     }
 
     fn push_error(&self, out: &mut Outputs, e: &SessionError) {
@@ -230,7 +275,15 @@ impl Session {
         let snapshot = self.vars.clone();
         let history_before = self.debug.history.clone();
         let outer_runs = std::mem::take(&mut self.debug.stmt_runs);
-        let r = self.run_stmt_inner(stmt, out);
+        self.running.push(stmt.span);
+        let mut r = self.run_stmt_inner(stmt, out);
+        self.running.pop();
+        if let Err(e) = &mut r {
+            // Every error points somewhere: at least at its statement.
+            if e.span.is_none() && e.origin.is_none() {
+                e.span = Some(stmt.span);
+            }
+        }
         self.debug.stmt_runs = outer_runs;
         self.drain_sink(out);
         if std::mem::take(&mut self.clear_requested) {
@@ -288,33 +341,11 @@ impl Session {
             }
             StmtKind::Enter(e) => {
                 let ctx = self.eval_context(e)?;
-                self.pm
-                    .enter(&ctx)
-                    .map_err(|err| SessionError::at(err.to_string(), e.span))?;
-                self.note_timing(&ctx);
-                Ok(())
+                self.enter_context(&ctx, None, e.span).map(|_| ())
             }
-            StmtKind::Exit => {
-                let Some(top) = self.pm.stack().last() else {
-                    return Err(SessionError::at(
-                        "no PassContext is entered (the default context cannot be exited)",
-                        stmt.span,
-                    ));
-                };
-                if self.debug.suspended.as_ref().is_some_and(|s| s.holds(top)) {
-                    return Err(SessionError::at(
-                        "this PassContext belongs to the `with` block of the paused statement",
-                        stmt.span,
-                    )
-                    .with_label(Some("`continue` or `abort` the run first".into())));
-                }
-                self.pm
-                    .exit_innermost()
-                    .map(|_| ())
-                    .map_err(|err| SessionError::at(err.to_string(), stmt.span))
-            }
+            StmtKind::Exit => self.exit_statement(stmt.span),
             StmtKind::With { ctx, body } => self.run_with(ctx, body, out),
-            StmtKind::Timing => self.cmd_timing(out),
+            StmtKind::Timing => self.cmd_timing(stmt.span, out),
             StmtKind::Passes => self.cmd_passes(out),
             StmtKind::Configs => self.cmd_configs(out),
             StmtKind::Vars => self.cmd_vars(out),
@@ -349,16 +380,14 @@ impl Session {
         let ctx = self.eval_context(ctx_expr)?;
         // A resumed statement's earlier runs are all in its header.
         self.debug.replay.clear();
-        self.pm
-            .enter(&ctx)
-            .map_err(|err| SessionError::at(err.to_string(), ctx_expr.span))?;
-        self.note_timing(&ctx);
-        let block = suspend::Frame {
-            ctx,
+        let block = self.contexts.new_block();
+        self.enter_context(&ctx, Some(block), ctx_expr.span)?;
+        let frame = suspend::Frame {
+            block,
             span: ctx_expr.span,
             rest: body.to_vec(),
         };
-        self.run_frames(vec![block], Ok(()), out)
+        self.run_frames(vec![frame], Ok(()), out)
     }
 
     /// Remembers a context's timing instrument for `timing`.
@@ -451,5 +480,43 @@ mod tests {
             vec![PartKind::Stream, PartKind::Clear, PartKind::Stream]
         );
         assert_eq!(out.plain(), "a\nb\n");
+    }
+
+    /// An instrument whose name panics: `show` of it reaches the panic outside any pass or
+    /// instrument callback.
+    struct PanicsWhenShown;
+
+    impl crate::instrument::Instrument for PanicsWhenShown {
+        fn name(&self) -> &str {
+            panic!("name() was asked")
+        }
+    }
+
+    /// A panic in a statement is an error at the statement; the session goes on as it was
+    /// before it: variables restored, the block's context exited.
+    #[test]
+    fn a_panicking_statement_fails_alone() {
+        let mut s = Session::new();
+        s.set_var("bad", Value::Instrument(Arc::new(PanicsWhenShown)));
+        assert!(!s.execute("y = 2").is_error());
+        let out = s.execute(
+            "with PassContext(instruments=[Trace(name=\"t\")]) {\n  y = 3\n  z = 4\n  show bad\n}",
+        );
+        let text = out.plain();
+        assert!(out.is_error(), "{text}");
+        for line in [
+            "[t] enter_pass_ctx",
+            "[t] exit_pass_ctx",
+            "error: internal error: name() was asked",
+            " --> <input>:4:3",
+            "^^^^^^^^ this statement panicked",
+            "note: this is a bug in passlab; only this statement failed",
+        ] {
+            assert!(text.contains(line), "{line}\n{text}");
+        }
+        assert!(matches!(s.var("y"), Some(Value::Int(2))));
+        assert!(s.var("z").is_none());
+        assert!(s.pass_manager().stack().is_empty());
+        assert_eq!(s.execute("y").plain(), "2\n");
     }
 }

@@ -78,9 +78,9 @@ impl Executor {
         // `?NAME` or `NAME?` pages the help of NAME, as in IPython.
         if let Some(name) = help_query(&req.code) {
             let name = name.to_string();
-            let text = k.worker.run(move |s| s.help_text(&name)).await.flatten();
+            let text = k.worker.run(move |s| s.help_text(&name)).await;
             return Ok(match text {
-                Some(t) => Executed {
+                Ok(Some(t)) => Executed {
                     reply: json!({
                         "status": "ok",
                         "execution_count": count,
@@ -89,8 +89,12 @@ impl Executor {
                     }),
                     abort_queue: false,
                 },
-                None => {
+                Ok(None) => {
                     let e = format!("error: no help for `{}`", help_query(&req.code).unwrap());
+                    self.fail(k, msg, &req, count, e.clone(), e)
+                }
+                Err(err) => {
+                    let e = format!("error: {}", err.explain("the help request"));
                     self.fail(k, msg, &req, count, e.clone(), e)
                 }
             });
@@ -99,15 +103,23 @@ impl Executor {
         let code = req.code.clone();
         let source = format!("In [{count}]");
         let exprs = req.user_expressions.clone();
-        let (out, user_expressions) = k
+        let ran = k
             .worker
             .run(move |s| {
                 s.set_source_name(&source);
                 let out = s.execute(&code);
                 (out, evaluate_user_expressions(s, &exprs))
             })
-            .await
-            .ok_or("the session stopped (an internal error); restart the kernel")?;
+            .await;
+        let (out, user_expressions) = match ran {
+            Ok(r) => r,
+            Err(err) => {
+                // `execute` turns a statement's panic into an error of its own: this is one
+                // outside any statement.
+                let e = format!("error: {}", err.explain("the cell"));
+                return Ok(self.fail(k, msg, &req, count, e.clone(), e));
+            }
+        };
         let result_index = result_part(&out, last_is_expr);
         let mut error = None;
         let mut result_text = None;

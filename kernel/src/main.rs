@@ -13,6 +13,8 @@
 
 mod connection;
 mod execute;
+#[cfg(test)]
+mod fuzz;
 mod history;
 mod install;
 mod kernel;

@@ -72,7 +72,7 @@ pub async fn complete(worker: &Worker, c: &Map<String, Value>) -> Result<Value, 
             (code, comp)
         })
         .await
-        .ok_or("the session is not running")?;
+        .map_err(|e| e.explain("completion"))?;
     Ok(json!({
         "status": "ok",
         "matches": comp.candidates,
@@ -87,7 +87,7 @@ pub async fn inspect(worker: &Worker, c: &Map<String, Value>) -> Result<Value, S
     let text = worker
         .run(move |s| s.inspect(&code, cursor))
         .await
-        .ok_or("the session is not running")?;
+        .map_err(|e| e.explain("inspection"))?;
     Ok(match text {
         Some(t) => json!({
             "status": "ok",

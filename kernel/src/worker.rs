@@ -11,6 +11,43 @@ use tokio::sync::oneshot;
 
 type Job = Box<dyn FnOnce(&mut Session) + Send>;
 
+/// Why a job brought no result back.
+#[derive(Debug, PartialEq, Eq)]
+pub enum JobError {
+    /// The job panicked (a bug). The session itself goes on, with its variables: `execute`
+    /// undoes a statement that panics, and the other jobs only read the session.
+    Panicked(String),
+    /// The session thread is gone.
+    Stopped,
+}
+
+impl JobError {
+    /// What a user is told: `what` failed (a request, a cell), and whether the session is
+    /// still there.
+    pub fn explain(&self, what: &str) -> String {
+        match self {
+            JobError::Panicked(m) => format!(
+                "{what} failed with an internal error (a bug in passlab): {m}; \
+                 the session and its variables are intact"
+            ),
+            JobError::Stopped => {
+                format!("{what} failed: the session is not running; restart the kernel")
+            }
+        }
+    }
+}
+
+/// The text of a panic's payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic".to_string()
+    }
+}
+
 /// A handle to the session thread.
 #[derive(Clone)]
 pub struct Worker {
@@ -35,13 +72,9 @@ impl Worker {
                 session.set_color(true);
                 session.set_base_dir(base_dir);
                 let _ = flag_tx.send(session.interrupt_flag());
+                // Each job catches its own panic (see `run`), so none takes the thread down.
                 for job in rx {
-                    // A panic is a bug, but it must not take the session thread down: the
-                    // job's caller sees its result channel closed and reports an error.
-                    let run = std::panic::AssertUnwindSafe(|| job(&mut session));
-                    if std::panic::catch_unwind(run).is_err() {
-                        crate::log!("a request panicked in the session; the session goes on");
-                    }
+                    job(&mut session);
                 }
                 // The kernel is going away: exit entered contexts so instruments finish.
                 let _ = session.exit_all_contexts();
@@ -51,22 +84,57 @@ impl Worker {
         Worker { jobs, interrupt }
     }
 
-    /// Runs `f` on the session and waits for its result.
+    /// Runs `f` on the session and waits for its result. A panic in `f` is caught on the
+    /// session thread: the session goes on and the caller gets the panic's message.
     pub async fn run<T: Send + 'static>(
         &self,
         f: impl FnOnce(&mut Session) -> T + Send + 'static,
-    ) -> Option<T> {
+    ) -> Result<T, JobError> {
         let (tx, rx) = oneshot::channel();
         let job: Job = Box::new(move |s| {
-            let _ = tx.send(f(s));
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(s)));
+            let r = r.map_err(|payload| {
+                let m = panic_message(&*payload);
+                crate::log!("a request panicked in the session ({m}); the session goes on");
+                JobError::Panicked(m)
+            });
+            let _ = tx.send(r);
         });
-        self.jobs.send(job).ok()?;
-        rx.await.ok()
+        self.jobs.send(job).map_err(|_| JobError::Stopped)?;
+        rx.await.unwrap_or(Err(JobError::Stopped))
     }
 
     /// Asks a running pipeline to stop at the next pass boundary.
     pub fn interrupt(&self) {
         self.interrupt
             .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use passlab::session::Value;
+
+    /// A job that panics fails alone: its caller hears why, and the session, with its
+    /// variables, answers the next job.
+    #[test]
+    fn a_panicking_job_leaves_the_session_running() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let worker = Worker::start(std::env::temp_dir());
+        rt.block_on(async {
+            worker.run(|s| s.set_var("x", Value::Int(7))).await.unwrap();
+            let err = worker.run(|_| -> u8 { panic!("boom") }).await.unwrap_err();
+            assert_eq!(err, JobError::Panicked("boom".into()));
+            assert_eq!(
+                err.explain("completion"),
+                "completion failed with an internal error (a bug in passlab): boom; \
+                 the session and its variables are intact"
+            );
+            let x = worker.run(|s| s.execute("x").plain()).await.unwrap();
+            assert_eq!(x, "7\n");
+        });
     }
 }

@@ -2,6 +2,7 @@
 //! input. Plain data: parsing builds it, the session executes it.
 
 use crate::ir::Span;
+use std::time::Duration;
 
 /// One statement.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,8 +22,8 @@ pub enum BreakSpec {
     Changed(String),
     /// `break verify`: after the first pass whose output fails the checks.
     Verify,
-    /// `break slower 10ms`: after a pass slower than this many microseconds.
-    Slower(f64),
+    /// `break slower 10ms`: after a pass slower than this.
+    Slower(Duration),
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -9,10 +9,20 @@ use crate::text::lexer::{fail, fatal, PErr, R};
 use crate::text::ParseError;
 use nom::bytes::complete::{tag, take_while, take_while1};
 use nom::character::complete::digit1;
+use std::cell::Cell;
+use std::time::Duration;
+
+/// How deeply expressions and blocks may nest: brackets, calls, indexing and `with` blocks
+/// each count a level. Deeper input is an error at the place it goes too deep, so every
+/// walk over a statement or a value stays within a small stack.
+pub const MAX_NESTING: usize = 256;
 
 /// Parses a whole input (a cell, a script, a REPL entry) into statements.
 pub fn parse_program(src: &str) -> Result<Vec<Stmt>, ParseError> {
-    let p = LangParser { src };
+    let p = LangParser {
+        src,
+        depth: Cell::new(0),
+    };
     match p.program(src, None) {
         Ok((_, stmts)) => Ok(stmts),
         Err(nom::Err::Error(e)) | Err(nom::Err::Failure(e)) => Err(p.to_error(e)),
@@ -26,6 +36,8 @@ pub fn parse_program(src: &str) -> Result<Vec<Stmt>, ParseError> {
 
 struct LangParser<'s> {
     src: &'s str,
+    /// The nesting level at the current position (see [`MAX_NESTING`]).
+    depth: Cell<usize>,
 }
 
 /// Skips spaces, tabs and comments (not newlines).
@@ -233,8 +245,7 @@ impl<'s> LangParser<'s> {
             "with" => {
                 let (r, ctx) = self.expr(r)?;
                 let (r, _) = punct(r, "{", false)?;
-                let (r, body) =
-                    stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.program(r, Some("}")))?;
+                let (r, body) = self.nested(r, || self.program(r, Some("}")))?;
                 let (r, _) = punct(r, "}", true)?;
                 Ok((r, StmtKind::With { ctx, body }))
             }
@@ -285,9 +296,14 @@ impl<'s> LangParser<'s> {
                     return Ok((r3, StmtKind::Delete(None)));
                 }
                 match digit1::<_, PErr>(r2) {
-                    Ok((r3, d)) => {
-                        Ok((r3, StmtKind::Delete(Some(d.parse().unwrap_or(usize::MAX)))))
-                    }
+                    Ok((r3, d)) => match d.parse() {
+                        Ok(n) => Ok((r3, StmtKind::Delete(Some(n)))),
+                        Err(_) => fatal(
+                            r2,
+                            d.len(),
+                            format!("breakpoint number out of range (at most {})", usize::MAX),
+                        ),
+                    },
                     Err(_) => fail(r2, "a breakpoint number or `all`"),
                 }
             }
@@ -322,15 +338,17 @@ impl<'s> LangParser<'s> {
             "slower" => {
                 let (r, _) = ws(r2)?;
                 let at = r;
-                let (r, num) =
-                    take_while1::<_, _, PErr>(|c: char| c.is_ascii_digit() || c == '.')(r)
-                        .or_else(|_| fail(r, "a duration such as `10ms`"))?;
-                let value: f64 = num.parse().unwrap_or(0.0);
-                let (r, unit) = take_while::<_, _, PErr>(|c: char| c.is_ascii_alphabetic())(r)?;
-                let us = match unit {
-                    "us" => value,
-                    "ms" | "" => value * 1e3,
-                    "s" => value * 1e6,
+                let (r, int) =
+                    digit1::<_, PErr>(r).or_else(|_| fail(r, "a duration such as `10ms`"))?;
+                let (r, frac) = match r.strip_prefix('.').map(digit1::<_, PErr>) {
+                    Some(Ok((r, frac))) => (r, frac),
+                    _ => (r, ""),
+                };
+                let (r, unit) = take_while::<_, _, PErr>(is_ident_char)(r)?;
+                let unit_ns: u128 = match unit {
+                    "us" => 1_000,
+                    "ms" | "" => 1_000_000,
+                    "s" => 1_000_000_000,
                     _ => {
                         return fatal(
                             at,
@@ -339,7 +357,14 @@ impl<'s> LangParser<'s> {
                         )
                     }
                 };
-                Ok((r, StmtKind::Break(BreakSpec::Slower(us))))
+                match duration(int, frac, unit_ns) {
+                    Some(d) => Ok((r, StmtKind::Break(BreakSpec::Slower(d)))),
+                    None => fatal(
+                        at,
+                        at.len() - r.len(),
+                        format!("duration out of range (at most {} s)", u64::MAX),
+                    ),
+                }
             }
             name => Ok((r2, StmtKind::Break(BreakSpec::Before(name.to_string())))),
         }
@@ -347,16 +372,50 @@ impl<'s> LangParser<'s> {
 
     // ----- expressions --------------------------------------------------------------------
 
-    fn expr(&self, i: &'s str) -> R<'s, Expr> {
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.postfix(i))
+    /// Runs `f` one nesting level deeper; past [`MAX_NESTING`] it is an error at `at`.
+    fn nested<T>(&self, at: &'s str, f: impl FnOnce() -> R<'s, T>) -> R<'s, T> {
+        self.deeper(at, 1)?;
+        let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, f);
+        self.depth.set(self.depth.get() - 1);
+        r
     }
 
+    /// Goes `by` levels deeper, or fails at `at` when that is too deep.
+    fn deeper(&self, at: &'s str, by: usize) -> R<'s, ()> {
+        let d = self.depth.get() + by;
+        if d > MAX_NESTING {
+            return fatal(
+                at,
+                token_len(at).max(1),
+                format!("nested too deeply (at most {MAX_NESTING} levels of brackets, calls, indexing and blocks)"),
+            );
+        }
+        self.depth.set(d);
+        Ok((at, ()))
+    }
+
+    fn expr(&self, i: &'s str) -> R<'s, Expr> {
+        self.nested(i, || self.postfix(i))
+    }
+
+    /// A primary expression and its calls and indexing; each of those is a level deeper
+    /// (the expression it applies to is inside it).
     fn postfix(&self, i: &'s str) -> R<'s, Expr> {
+        let outer = self.depth.get();
+        let r = self.postfix_chain(i);
+        self.depth.set(outer);
+        r
+    }
+
+    fn postfix_chain(&self, i: &'s str) -> R<'s, Expr> {
         let (i, _) = ws(i)?;
         let start = i;
         let (mut i, mut e) = self.primary(i)?;
         loop {
             let (r, _) = ws(i)?;
+            if r.starts_with('(') || r.starts_with('[') {
+                self.deeper(r, 1)?;
+            }
             if r.starts_with('(') {
                 let (r, args) = self.args(r)?;
                 e = Expr {
@@ -569,11 +628,36 @@ impl<'s> LangParser<'s> {
         }
         let text = &start[..start.len() - r.len()];
         let kind = if float {
-            ExprKind::Float(text.parse().unwrap_or(0.0))
+            let v: f64 = text.parse().unwrap_or(f64::NAN);
+            let mantissa = text.split(['e', 'E']).next().unwrap_or(text);
+            if v.is_infinite() {
+                return fatal(
+                    start,
+                    text.len(),
+                    format!(
+                        "number out of range (floats are at most {:e} in magnitude)",
+                        f64::MAX
+                    ),
+                );
+            }
+            if v == 0.0 && mantissa.contains(|c: char| ('1'..='9').contains(&c)) {
+                return fatal(
+                    start,
+                    text.len(),
+                    "number too small: it would round to 0 (the smallest float is about 5e-324)",
+                );
+            }
+            ExprKind::Float(v)
         } else {
             match text.parse() {
                 Ok(v) => ExprKind::Int(v),
-                Err(_) => return fatal(start, text.len(), "integer out of range"),
+                Err(_) => {
+                    return fatal(
+                        start,
+                        text.len(),
+                        format!("integer out of range ({} to {})", i64::MIN, i64::MAX),
+                    )
+                }
             }
         };
         Ok((
@@ -584,6 +668,22 @@ impl<'s> LangParser<'s> {
             },
         ))
     }
+}
+
+/// `int.frac` in units of `unit_ns` nanoseconds, rounded to the nanosecond; `None` when it
+/// does not fit a [`Duration`].
+fn duration(int: &str, frac: &str, unit_ns: u128) -> Option<Duration> {
+    let whole: u128 = int.parse().ok()?;
+    let mut nanos = whole.checked_mul(unit_ns)?;
+    // Digits past the twelfth are below a thousandth of a nanosecond in every unit.
+    let frac = &frac[..frac.len().min(12)];
+    if !frac.is_empty() {
+        let scale = 10u128.pow(frac.len() as u32);
+        let part: u128 = frac.parse().ok()?;
+        nanos = nanos.checked_add((part * unit_ns + scale / 2) / scale)?;
+    }
+    let secs = u64::try_from(nanos / 1_000_000_000).ok()?;
+    Some(Duration::new(secs, (nanos % 1_000_000_000) as u32))
 }
 
 fn token_len(i: &str) -> usize {
@@ -626,7 +726,7 @@ mod tests {
         );
         assert_eq!(
             kinds("break slower 10ms")[0],
-            StmtKind::Break(BreakSpec::Slower(10_000.0))
+            StmtKind::Break(BreakSpec::Slower(Duration::from_millis(10)))
         );
         assert!(matches!(
             &kinds("x = history[2]")[0],
@@ -652,5 +752,98 @@ mod tests {
         assert!(e.message.contains("is a command"));
         let e = parse_program("f(a=1, 2)").unwrap_err();
         assert!(e.message.contains("positional"));
+    }
+
+    /// Out-of-range numbers are errors at the number, saying the range; nothing saturates.
+    #[test]
+    fn numbers_out_of_range_are_errors() {
+        let err = |src: &str| parse_program(src).unwrap_err();
+        let e = err("x = 9223372036854775808");
+        assert_eq!(
+            e.message,
+            "integer out of range (-9223372036854775808 to 9223372036854775807)"
+        );
+        assert_eq!((e.span.lo, e.span.hi), (4, 23));
+        assert!(matches!(
+            kinds("x = -9223372036854775808")[0],
+            StmtKind::Assign {
+                value: Expr {
+                    kind: ExprKind::Int(i64::MIN),
+                    ..
+                },
+                ..
+            }
+        ));
+        assert!(err("x = 1e999").message.contains("out of range"));
+        assert!(err("x = -1e400").message.contains("out of range"));
+        assert!(err("x = 1e-400").message.contains("would round to 0"));
+        assert!(matches!(
+            kinds("x = 0e-999")[0],
+            StmtKind::Assign { value: Expr { kind: ExprKind::Float(f), .. }, .. } if f == 0.0
+        ));
+        let e = err("delete 18446744073709551616");
+        assert!(
+            e.message.contains("breakpoint number out of range"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.span.lo, 7);
+    }
+
+    #[test]
+    fn durations_are_exact_and_checked() {
+        let slower = |src: &str| match &kinds(src)[0] {
+            StmtKind::Break(BreakSpec::Slower(d)) => *d,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(slower("break slower 1.5s"), Duration::from_millis(1500));
+        assert_eq!(slower("break slower 0.1ms"), Duration::from_micros(100));
+        assert_eq!(slower("break slower 250us"), Duration::from_micros(250));
+        assert_eq!(slower("break slower 7"), Duration::from_millis(7));
+        assert_eq!(
+            slower("break slower 18446744073709551615s"),
+            Duration::new(u64::MAX, 0)
+        );
+        for src in [
+            "break slower 18446744073709551616s",
+            "break slower 99999999999999999999999999999999999999999ms",
+        ] {
+            let e = parse_program(src).unwrap_err();
+            assert!(
+                e.message.starts_with("duration out of range"),
+                "{src}: {}",
+                e.message
+            );
+            assert_eq!(e.span.lo, 13, "{src}");
+        }
+        let e = parse_program("break slower 1.2.3ms").unwrap_err();
+        assert!(
+            e.message.contains("expected the end of the statement"),
+            "{}",
+            e.message
+        );
+        let e = parse_program("break slower 1e400s").unwrap_err();
+        assert_eq!(e.message, "unknown time unit `e400s` (use us, ms or s)");
+        assert!(parse_program("break slower .5s").is_err());
+    }
+
+    /// Nesting past MAX_NESTING is an error where it goes too deep, however deep the input.
+    #[test]
+    fn nesting_is_bounded() {
+        let ok = format!("x = {}{}", "[".repeat(200), "]".repeat(200));
+        assert!(parse_program(&ok).is_ok());
+        let n = 100_000;
+        for src in [
+            format!("x = {}", "[".repeat(n)),
+            format!("x = {}1{}", "(".repeat(n), ")".repeat(n)),
+            format!("x = {}{}", "f(".repeat(n), ")".repeat(n)),
+            format!("x = a{}", "[1]".repeat(n)),
+            format!("x = f{}", "()".repeat(n)),
+            format!("{}{}", "with c {\n".repeat(n), "}".repeat(n)),
+        ] {
+            let e = parse_program(&src).unwrap_err();
+            assert!(e.message.starts_with("nested too deeply"), "{}", e.message);
+            assert!((e.span.lo as usize) < 10 * MAX_NESTING, "{}", e.span.lo);
+        }
     }
 }

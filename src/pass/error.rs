@@ -167,6 +167,17 @@ impl PassError {
         }
     }
 
+    /// True when the error is a caught panic: a pass body's, or an instrument callback's
+    /// (possibly one of two errors).
+    pub fn is_panic(&self) -> bool {
+        match self.kind() {
+            PassErrorKind::Panic { .. } => true,
+            PassErrorKind::Instrument { message, .. } => message.starts_with(INSTRUMENT_PANICKED),
+            PassErrorKind::Both { first, second } => first.is_panic() || second.is_panic(),
+            _ => false,
+        }
+    }
+
     /// Fills in the pass name of a body failure that has none.
     pub(crate) fn attach_pass(mut self, name: &Arc<str>) -> PassError {
         if let PassErrorKind::Failed {
@@ -264,6 +275,9 @@ impl fmt::Display for PassErrorKind {
 impl std::error::Error for PassError {}
 
 /// The text of a panic payload.
+/// How the message of an instrument callback that panicked begins.
+pub(crate) const INSTRUMENT_PANICKED: &str = "the instrument panicked: ";
+
 pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_string()

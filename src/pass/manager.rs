@@ -7,6 +7,11 @@
 //! of the stack (else an error, stack unchanged), pop, then `exit_pass_ctx` on every
 //! instrument. [`PassManager::with_context`] and [`ContextScope`] exit even when the block
 //! fails; when both fail, the exit error comes first.
+//!
+//! Each entry on the stack has an [`EntryId`], so a front end whose scopes can interleave
+//! (a block paused in a debugger while statements enter other contexts) exits exactly the
+//! entry it made, wherever it is ([`PassManager::exit_entry`]); the same context entered
+//! twice is two entries.
 
 use super::error::PassErrorKind;
 use super::funnel::PassCx;
@@ -21,10 +26,18 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+/// One entry of a context on the stack: entering returns it, and it names that entry
+/// (not the context, which may be entered more than once) until it is exited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EntryId(u64);
+
 /// A session's pass state. Output is discarded until a sink is installed.
 pub struct PassManager {
     default: PassContext,
     stack: Vec<PassContext>,
+    /// The entry of each context in `stack`, in the same order.
+    entries: Vec<EntryId>,
+    next_entry: u64,
     registry: Arc<Registry>,
     sink: Arc<dyn OutputSink>,
     interrupt: Option<Arc<AtomicBool>>,
@@ -43,6 +56,8 @@ impl PassManager {
         PassManager {
             default: PassContext::default(),
             stack: Vec::new(),
+            entries: Vec::new(),
+            next_entry: 0,
             registry: Arc::new(Registry::builtin()),
             sink: Arc::new(NullSink),
             interrupt: None,
@@ -87,12 +102,20 @@ impl PassManager {
         &self.stack
     }
 
+    /// The entries of the contexts in [`stack`](Self::stack), in the same order.
+    pub fn entries(&self) -> &[EntryId] {
+        &self.entries
+    }
+
     /// Enters `ctx`: its instruments' `enter_pass_ctx`, then push. On failure nothing is
     /// pushed (and the context's instruments are cleared, see §5).
-    pub fn enter(&mut self, ctx: &PassContext) -> Result<(), PassError> {
+    pub fn enter(&mut self, ctx: &PassContext) -> Result<EntryId, PassError> {
         ctx.enter_instruments(&*self.sink)?;
+        let id = EntryId(self.next_entry);
+        self.next_entry += 1;
         self.stack.push(ctx.clone());
-        Ok(())
+        self.entries.push(id);
+        Ok(id)
     }
 
     /// Exits `ctx`, which must be the innermost entered context.
@@ -108,6 +131,7 @@ impl PassManager {
             None => return Err(no_context()),
         }
         self.stack.pop();
+        self.entries.pop();
         ctx.exit_instruments(&*self.sink)
     }
 
@@ -116,6 +140,21 @@ impl PassManager {
         let top = self.stack.last().cloned().ok_or_else(no_context)?;
         self.exit(&top)?;
         Ok(top)
+    }
+
+    /// Exits the entry `id` wherever it is on the stack: removed, then its context's
+    /// `exit_pass_ctx` (the entries above it stay entered, in order). For front ends whose
+    /// scopes interleave; [`exit`](Self::exit) keeps TVM's innermost-only rule.
+    pub fn exit_entry(&mut self, id: EntryId) -> Result<PassContext, PassError> {
+        let Some(k) = self.entries.iter().rposition(|e| *e == id) else {
+            return Err(
+                PassErrorKind::Context("that PassContext entry was already exited".into()).into(),
+            );
+        };
+        self.entries.remove(k);
+        let ctx = self.stack.remove(k);
+        ctx.exit_instruments(&*self.sink)?;
+        Ok(ctx)
     }
 
     /// Enters `ctx` and returns a guard that exits it when dropped (ignoring an exit error)

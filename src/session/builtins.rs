@@ -203,6 +203,24 @@ impl Bound {
         }
     }
 
+    /// An integer argument that must fit an `i32` (opt levels).
+    fn i32(&self, p: &str) -> Result<Option<i32>, SessionError> {
+        match self.int(p)? {
+            None => Ok(None),
+            Some(i) => i32::try_from(i).map(Some).map_err(|_| {
+                SessionError::at(
+                    format!(
+                        "{}: argument `{p}` is out of range ({} to {})",
+                        self.name,
+                        i32::MIN,
+                        i32::MAX
+                    ),
+                    self.span_of(p),
+                )
+            }),
+        }
+    }
+
     fn bool(&self, p: &str) -> Result<Option<bool>, SessionError> {
         match self.get(p) {
             None => Ok(None),
@@ -302,30 +320,147 @@ fn b_parse(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
         })
 }
 
-/// Flattens nested lists of numbers into values and a shape.
-fn flatten(
-    v: &Value,
-    depth: usize,
-    shape: &mut Vec<i64>,
-    out: &mut Vec<f64>,
-) -> Result<(), String> {
-    match v {
-        Value::Int(i) => out.push(*i as f64),
-        Value::Float(f) => out.push(*f),
-        Value::Bool(b) => out.push(*b as i64 as f64),
-        Value::List(items) => {
-            if shape.len() == depth {
-                shape.push(items.len() as i64);
-            } else if shape[depth] != items.len() as i64 {
-                return Err("rows of different lengths".into());
-            }
-            for i in items {
-                flatten(i, depth + 1, shape, out)?;
-            }
+/// One element of `const`'s data, as written.
+#[derive(Clone, Copy, Debug)]
+enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Num::Int(i) => write!(f, "{i}"),
+            Num::Float(x) if *x != 0.0 && !(1e-4..1e16).contains(&x.abs()) => write!(f, "{x:e}"),
+            Num::Float(x) => f.write_str(&Value::Float(*x).repr()),
         }
-        other => return Err(format!("a {} is not a number", other.kind())),
     }
-    Ok(())
+}
+
+/// Flattens nested lists of numbers into values and a shape: every row of one level has
+/// the same length and every number is at the same depth. Iterative, so data nested a
+/// million deep is an error, not a stack overflow.
+fn flatten(v: &Value) -> Result<(Vec<i64>, Vec<Num>), String> {
+    let mut shape: Vec<i64> = Vec::new();
+    let mut leaf_depth: Option<usize> = None;
+    let mut out = Vec::new();
+    let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
+    while let Some((v, depth)) = stack.pop() {
+        let num = match v {
+            Value::Int(i) => Num::Int(*i),
+            Value::Float(f) => Num::Float(*f),
+            Value::Bool(b) => Num::Int(i64::from(*b)),
+            Value::List(items) => {
+                if leaf_depth.is_some_and(|d| depth >= d) {
+                    return Err("the data is ragged: a list where other rows have numbers".into());
+                }
+                let len = i64::try_from(items.len()).map_err(|_| "too many elements")?;
+                if shape.len() == depth {
+                    shape.push(len);
+                } else if shape[depth] != len {
+                    return Err(format!(
+                        "rows of different lengths at depth {depth} ({} and {len})",
+                        shape[depth]
+                    ));
+                }
+                stack.extend(items.iter().rev().map(|i| (i, depth + 1)));
+                continue;
+            }
+            other => return Err(format!("a {} is not a number", other.kind())),
+        };
+        match leaf_depth {
+            None if depth < shape.len() => {
+                return Err("the data is ragged: a number where other rows have lists".into())
+            }
+            None => leaf_depth = Some(depth),
+            Some(d) if d != depth => {
+                return Err("the data is ragged: numbers at different depths".into())
+            }
+            Some(_) => {}
+        }
+        out.push(num);
+    }
+    // A row of empty lists leaves the deeper dimensions unknown: they are 0, and so is the
+    // number of elements.
+    Ok((shape, out))
+}
+
+/// The inclusive range of an integer dtype of `bits` bits.
+fn int_range(dtype: crate::ir::DType) -> (i128, i128) {
+    let bits = u32::from(dtype.bits);
+    if dtype.code == crate::ir::dtype::DTypeCode::UInt {
+        (0, (1i128 << bits) - 1)
+    } else {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    }
+}
+
+/// The element `n` (the `k`-th) as an integer of `dtype`: exact, in range, and for `bool`
+/// 0 or 1 (also true/false); a float must be a whole number.
+fn int_element(dtype: crate::ir::DType, k: usize, n: Num) -> Result<i64, String> {
+    let what = |why: &str| format!("element {k} ({n}) {why}");
+    let i: i128 = match n {
+        Num::Int(i) => i.into(),
+        // Saturating: a whole number beyond i128 is out of every range below.
+        Num::Float(f) if f.fract() == 0.0 => f as i128,
+        Num::Float(_) if dtype.is_bool() => {
+            return Err(what("is not a bool (true, false, 1 or 0)"))
+        }
+        Num::Float(_) => {
+            return Err(what(&format!(
+                "is not a whole number ({dtype} holds integers)"
+            )))
+        }
+    };
+    if dtype.is_bool() {
+        return match i {
+            0 | 1 => Ok(i as i64),
+            _ => Err(what("is not a bool (true, false, 1 or 0)")),
+        };
+    }
+    let (lo, hi) = int_range(dtype);
+    if i < lo || i > hi {
+        return Err(what(&format!("is out of range for {dtype} ({lo} to {hi})")));
+    }
+    i64::try_from(i).map_err(|_| what(&format!("is out of range for {dtype}")))
+}
+
+/// The element `n` (the `k`-th) as a float of `dtype`: rounded to the nearest value the
+/// dtype holds, but never to infinity or (from a number that is not 0) to 0.
+fn float_element(dtype: crate::ir::DType, k: usize, n: Num) -> Result<f64, String> {
+    let x = match n {
+        Num::Int(i) => i as f64,
+        Num::Float(f) => f,
+    };
+    let (rounded, max, min) = match dtype.bits {
+        16 if dtype.code == crate::ir::dtype::DTypeCode::BFloat => (
+            half::bf16::from_f64(x).to_f64(),
+            half::bf16::MAX.to_f64(),
+            half::bf16::from_bits(1).to_f64(),
+        ),
+        16 => (
+            half::f16::from_f64(x).to_f64(),
+            half::f16::MAX.to_f64(),
+            half::f16::from_bits(1).to_f64(),
+        ),
+        32 => (
+            f64::from(x as f32),
+            f64::from(f32::MAX),
+            f64::from(f32::from_bits(1)),
+        ),
+        _ => (x, f64::MAX, f64::from_bits(1)),
+    };
+    if rounded.is_infinite() && x.is_finite() {
+        return Err(format!(
+            "element {k} ({n}) is out of range for {dtype} (at most {max:e} in magnitude)"
+        ));
+    }
+    if rounded == 0.0 && x != 0.0 {
+        return Err(format!(
+            "element {k} ({n}) is too small for {dtype}: it would round to 0 (the smallest is {min:e})"
+        ));
+    }
+    Ok(rounded)
 }
 
 fn b_const(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
@@ -333,14 +468,33 @@ fn b_const(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
     let dtype_name = a.str("dtype")?.unwrap_or_else(|| "float32".into());
     let dtype = crate::ir::DType::parse(&dtype_name)
         .ok_or_else(|| at(format!("unknown dtype `{dtype_name}`"), a.span_of("dtype")))?;
-    let mut shape = Vec::new();
-    let mut values = Vec::new();
-    flatten(data, 0, &mut shape, &mut values)
-        .map_err(|e| at(format!("const: {e}"), a.span_of("data")))?;
+    if dtype.lanes != 1 {
+        return Err(at(
+            format!(
+                "const makes tensors of scalar elements; `{dtype_name}` has {} lanes",
+                dtype.lanes
+            ),
+            a.span_of("dtype"),
+        ));
+    }
+    let (shape, values) =
+        flatten(data).map_err(|e| at(format!("const: {e}"), a.span_of("data")))?;
+    let bad = |e: String| at(format!("const: {e}"), a.span_of("data"));
     let t = if dtype.is_float() {
-        crate::ir::TensorData::from_f64(dtype, shape, &values)
+        let xs = values
+            .iter()
+            .enumerate()
+            .map(|(k, n)| float_element(dtype, k, *n))
+            .collect::<Result<Vec<f64>, String>>()
+            .map_err(bad)?;
+        crate::ir::TensorData::from_f64(dtype, shape, &xs)
     } else {
-        let ints: Vec<i64> = values.iter().map(|v| *v as i64).collect();
+        let ints = values
+            .iter()
+            .enumerate()
+            .map(|(k, n)| int_element(dtype, k, *n))
+            .collect::<Result<Vec<i64>, String>>()
+            .map_err(bad)?;
         crate::ir::TensorData::from_i64(dtype, shape, &ints)
     };
     Ok(Value::Tensor(Arc::new(t)))
@@ -445,7 +599,7 @@ fn b_override(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
     };
     s.note_timing(&ctx);
     r.map(|_| Value::None)
-        .map_err(|e| at(e.to_string(), a.span))
+        .map_err(|e| SessionError::from_pass(&e, a.span))
 }
 
 fn pass_list(a: &Bound, p: &str) -> Result<Vec<crate::pass::Pass>, SessionError> {
@@ -464,7 +618,7 @@ fn pass_list(a: &Bound, p: &str) -> Result<Vec<crate::pass::Pass>, SessionError>
 fn b_sequential(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
     let passes = pass_list(&a, "passes")?;
     let name = a.str("name")?.unwrap_or_else(|| "sequential".into());
-    let level = a.int("opt_level")?.unwrap_or(0) as i32;
+    let level = a.i32("opt_level")?.unwrap_or(0);
     let required = a.strs("required")?;
     let info = PassInfo::with_kind(&name, level, &required, PassKind::Sequential);
     Ok(Value::Pass(Sequential::with_info(info, passes).into_pass()))
@@ -472,7 +626,7 @@ fn b_sequential(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
 
 fn b_pass_context(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
     let mut b = PassContext::builder()
-        .opt_level(a.int("opt_level")?.unwrap_or(2) as i32)
+        .opt_level(a.i32("opt_level")?.unwrap_or(2))
         .required_pass(a.strs("required_pass")?)
         .disabled_pass(a.strs("disabled_pass")?)
         .instruments(a.instruments("instruments")?);
@@ -500,7 +654,7 @@ fn user_info(a: &Bound, kind: PassKind) -> Result<PassInfo, SessionError> {
     let name = a
         .str("name")?
         .ok_or_else(|| at(format!("{} needs name=...", a.name), a.span))?;
-    let level = a.int("opt_level")?.unwrap_or(0) as i32;
+    let level = a.i32("opt_level")?.unwrap_or(0);
     let required = a.strs("required")?;
     Ok(PassInfo::with_kind(&name, level, &required, kind))
 }
@@ -627,10 +781,9 @@ fn b_bisect(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
     let limit = a
         .int("limit")?
         .ok_or_else(|| at("Bisect needs a limit", a.span))?;
-    if limit < 0 {
-        return Err(at("Bisect's limit cannot be negative", a.span_of("limit")));
-    }
-    inst(Bisect::new(limit as usize))
+    let limit = usize::try_from(limit)
+        .map_err(|_| at("Bisect's limit cannot be negative", a.span_of("limit")))?;
+    inst(Bisect::new(limit))
 }
 fn b_verify(_: &mut Session, _: Bound) -> Result<Value, SessionError> {
     inst(Verify::new())

@@ -19,6 +19,23 @@ fn is_word(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '.'
 }
 
+/// Where the word ending at the end of `s` starts (a byte offset, on a character boundary).
+fn word_start(s: &str) -> usize {
+    s.char_indices()
+        .rev()
+        .find(|(_, c)| !is_word(*c))
+        .map_or(0, |(i, c)| i + c.len_utf8())
+}
+
+/// `cursor` clamped to `line` and moved back to a character boundary.
+fn clamp_cursor(line: &str, cursor: usize) -> usize {
+    let mut c = cursor.min(line.len());
+    while !line.is_char_boundary(c) {
+        c -= 1;
+    }
+    c
+}
+
 /// The function whose argument list the cursor is in, if any (`PassContext(opt_le|`).
 fn enclosing_call(before: &str) -> Option<&str> {
     let mut depth = 0i32;
@@ -30,11 +47,7 @@ fn enclosing_call(before: &str) -> Option<&str> {
             '(' if depth > 0 => depth -= 1,
             '(' => {
                 let head = &before[..i];
-                let start = head
-                    .rfind(|c: char| !is_word(c))
-                    .map(|j| j + 1)
-                    .unwrap_or(0);
-                let name = &head[start..];
+                let name = &head[word_start(head)..];
                 return (!name.is_empty()).then_some(name);
             }
             _ => {}
@@ -72,7 +85,7 @@ fn open_string(before: &str) -> Option<usize> {
 impl Session {
     /// Everything that can be completed at `cursor` in `line`.
     pub fn complete(&self, line: &str, cursor: usize) -> Completion {
-        let cursor = cursor.min(line.len());
+        let cursor = clamp_cursor(line, cursor);
         let before = &line[..cursor];
         // Inside a string: file paths for load/save/DumpIR, config keys inside config={...}.
         if let Some(s) = open_string(before) {
@@ -97,10 +110,7 @@ impl Session {
                 candidates,
             };
         }
-        let start = before
-            .rfind(|c: char| !is_word(c))
-            .map(|i| i + 1)
-            .unwrap_or(0);
+        let start = word_start(before);
         let prefix = &before[start..];
         if let Some(candidates) = self.complete_debug_command(&before[..start], prefix) {
             return Completion {
@@ -252,11 +262,8 @@ impl Session {
 
     /// Help for the name under the cursor (a pass, builtin, command or variable).
     pub fn inspect(&self, line: &str, cursor: usize) -> Option<String> {
-        let cursor = cursor.min(line.len());
-        let start = line[..cursor]
-            .rfind(|c: char| !is_word(c))
-            .map(|i| i + 1)
-            .unwrap_or(0);
+        let cursor = clamp_cursor(line, cursor);
+        let start = word_start(&line[..cursor]);
         let end = line[cursor..]
             .find(|c: char| !is_word(c))
             .map(|i| cursor + i)
@@ -304,6 +311,24 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Words after characters of several bytes, and cursors inside a character.
+    #[test]
+    fn any_text_and_cursor_is_answered() {
+        let s = Session::new();
+        let c = s.complete("π→Seq", "π→Seq".len());
+        assert_eq!(c.start, "π→".len());
+        assert!(c.candidates.contains(&"Sequential(".to_string()), "{c:?}");
+        let c = s.complete("é(opt", "é(opt".len());
+        assert_eq!(c.start, "é(".len());
+        assert!(s.inspect("𐓪Sequential", 5).unwrap().contains("Sequential"));
+        for line in ["𐓪", "🬞zn[Á", "a(é", "\"é", "x = €"] {
+            for cursor in 0..=line.len() + 2 {
+                let _ = s.complete(line, cursor);
+                let _ = s.inspect(line, cursor);
+            }
+        }
+    }
 
     #[test]
     fn completes_names_keywords_and_config_keys() {

@@ -43,7 +43,11 @@ impl Session {
         }
     }
 
-    pub(crate) fn cmd_timing(&mut self, out: &mut Outputs) -> Result<(), SessionError> {
+    pub(crate) fn cmd_timing(
+        &mut self,
+        span: crate::ir::Span,
+        out: &mut Outputs,
+    ) -> Result<(), SessionError> {
         let current = self
             .pm
             .current()
@@ -52,8 +56,9 @@ impl Session {
             .find(|i| i.as_any().is::<PassTimingInstrument>())
             .cloned();
         let Some(inst) = current.or_else(|| self.last_timing.clone()) else {
-            return Err(SessionError::new(
+            return Err(SessionError::at(
                 "no PassTimingInstrument has been used: run passes under PassContext(instruments=[PassTimingInstrument()])",
+                span,
             ));
         };
         let t = inst

@@ -6,6 +6,10 @@ use crate::ir::Span;
 use crate::text::ParseError;
 use std::sync::Arc;
 
+/// What follows the location of a caught panic.
+pub(crate) const PANIC_NOTE: &str = "note: this is a bug in passlab; only this statement failed, \
+     and the session and its variables are as they were before it";
+
 /// An error while executing a statement.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SessionError {
@@ -42,6 +46,23 @@ impl SessionError {
             origin: None,
             paused: false,
         }
+    }
+
+    /// A pass manager error at `span`; a caught panic says that only the statement failed.
+    pub fn from_pass(err: &crate::pass::PassError, span: Span) -> SessionError {
+        let e = SessionError::at(err.to_string(), span);
+        if err.is_panic() {
+            e.with_detail(PANIC_NOTE.into())
+        } else {
+            e
+        }
+    }
+
+    /// A panic (a bug) caught while running a statement, at the statement.
+    pub(crate) fn panicked(message: &str, span: Span) -> SessionError {
+        SessionError::at(format!("internal error: {message}"), span)
+            .with_label(Some("this statement panicked".into()))
+            .with_detail(PANIC_NOTE.into())
     }
 
     /// The marker a pausing run unwinds the statement with.

@@ -9,6 +9,7 @@ use super::history::RunHistory;
 use super::suspend::Pending;
 use super::{Session, SessionError, Value};
 use crate::lang::ast::{Expr, ExprKind};
+use crate::lang::MAX_NESTING;
 use crate::pass::{PassContext, PassOptions};
 use std::sync::{Arc, Mutex};
 
@@ -18,6 +19,21 @@ impl Session {
     }
 
     fn eval_inner(&mut self, e: &Expr) -> Result<Value, SessionError> {
+        let v = self.eval_kind(e)?;
+        if matches!(e.kind, ExprKind::List(_) | ExprKind::Map(_))
+            && v.nesting(MAX_NESTING + 1) > MAX_NESTING
+        {
+            // Values are built a level at a time by statements such as `x = [x]`: they are
+            // held to the nesting the language allows in one expression.
+            return Err(SessionError::at(
+                format!("a list or map nested more than {MAX_NESTING} levels deep"),
+                e.span,
+            ));
+        }
+        Ok(v)
+    }
+
+    fn eval_kind(&mut self, e: &Expr) -> Result<Value, SessionError> {
         Ok(match &e.kind {
             ExprKind::Int(i) => Value::Int(*i),
             ExprKind::Float(f) => Value::Float(*f),
@@ -281,7 +297,7 @@ impl Session {
         m: &crate::ir::Module,
         span: crate::ir::Span,
     ) -> SessionError {
-        let mut se = SessionError::at(err.to_string(), span);
+        let mut se = SessionError::from_pass(&err, span);
         if let crate::pass::error::PassErrorKind::Diagnostics { diagnostics, .. } = err.kind() {
             let rendered: Vec<String> = diagnostics.iter().map(|d| d.render(m, false)).collect();
             se = se.with_detail(rendered.join("\n"));

@@ -4,7 +4,7 @@
 //! mismatch as a diff; `bless` rewrites the expected lines from a fresh run.
 
 use super::Session;
-use crate::lang::{is_complete, Completeness};
+use crate::lang::{Completeness, Scanner};
 use regex::Regex;
 
 /// One statement of a script with what surrounds it.
@@ -25,6 +25,7 @@ pub fn split(text: &str) -> (Vec<Item>, Vec<String>) {
     let mut items: Vec<Item> = Vec::new();
     let mut leading = Vec::new();
     let mut pending: Vec<String> = Vec::new();
+    let mut scan = Scanner::new();
     let mut start = 0;
     for (i, line) in text.lines().enumerate() {
         if pending.is_empty() {
@@ -43,11 +44,13 @@ pub fn split(text: &str) -> (Vec<Item>, Vec<String>) {
             }
             start = i + 1;
         }
+        if !pending.is_empty() {
+            scan.feed("\n");
+        }
+        scan.feed(line);
         pending.push(line.to_string());
-        if !matches!(
-            is_complete(&pending.join("\n")),
-            Completeness::Incomplete { .. }
-        ) {
+        if !matches!(scan.state(), Completeness::Incomplete { .. }) {
+            scan = Scanner::new();
             items.push(Item {
                 leading: std::mem::take(&mut leading),
                 source: std::mem::take(&mut pending),
@@ -85,7 +88,9 @@ pub struct RunReport {
 }
 
 /// Runs a script; stops at the first error unless `keep_going`. `emit` receives each
-/// statement's output as it is produced.
+/// statement's output as it is produced. At the end the script's session ends: a paused run
+/// is aborted and the contexts left entered are exited, and a failure there (an
+/// instrument's `exit_pass_ctx`) counts as an error too.
 pub fn run(s: &mut Session, text: &str, keep_going: bool, mut emit: impl FnMut(&str)) -> RunReport {
     let (items, _) = split(text);
     let mut all = String::new();
@@ -102,6 +107,11 @@ pub fn run(s: &mut Session, text: &str, keep_going: bool, mut emit: impl FnMut(&
             }
         }
     }
+    let out = s.exit_all_contexts();
+    let t = out.text(s.color);
+    emit(&t);
+    all.push_str(&t);
+    errors += usize::from(out.is_error());
     RunReport { text: all, errors }
 }
 
@@ -256,5 +266,32 @@ mod tests {
         assert!(line_matches("took {{[0-9]+}} us", "took 42 us"));
         assert!(!line_matches("took {{[0-9]+}} us", "took x us"));
         assert!(line_matches("a.b", "a.b"));
+    }
+
+    /// A context whose exit fails when the script ends is an error at the statement that
+    /// entered it, and the script fails.
+    #[test]
+    fn a_failing_exit_at_the_end_is_a_located_error() {
+        let mut s = Session::new();
+        s.set_source_name("end.passlab");
+        let text = "x = 1\nenter PassContext(instruments=[Trace(name=\"t\", fail_at=\"exit_pass_ctx\")])\n";
+        let report = run(&mut s, text, false, |_| {});
+        assert_eq!(report.errors, 1, "{}", report.text);
+        for line in [
+            "[t] exit_pass_ctx",
+            "error: t exit_pass_ctx failed (instrument t, exit_pass_ctx)",
+            " --> end.passlab:2:7",
+            "^^^ entered here, and exited when the session ended",
+        ] {
+            assert!(report.text.contains(line), "{line}\n{}", report.text);
+        }
+        assert!(s.pass_manager().stack().is_empty());
+    }
+
+    /// `timing` with no timing instrument points at the statement.
+    #[test]
+    fn timing_without_an_instrument_is_located() {
+        let out = Session::new().execute("x = 1\ntiming");
+        assert!(out.plain().contains(" --> <input>:2:1"), "{}", out.plain());
     }
 }

@@ -15,18 +15,21 @@
 //! again, building a new suspension the same way. `abort` (or a failure) exits the frames'
 //! contexts and restores the names the statement had bound, so it binds nothing.
 
+use super::contexts::BlockId;
 use super::debug::worker::{Msg, Pause, Resume, Run};
 use super::debug::RunDone;
 use super::history::RunHistory;
 use super::{Outputs, Session, SessionError, Value};
 use crate::ir::{Module, Span};
 use crate::lang::ast::Stmt;
-use crate::pass::{PassContext, PassError};
+use crate::pass::PassError;
 use std::sync::{Arc, Mutex};
 
 /// What an enclosing `with` block still has to do.
 pub(crate) struct Frame {
-    pub ctx: PassContext,
+    /// The block, which owns the entries it exits when it ends (see `contexts.rs`).
+    pub block: BlockId,
+    /// The block's context expression (where its exit errors point).
     pub span: Span,
     pub rest: Vec<Stmt>,
 }
@@ -70,9 +73,9 @@ pub(crate) struct Suspended {
 }
 
 impl Suspended {
-    /// True when `ctx` was entered by a `with` block the paused statement is inside.
-    pub fn holds(&self, ctx: &PassContext) -> bool {
-        self.frames.iter().any(|f| f.ctx.same_as(ctx))
+    /// True when `block` is a `with` block the paused statement is inside.
+    pub fn holds(&self, block: BlockId) -> bool {
+        self.frames.iter().any(|f| f.block == block)
     }
 
     /// The first line of the paused statement, for `where`.
@@ -98,19 +101,21 @@ impl Session {
         mut result: Result<(), SessionError>,
         out: &mut Outputs,
     ) -> Result<(), SessionError> {
-        while let Some(Frame { ctx, span, rest }) = frames.pop() {
+        while let Some(Frame { block, span, rest }) = frames.pop() {
             if result.is_ok() {
+                let outer = self.contexts.block.replace(block);
                 for (i, s) in rest.iter().enumerate() {
                     match self.run_stmt(s, out) {
                         Ok(()) => {}
                         Err(e) if e.is_pause() => {
+                            self.contexts.block = outer;
                             let p = self
                                 .debug
                                 .pending
                                 .as_mut()
                                 .expect("a pause leaves a pending suspension");
                             p.frames.push(Frame {
-                                ctx,
+                                block,
                                 span,
                                 rest: rest[i + 1..].to_vec(),
                             });
@@ -123,37 +128,11 @@ impl Session {
                         }
                     }
                 }
+                self.contexts.block = outer;
             }
-            result = self.exit_block(&ctx, span, result, out);
+            result = self.exit_block(block, span, result, out);
         }
         result
-    }
-
-    /// The end of a `with` block: exits the contexts the block left entered, then `ctx`,
-    /// also when the block failed.
-    fn exit_block(
-        &mut self,
-        ctx: &PassContext,
-        span: Span,
-        mut result: Result<(), SessionError>,
-        out: &mut Outputs,
-    ) -> Result<(), SessionError> {
-        while self.pm.stack().last().is_some_and(|top| !top.same_as(ctx)) {
-            if let Err(e) = self.pm.exit_innermost() {
-                result = result.and(Err(SessionError::at(e.to_string(), span)));
-            }
-        }
-        let exited = self.pm.exit(ctx);
-        self.drain_sink(out);
-        match (result, exited) {
-            (Ok(()), Ok(())) => Ok(()),
-            (Ok(()), Err(x)) => Err(SessionError::at(x.to_string(), span)),
-            (Err(e), Ok(())) => Err(e),
-            (Err(e), Err(x)) => Err(SessionError::at(
-                format!("{x}\n(while exiting after the block failed: {})", e.message),
-                span,
-            )),
-        }
     }
 
     /// Makes the pending pause the session's paused state and shows where it is.
@@ -253,7 +232,11 @@ impl Session {
                 // Evaluated again as when it first ran: each replayed run makes its own
                 // history the last run's again (see `RunDone`).
                 self.debug.history = s.history_before.clone();
+                // The statement is in the innermost block again.
+                let outer =
+                    std::mem::replace(&mut self.contexts.block, s.frames.first().map(|f| f.block));
                 let r = self.run_stmt(&s.stmt, out);
+                self.contexts.block = outer;
                 if !self.debug.replay.is_empty() {
                     // The statement failed before it reached the run: the run is still the
                     // last one.
@@ -307,7 +290,7 @@ impl Session {
         self.drain_sink(out);
         let mut result = Ok(());
         for f in frames {
-            result = self.exit_block(&f.ctx, f.span, result, out);
+            result = self.exit_block(f.block, f.span, result, out);
         }
         self.debug.assigned.clear();
         self.restore_bindings(restore);

@@ -50,6 +50,26 @@ impl Value {
         }
     }
 
+    /// How deeply lists and maps nest in the value (0 for anything else), counted up to
+    /// `cap` and no further. Iterative: a value is never walked with the call stack.
+    pub fn nesting(&self, cap: usize) -> usize {
+        let mut deepest = 0;
+        let mut stack: Vec<(&Value, usize)> = vec![(self, 0)];
+        while let Some((v, d)) = stack.pop() {
+            let inner: Box<dyn Iterator<Item = &Value>> = match v {
+                Value::List(items) => Box::new(items.iter()),
+                Value::Map(items) => Box::new(items.iter().flat_map(|(k, v)| [k, v])),
+                _ => continue,
+            };
+            deepest = deepest.max(d + 1);
+            if deepest >= cap {
+                return cap;
+            }
+            stack.extend(inner.map(|x| (x, d + 1)));
+        }
+        deepest
+    }
+
     /// A short Python-like rendering (for lists, maps, scalars and error messages).
     pub fn repr(&self) -> String {
         match self {

@@ -473,6 +473,10 @@ pub fn string_lit(i: &str) -> R<'_, String> {
     fatal(i, 1, "unterminated string")
 }
 
+/// The largest `i` a `meta[Key][i]` may name. A printed module's metadata section is a dense
+/// array up to its highest index, so an index is also a size: this one keeps it printable.
+pub const MAX_META_INDEX: usize = (1 << 20) - 1;
+
 /// `meta[Key][i]`.
 pub fn meta_ref(i: &str) -> R<'_, (&str, usize)> {
     let (i, _) = ws(i)?;
@@ -499,9 +503,15 @@ pub fn meta_ref(i: &str) -> R<'_, (&str, usize)> {
             "expected `]` after the meta index",
         );
     };
-    let Ok(idx) = digits.parse() else {
-        let at = &start[5 + close + 2..];
-        return fatal(at, digits.len(), "meta index is too large");
+    let idx = match digits.parse::<usize>() {
+        Ok(idx) if idx <= MAX_META_INDEX => idx,
+        _ => {
+            return fatal(
+                &start[5 + close + 2..],
+                digits.len(),
+                format!("meta index out of range (0 to {MAX_META_INDEX})"),
+            )
+        }
     };
     Ok((r, (key, idx)))
 }

@@ -763,7 +763,13 @@ impl<'s> P<'s> {
             } else if let Some(r) = i.strip_prefix('.') {
                 match nom::character::complete::digit1::<_, PErr>(r) {
                     Ok((r2, d)) => {
-                        let idx: usize = d.parse().unwrap_or(usize::MAX);
+                        let Ok(idx) = d.parse::<usize>() else {
+                            return fatal(
+                                r,
+                                d.len(),
+                                format!("tuple index out of range (at most {})", usize::MAX),
+                            );
+                        };
                         e = Expr::with_info(
                             ExprKind::TupleGetItem(e, idx),
                             None,

@@ -28,7 +28,7 @@ impl When {
             BreakSpec::After(n) => When::After(n.clone()),
             BreakSpec::Changed(f) => When::Changed(f.trim_start_matches('@').to_string()),
             BreakSpec::Verify => When::Verify,
-            BreakSpec::Slower(us) => When::Slower(Duration::from_secs_f64(us.max(0.0) / 1e6)),
+            BreakSpec::Slower(d) => When::Slower(*d),
         }
     }
 
