@@ -448,6 +448,7 @@ impl<'s> LangParser<'s> {
     fn args(&self, i: &'s str) -> R<'s, Vec<Arg>> {
         let (mut i, _) = punct(i, "(", false)?;
         let mut out = Vec::new();
+        let mut any_named = false;
         loop {
             let (r, _) = wsn(i)?;
             if r.starts_with(')') {
@@ -464,10 +465,11 @@ impl<'s> LangParser<'s> {
                     out.push(Arg { name, value });
                     i = r5;
                     named = true;
+                    any_named = true;
                 }
             }
             if !named {
-                if out.iter().any(|a: &Arg| a.name.is_some()) {
+                if any_named {
                     return fatal(
                         r,
                         token_len(r),
