@@ -217,7 +217,6 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             let report = replay::run(&mut s, &text, keep_going, |t| {
                 stdio::out(t);
             });
-            stdio::out(&s.exit_all_contexts().text(color));
             if report.errors > 0 {
                 return Err(format!("{file}: {} statement(s) failed", report.errors));
             }

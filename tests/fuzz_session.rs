@@ -18,6 +18,8 @@
 //! `PASSLAB_FUZZ_CASES=N` runs N of them (default 1000), and `PASSLAB_FUZZ_SEED=S` draws
 //! others.
 
+mod common;
+
 use passlab::lang::parse_program;
 use passlab::session::{replay, Outputs, PartKind, Session, Value};
 use proptest::prelude::*;
@@ -469,12 +471,7 @@ fn env_number(name: &str, default: u64) -> u64 {
 
 /// Runs `f` on an 8 MiB stack, the smallest a front end gives the session.
 fn on_front_end_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(8 << 20)
-        .spawn(f)
-        .expect("spawn")
-        .join()
-        .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    common::on_stack(8 << 20, f)
 }
 
 #[test]

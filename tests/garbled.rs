@@ -5,20 +5,6 @@ mod common;
 
 use passlab::text::parse_module;
 
-/// A tiny deterministic PRNG so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// Token boundaries: starts of runs of identifier characters or single punctuation.
 fn tokens(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
@@ -64,7 +50,7 @@ fn check(name: &str, text: &str) {
 
 #[test]
 fn mutations_of_the_corpus_give_located_errors() {
-    let mut rng = Rng(0x9E3779B97F4A7C15);
+    let mut rng = common::Rng(0x9E3779B97F4A7C15);
     let mut cases = 0;
     for (name, text) in common::corpus_files() {
         let toks = tokens(&text);
@@ -141,7 +127,7 @@ fn specific_errors_point_at_the_problem() {
 
 #[test]
 fn random_bytes_never_panic() {
-    let mut rng = Rng(42);
+    let mut rng = common::Rng(42);
     let alphabet = b"%@()[]{},;:=.-+*/<>!? \n\tabcdefnlt0123456789_\"#";
     for _ in 0..3000 {
         let len = rng.below(60);

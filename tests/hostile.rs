@@ -12,12 +12,7 @@ use passlab::text::{parse_module, print_module, try_print_module_with, PrintOpti
 /// Runs `f` on a thread with a 2 MiB stack, as the REPL's and the kernel's workers have at
 /// least.
 fn small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(f)
-        .expect("spawn")
-        .join()
-        .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    common::on_stack(2 << 20, f)
 }
 
 /// Parses `text`; on success prints the module back and drops everything (each step once
@@ -291,20 +286,6 @@ fn program_text_that_looks_like_a_chunk_mark_prints_as_written() {
     assert!(passlab::ir::module_equal(&m, &back, false));
 }
 
-/// A tiny deterministic generator, so that every failure reproduces.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// Mutations of the corpus's metadata sections: numbers in the JSON replaced by extreme ones,
 /// node indices pointed elsewhere (cycles included), blob header fields and bytes changed.
 /// No mutation may panic, abort or overflow; errors are located.
@@ -322,7 +303,7 @@ fn metadata_mutation_fuzz() {
         "99999999999999999999",
     ];
     let b64 = base64::engine::general_purpose::STANDARD;
-    let mut rng = Rng(0x2545F4914F6CDD1D);
+    let mut rng = common::Rng(0x2545F4914F6CDD1D);
     let mut cases = 0;
     for (name, text) in common::corpus_files() {
         let Some(at) = text.find("#[metadata]") else {
