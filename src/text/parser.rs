@@ -1181,6 +1181,9 @@ impl<'s> P<'s> {
     /// `key=value, key=value` up to (not including) `close`.
     fn attr_list(&self, mut i: &'s str, close: &'static str) -> R<'s, Vec<(Arc<str>, AttrValue)>> {
         let mut out: Vec<(Arc<str>, AttrValue)> = Vec::new();
+        // The keys so far: scanned while there are few (no allocation: almost every list),
+        // hashed once there are many, so that a long list stays linear.
+        let mut keys: smallvec::SmallVec<[&'s str; 8]> = smallvec::SmallVec::new();
         let mut seen: rustc_hash::FxHashSet<&'s str> = Default::default();
         loop {
             let (r, _) = ws(i)?;
@@ -1191,7 +1194,17 @@ impl<'s> P<'s> {
             let (r, key) = hier_name(r)?;
             let (r, _) = sym("=")(r)?;
             let (r, v) = self.attr_value(r)?;
-            if !seen.insert(key) {
+            let repeated = if keys.len() < 8 {
+                let found = keys.contains(&key);
+                keys.push(key);
+                found
+            } else {
+                if seen.is_empty() {
+                    seen.extend(keys.iter().copied());
+                }
+                !seen.insert(key)
+            };
+            if repeated {
                 return fatal(at, key.len(), format!("attribute `{key}` is given twice"));
             }
             out.push((key.into(), v));
