@@ -268,8 +268,11 @@ MODELS = ["peer", "conv", "rnn"]
 # Shapes that once made a pass quadratic (`--model` only; CI checks their instructions): a
 # running sum of recurrent states (FuseOps' post-dominators), nested ifs (ToANormalForm's
 # scopes), a call chain of globals (every pass that looked functions up by name), nested
-# closures (LambdaLift's free variables and names), nested tuples (InferType's type comparisons).
-SHAPES = ["sum", "ifs", "globals", "closures", "tuples"]
+# closures (LambdaLift's free variables and names), nested tuples (InferType's type comparisons),
+# chains of inlined globals (InlineGlobals' copies of inlined globals, its removals and its
+# search for inlinable globals), nested function literals (InferType reading each literal's
+# whole return type).
+SHAPES = ["sum", "ifs", "globals", "closures", "tuples", "inline", "fns"]
 
 # `passlab bench --walk`'s key: the read-only walk timed beside the passes.
 WALK = "walk"

@@ -54,6 +54,11 @@ enum ModelKind {
     Closures,
     /// Tuples nested in one another, then projected back out: two nodes a level.
     Tuples,
+    /// Chains of globals marked `Inline=1` (one wrapping each call in an add, one on a global
+    /// that is not marked, one called from every line of `@main`): five ops a level.
+    Inline,
+    /// Function literals nested in one another, none called: one literal a level.
+    Fns,
 }
 
 #[derive(Subcommand)]
@@ -313,6 +318,8 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 ModelKind::Globals => passlab::testgen::globals_model(ops.div_ceil(2)),
                 ModelKind::Closures => passlab::testgen::closures_model(ops.div_ceil(2)),
                 ModelKind::Tuples => passlab::testgen::nested_tuple_model(ops.div_ceil(2)),
+                ModelKind::Inline => passlab::testgen::inline_chains_model(ops.div_ceil(5)),
+                ModelKind::Fns => passlab::testgen::nested_fn_model(ops),
             };
             match out {
                 Some(path) => passlab::files::write_atomic(path.as_ref(), text.as_bytes())

@@ -1,7 +1,8 @@
 //! Generated programs for tests and benchmarks: a ResNet-like stack of conv blocks of any size,
 //! an unrolled LSTM, deep let chains, and shapes that once made a pass quadratic (a running
-//! sum of states, nested ifs, a chain of many globals). Deterministic, so benchmark inputs
-//! never drift.
+//! sum of states, nested ifs, a chain of many globals, nested closures, nested tuples, chains
+//! of inlined globals, nested function literals). Deterministic, so benchmark inputs never
+//! drift.
 
 use std::fmt::Write;
 
@@ -180,6 +181,55 @@ pub fn nested_tuple_model(depth: usize) -> String {
     s
 }
 
+/// Three chains of `count` globals marked `Inline=1`, each global calling the one before: in
+/// the first each wraps that call in an `add` (inlined, `@main` gets `count` adds); the second
+/// ends in a global that is not marked, so none of it is inlinable and it all stays; the third
+/// is called `count` times by `@main` (inlined, one `nn.relu` a call). Five ops a level: the
+/// shapes that make InlineGlobals quadratic when it copies each global's inlined body into the
+/// next, removes globals one at a time, finds the inlinable ones one level per pass over the
+/// module, or walks a chain again at every call.
+pub fn inline_chains_model(count: usize) -> String {
+    let count = count.max(1);
+    let ty = "Tensor[(1, 8), float32]";
+    let mut s = String::with_capacity(count * 240 + 256);
+    s.push_str("#[version = \"0.0.5\"]\n");
+    let _ = writeln!(s, "def @a0(%x: {ty}, Inline=1) -> {ty} {{ nn.relu(%x) }}");
+    let _ = writeln!(s, "def @b0(%x: {ty}) -> {ty} {{ nn.relu(%x) }}");
+    let _ = writeln!(s, "def @c0(%x: {ty}, Inline=1) -> {ty} {{ nn.relu(%x) }}");
+    for i in 1..count {
+        let j = i - 1;
+        let _ = writeln!(
+            s,
+            "def @a{i}(%x: {ty}, Inline=1) -> {ty} {{ add(@a{j}(%x), %x) }}\n\
+             def @b{i}(%x: {ty}, Inline=1) -> {ty} {{ @b{j}(%x) }}\n\
+             def @c{i}(%x: {ty}, Inline=1) -> {ty} {{ @c{j}(%x) }}"
+        );
+    }
+    let last = count - 1;
+    let _ = writeln!(s, "def @main(%x: {ty}) -> {ty} {{");
+    let _ = writeln!(s, "  %0 = @a{last}(%x);\n  %1 = @b{last}(%0);");
+    for k in 0..count {
+        let _ = writeln!(s, "  %{} = @c{last}(%{});", k + 2, k + 1);
+    }
+    let _ = writeln!(s, "  %{}\n}}", count + 1);
+    s
+}
+
+/// `depth` function literals nested in one another, none called (`fn () { fn () { ...
+/// nn.relu(%x) } }`): each literal's type holds the types of all the literals inside it, the
+/// shape that makes work over a literal's whole type (InferType reading a typed literal's
+/// return type) quadratic. One literal a level.
+pub fn nested_fn_model(depth: usize) -> String {
+    let depth = depth.max(1);
+    let mut s = String::with_capacity(depth * 8 + 128);
+    s.push_str("#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, 8), float32]) {\n  ");
+    s.push_str(&"fn () { ".repeat(depth));
+    s.push_str("nn.relu(%x)");
+    s.push_str(&" }".repeat(depth));
+    s.push_str("\n}\n");
+    s
+}
+
 /// `let %x1 = add(%x0, 1f); ... %xN` inside `@main`.
 pub fn let_chain(n: usize) -> String {
     let mut s = String::with_capacity(n * 32);
@@ -261,7 +311,7 @@ mod tests {
     #[test]
     fn every_generated_model_parses_and_types() {
         type Generator = fn(usize) -> String;
-        let models: [(&str, Generator); 8] = [
+        let models: [(&str, Generator); 10] = [
             ("conv", super::conv_model),
             ("rnn", super::rnn_model),
             ("lets", super::let_chain),
@@ -270,6 +320,8 @@ mod tests {
             ("globals", super::globals_model),
             ("closures", super::closures_model),
             ("tuples", super::nested_tuple_model),
+            ("inline", super::inline_chains_model),
+            ("fns", super::nested_fn_model),
         ];
         for (name, model) in models {
             for n in [1, 7] {

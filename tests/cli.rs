@@ -144,7 +144,9 @@ fn gen_reports_what_it_cannot_do() {
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("possible values: peer, conv, rnn, lets, sum, ifs, globals, closures, tuples"),
+        err.contains(
+            "possible values: peer, conv, rnn, lets, sum, ifs, globals, closures, tuples, inline, fns"
+        ),
         "{err}"
     );
     let out = passlab(&["gen", "peer", "8", "-o", "/nonexistent-dir/x.relay"]);

@@ -89,3 +89,58 @@ fn convert_layout_on_a_million_lets() {
 fn alter_op_layout_on_a_million_lets() {
     deep("AlterOpLayout", PassOptions::new());
 }
+
+/// InlineGlobals on `testgen::inline_chains_model` with 20,000 globals a chain (100,000 ops),
+/// on a small stack: the chain whose globals each wrap the next in an `add`, and the chain
+/// `@main` calls from each of its 20,000 lines, are inlined; the chain ending in a global that
+/// is not marked stays whole. The output is counted op by op and type-checks.
+#[test]
+fn inline_globals_on_long_chains() {
+    const COUNT: usize = 20_000;
+    common::on_small_stack(|| {
+        let text = passlab::testgen::inline_chains_model(COUNT);
+        let m = infer_module(&parse_module(&text, "chains").expect("parses")).expect("types");
+        let pm = PassManager::new();
+        let pass = pm.create("InlineGlobals", &PassOptions::new()).unwrap();
+        let out = pm.run(&pass, &m).unwrap();
+        well_formed::check_module(&out).unwrap();
+        let names: Vec<&str> = out.names();
+        assert_eq!(names.len(), COUNT + 1);
+        assert!(names.iter().all(|n| *n == "main" || n.starts_with('b')));
+        let (mut adds, mut relus, mut calls) = (0, 0, 0);
+        passlab::ir::visit::each_node(out.get("main").unwrap(), |e| match e.call_op_of() {
+            Some((op, _)) if op.name() == "add" => adds += 1,
+            Some((op, _)) if op.name() == "nn.relu" => relus += 1,
+            Some(_) => {}
+            None => calls += usize::from(e.as_call().is_some()),
+        });
+        // @a's adds, @a0's relu and one per call of @c; the one call of @b.
+        assert_eq!((adds, relus, calls), (COUNT - 1, COUNT + 1, 1));
+        infer_module(&out).unwrap();
+    });
+}
+
+/// 100,000 globals each calling the one before (`@f0` adds 1), `@main` calling the last: one
+/// add is left.
+#[test]
+fn inline_globals_on_a_hundred_thousand_calls() {
+    const COUNT: usize = 100_000;
+    common::on_small_stack(|| {
+        let mut text =
+            "#[version = \"0.0.5\"]\ndef @f0(%x: int32, Inline=1) { add(%x, 1) }\n".to_string();
+        for i in 1..COUNT {
+            text += &format!("def @f{i}(%x: int32, Inline=1) {{ @f{}(%x) }}\n", i - 1);
+        }
+        text += &format!("def @main(%y: int32) {{ @f{}(%y) }}\n", COUNT - 1);
+        let m = parse_module(&text, "calls").expect("parses");
+        let pm = PassManager::new();
+        let pass = pm.create("InlineGlobals", &PassOptions::new()).unwrap();
+        let out = pm.run(&pass, &m).unwrap();
+        assert_eq!(out.names(), vec!["main"]);
+        let printed = passlab::text::print_module(&out);
+        assert!(
+            printed.contains("def @main(%y: int32) {\n  add(%y, 1)\n}"),
+            "{printed}"
+        );
+    });
+}

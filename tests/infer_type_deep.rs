@@ -118,6 +118,39 @@ fn deep_nested_tuples() {
     });
 }
 
+/// `fn () { fn () { ... %x } }` nested 100,000 deep, none called: each literal's type holds
+/// every level below it. Typed, then typed again (reading each literal's return type whole
+/// was quadratic); the second run rebuilds nothing, and the type is right all the way down.
+#[test]
+fn deep_nested_function_literals() {
+    on_small_stack(|| {
+        let n = 100_000;
+        let x = Var::new("x", Some(vec4()));
+        let mut e = Expr::var(&x);
+        for _ in 0..n {
+            e = Expr::function(Function {
+                params: Vec::new(),
+                body: e,
+                ret_type: None,
+                attrs: Vec::new(),
+            });
+        }
+        let m = main_module(vec![x], e);
+        let typed = infer_module(&m).unwrap();
+        let start = std::time::Instant::now();
+        let again = infer_module(&typed).unwrap();
+        assert!(start.elapsed().as_secs() < 30, "took {:?}", start.elapsed());
+        assert!(again.same_as(&typed));
+        let f = typed.get_function("main").unwrap();
+        let mut t = f.ret_type.clone().unwrap();
+        assert_eq!(f.body.ty(), Some(&t));
+        for _ in 0..n {
+            t = t.as_func().expect("a function type").ret.clone();
+        }
+        assert_eq!(t, vec4());
+    });
+}
+
 /// An unannotated parameter flowing through 100,000 identity ops, each result also waiting in
 /// an `add` until the end determines the type: stays linear (no quadratic watcher merging).
 #[test]

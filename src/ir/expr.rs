@@ -716,6 +716,12 @@ impl Drop for ExprNode {
         if !owns_a_child {
             return;
         }
+        // The node's own type goes first, while the children are alive: a type nested n deep
+        // (a function literal's, which holds the types of the literals inside it) is held
+        // level by level by the nodes below, and is then freed one level at a time, each
+        // level as its node goes. (Each node freed below drops its type while its own
+        // children are still on the work list.)
+        drop(self.ty.take());
         // Iterative teardown: move children onto a work list and free the ones we own last.
         let mut stack = Vec::new();
         std::mem::replace(&mut self.kind, emptied()).into_children(&mut stack);
@@ -774,6 +780,38 @@ mod tests {
         assert!(dropped.is_ok());
         assert_eq!(kept.strong_count(), 1, "only this handle is left");
         assert_eq!(x.strong_count(), 1);
+    }
+
+    /// Function literals nested 200,000 deep, typed as InferType types them (each literal's
+    /// type `fn () -> T` holds its body's type `T`, and its return type is `T` too): the types
+    /// nested as deep are freed level by level with their nodes, without recursion.
+    #[test]
+    fn deep_types_drop_with_their_nodes() {
+        let nest = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(|| {
+                let scalar = Type::scalar(crate::ir::DType::FLOAT32);
+                let mut e = Expr::with_info(
+                    ExprKind::Var(Var::new("x", None)),
+                    Some(scalar),
+                    Span::default(),
+                );
+                for _ in 0..200_000 {
+                    let body_ty = e.ty().cloned().unwrap();
+                    let f = Function {
+                        params: Vec::new(),
+                        body: e,
+                        ret_type: Some(body_ty.clone()),
+                        attrs: Vec::new(),
+                    };
+                    let ty = Type::func(Vec::new(), body_ty);
+                    e = Expr::with_info(ExprKind::Function(Box::new(f)), Some(ty), Span::default());
+                }
+                drop(e);
+            })
+            .unwrap()
+            .join();
+        assert!(nest.is_ok());
     }
 
     /// A variable is one allocation when its name fits in the node (up to 15 bytes); longer

@@ -10,7 +10,7 @@
 //! Stack-safe and memoized: built on the mutator, shared nodes stay shared within one copy.
 
 use crate::ir::mutate::{mutate, rebuild_function, rebuild_let, Mutator};
-use crate::ir::{Expr, ExprKind, Function, Var};
+use crate::ir::{Expr, ExprKind, Function, NodeSet, Var};
 use rustc_hash::FxHashMap;
 
 /// `e` with the variables of `map` replaced (by variable identity) and, when `fresh`, every
@@ -20,17 +20,33 @@ pub fn substitute(e: &Expr, map: &[(Var, Expr)], fresh: bool) -> Expr {
         map: map.iter().map(|(v, x)| (v.id(), x.clone())).collect(),
         renamed: FxHashMap::default(),
         fresh,
+        closed: None,
     };
     mutate(&mut s, e)
 }
 
-struct Subst {
+/// [`substitute`] for an expression whose nodes without any variable or binder below them
+/// are listed in `closed` (a substitution keeps those as they are): they are returned without
+/// a visit, so a copy costs the nodes it rebuilds, not the whole expression.
+pub fn substitute_closed(e: &Expr, map: &[(Var, Expr)], fresh: bool, closed: &NodeSet) -> Expr {
+    let mut s = Subst {
+        map: map.iter().map(|(v, x)| (v.id(), x.clone())).collect(),
+        renamed: FxHashMap::default(),
+        fresh,
+        closed: Some(closed),
+    };
+    mutate(&mut s, e)
+}
+
+struct Subst<'a> {
     map: FxHashMap<u64, Expr>,
     renamed: FxHashMap<u64, Var>,
     fresh: bool,
+    /// Nodes known to contain no variable and no binder.
+    closed: Option<&'a NodeSet>,
 }
 
-impl Subst {
+impl Subst<'_> {
     fn rename(&mut self, v: &Var) {
         if self.fresh {
             let nv = v.with_ann(v.ann().cloned());
@@ -46,8 +62,11 @@ impl Subst {
     }
 }
 
-impl Mutator for Subst {
+impl Mutator for Subst<'_> {
     fn pre(&mut self, e: &Expr) -> Option<Expr> {
+        if self.closed.is_some_and(|c| c.contains(&e.id())) {
+            return Some(e.clone());
+        }
         match e.kind() {
             ExprKind::Let(l) => self.rename(&l.var),
             ExprKind::Function(f) => f.params.iter().for_each(|p| self.rename(p)),

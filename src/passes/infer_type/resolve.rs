@@ -101,8 +101,9 @@ impl<'g, 'a> Resolver<'g, 'a> {
         }
         let tv = slot.tv;
         let t = self.resolve(at, tv)?;
+        let complete = v.ann().is_some_and(|a| self.gen.s.is_complete(a));
         let nv = match (v.ann(), t) {
-            (Some(a), _) if a.is_complete() => v.clone(),
+            (Some(_), _) if complete => v.clone(),
             (_, Some(t)) => v.with_ann(Some(t)),
             (_, None) => v.clone(),
         };
@@ -217,8 +218,12 @@ impl<'g, 'a> Resolver<'g, 'a> {
                     .iter()
                     .map(|p| self.var(p, e))
                     .collect::<Result<Vec<_>, _>>()?;
+                let complete = f
+                    .ret_type
+                    .as_ref()
+                    .is_some_and(|r| self.gen.s.is_complete(r));
                 let ret_type = match (&f.ret_type, &t) {
-                    (Some(r), _) if r.is_complete() => Some(r.clone()),
+                    (Some(r), _) if complete => Some(r.clone()),
                     (_, Some(t)) if t.as_func().is_some_and(|ft| !ft.ret.is_incomplete()) => {
                         let ft = t.as_func().expect("a function type");
                         Some(ft.ret.clone())

@@ -69,6 +69,9 @@ pub(super) struct Solver {
     /// Relations waiting on each hole root.
     pub(super) watchers: FxHashMap<TV, Vec<u32>>,
     pub(super) scratch_types: Vec<Option<Type>>,
+    /// Whether each tuple, function or named type asked about in [`Solver::is_complete`] is
+    /// complete, by address (the entry holds the type, so the address is not reused).
+    complete: FxHashMap<usize, (Type, bool)>,
 }
 
 impl Drop for Solver {
@@ -93,6 +96,7 @@ impl Solver {
             queue: Vec::new(),
             watchers: FxHashMap::default(),
             scratch_types: Vec::new(),
+            complete: FxHashMap::default(),
         }
     }
 
@@ -119,9 +123,58 @@ impl Solver {
         self.push(Term::Func(params.into(), ret))
     }
 
+    /// [`Type::is_complete`], answered once per compound type: a function literal's return
+    /// type holds the types of the literals nested in it, so asking each literal's annotation
+    /// whole would read a nest n deep n times over. Each tuple, function or named type is
+    /// read once (its parts looked up), without recursion.
+    pub fn is_complete(&mut self, t: &Type) -> bool {
+        fn parts(t: &Type) -> &[Type] {
+            match t.kind() {
+                TypeKind::Tuple(fs) => fs,
+                TypeKind::Func(f) => &f.params,
+                TypeKind::Named(n) => &n.args,
+                TypeKind::Tensor(_) | TypeKind::Incomplete => &[],
+            }
+        }
+        let leaf = |t: &Type| match t.kind() {
+            TypeKind::Tensor(_) => Some(true),
+            TypeKind::Incomplete => Some(false),
+            _ => None,
+        };
+        if let Some(b) = leaf(t) {
+            return b;
+        }
+        if let Some((_, b)) = self.complete.get(&t.addr()) {
+            return *b;
+        }
+        // Post-order over the compound types not answered yet: a type is pushed to be entered,
+        // then, once its parts are answered, decided.
+        let mut stack: Vec<(&Type, bool)> = vec![(t, false)];
+        while let Some((u, decide)) = stack.pop() {
+            let ret = u.as_func().map(|f| &f.ret);
+            if decide {
+                let all = parts(u).iter().chain(ret).all(|p| {
+                    leaf(p).unwrap_or_else(|| self.complete.get(&p.addr()).is_some_and(|e| e.1))
+                });
+                self.complete.insert(u.addr(), (u.clone(), all));
+                continue;
+            }
+            if self.complete.contains_key(&u.addr()) {
+                continue;
+            }
+            stack.push((u, true));
+            for p in parts(u).iter().chain(ret) {
+                if leaf(p).is_none() && !self.complete.contains_key(&p.addr()) {
+                    stack.push((p, false));
+                }
+            }
+        }
+        self.complete[&t.addr()].1
+    }
+
     /// A variable for a written type; every `_` inside becomes a fresh hole.
     pub fn of_type(&mut self, t: &Type) -> TV {
-        if t.is_complete() {
+        if self.is_complete(t) {
             return self.known(t.clone());
         }
         match t.kind() {
