@@ -24,10 +24,9 @@ instructions a run executes are the same on any host at any moment, so their gro
 code's alone (a time ratio is also the host's: how much of the L3 it leaves). Only the timed
 runs are counted (`--toggle-collect` on passlab's `bench::timed_run`, the function each timed
 run goes through), RUNS of them a process after one untimed warm-up: parsing, typing and
-dropping the results are left out, as from the times. (Until stop 33 the count was the
-difference between a process of three runs and one of one run; allocator work that moves
-between the first run and the later ones with the heap's layout could make that difference
-4x too small.) --cache-sim adds callgrind's simulated L1-data and last-level misses per run,
+dropping the results are left out, as from the times (counting whole processes instead and
+subtracting would not do: allocator work that moves between the first run and the later ones
+with the heap's layout can make such a difference 4x too small). --cache-sim adds callgrind's simulated L1-data and last-level misses per run,
 with the machine's own last-level cache (or --ll-kb).
 """
 import argparse
@@ -114,7 +113,7 @@ def main():
                     if a.cold:
                         cmd.append("--cold")
                     for p in passes:
-                        cmd += ["--pass", p]
+                        cmd += bench_args(p)
                     out = subprocess.run(cmd, capture_output=True, text=True)
                     if out.returncode != 0:
                         sys.exit(f"error: {' '.join(cmd)}\n{out.stderr}")
@@ -245,11 +244,14 @@ def callgrind(a, ll, file, p):
     if a.cache_sim:
         # The LL size must be a power of two times ways times 64-byte lines.
         cmd += ["--cache-sim=yes", f"--LL={ll[0]},{ll[1]},64"]
-    cmd += [a.bin, "bench", file, "--pass", p, "--runs", str(RUNS)]
+    cmd += [a.bin, "bench", file, *bench_args(p), "--runs", str(RUNS), "--json"]
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"error: {' '.join(cmd)}\n{out.stderr}")
     counts = {}
+    printed = json.loads(out.stdout).get("printed_bytes")
+    if printed:
+        counts["bytes"] = printed
     for key, label in (("I", r"I\s+refs"), ("D1", r"D1\s+misses"), ("LLd", r"LLd\s+misses")):
         m = re.search(label + r":\s+([\d,]+)", out.stderr)
         if m:
@@ -258,8 +260,13 @@ def callgrind(a, ll, file, p):
         sys.exit(f"error: no instruction count from {' '.join(cmd)}\n{out.stderr}")
     if counts["I"] == 0:
         sys.exit(f"error: nothing counted inside {TIMED_RUN}: {a.bin} is older than this script "
-                 f"(stop 33) or was built without symbols")
-    return {k: v / RUNS for k, v in counts.items()}
+                 f"or was built without symbols")
+    return {k: v if k == "bytes" else v / RUNS for k, v in counts.items()}
+
+
+def bench_args(p):
+    """`passlab bench`'s arguments that time `p`: a registered pass, or one of TEXT_STEPS."""
+    return [f"--{p}"] if p in TEXT_STEPS else ["--pass", p]
 
 
 # The generated models (`passlab gen`) measured by default: the TVM peer's model, conv blocks,
@@ -271,8 +278,14 @@ MODELS = ["peer", "conv", "rnn"]
 # closures (LambdaLift's free variables and names), nested tuples (InferType's type comparisons),
 # chains of inlined globals (InlineGlobals' copies of inlined globals, its removals and its
 # search for inlinable globals), nested function literals (InferType reading each literal's
-# whole return type).
-SHAPES = ["sum", "ifs", "globals", "closures", "tuples", "inline", "fns"]
+# whole return type), a function of many parameters (the parser's duplicate-name check).
+SHAPES = ["sum", "ifs", "globals", "closures", "tuples", "inline", "fns", "params"]
+
+# Steps measured like passes (`--pass parse`, `--pass print`): reading the file's text and
+# printing the typed module. Printed text can grow faster than its module (indentation grows
+# with nesting depth), so `print`'s ratio is of instructions per byte printed, scaled to the
+# sizes' ratio: linear in its output is the goal.
+TEXT_STEPS = ["parse", "print"]
 
 # `passlab bench --walk`'s key: the read-only walk timed beside the passes.
 WALK = "walk"
@@ -316,8 +329,15 @@ def count_growth(a, passes):
                             f"no work per op")
                 else:
                     r = large / small if small > 0 else float("inf")
+                    per_byte = ""
+                    if "bytes" in per[a.small] and "bytes" in per[a.large]:
+                        b_small, b_large = per[a.small]["bytes"], per[a.large]["bytes"]
+                        r = r * b_small / b_large * a.large / a.small
+                        per_byte = (f"  (per byte printed, {b_small / 1e6:.1f} -> "
+                                    f"{b_large / 1e6:.1f} MB)")
                     flag = f"  over {a.limit:g}x" if r > a.limit else ""
-                    line = f"  {p:24} {small / 1e6:9.2f} M {large / 1e6:9.2f} M  {r:5.2f}x"
+                    line = (f"  {p:24} {small / 1e6:9.2f} M {large / 1e6:9.2f} M  {r:5.2f}x"
+                            f"{per_byte}")
                 if flag:
                     over.append(f"{model} {p}")
                 if ll:

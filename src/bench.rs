@@ -13,6 +13,8 @@ pub struct BenchReport {
     pub passes: Vec<PassTime>,
     /// Nanoseconds per pass invocation of a Sequential of no-op passes, without and with timing.
     pub overhead: Option<(f64, f64)>,
+    /// The length in bytes of the text `print` timed (see [`Timed::print`]).
+    pub printed_bytes: Option<usize>,
 }
 
 /// The times of one pass's runs.
@@ -43,6 +45,11 @@ pub struct Timed<'a> {
     pub passes: &'a [String],
     /// Also time [`walk_every_node`] (reported as `walk`).
     pub walk: bool,
+    /// Also time parsing this text (with this file name), reported as `parse`.
+    pub parse: Option<(&'a str, &'a str)>,
+    /// Also time printing the typed module (types and metadata, as `save` writes it),
+    /// reported as `print`; the text's length is [`BenchReport::printed_bytes`].
+    pub print: bool,
 }
 
 /// Reads every node of every function of `m` once (as [`each_node`](crate::ir::visit::each_node)
@@ -137,6 +144,21 @@ pub fn bench(
         });
         out.push(PassTime::of("walk", time));
     }
+    if let Some((text, name)) = what.parse {
+        let time = time_runs(runs, cold.then_some(&mut junk), || {
+            crate::text::parse_module(std::hint::black_box(text), name)
+        });
+        out.push(PassTime::of("parse", time));
+    }
+    let mut printed_bytes = None;
+    if what.print {
+        let print = || crate::text::try_print_module_with(m, Default::default());
+        let text = print().map_err(|e| e.to_string())?;
+        printed_bytes = Some(text.len());
+        drop(text);
+        let time = time_runs(runs, cold.then_some(&mut junk), print);
+        out.push(PassTime::of("print", time));
+    }
     for name in what.passes {
         let pass = pm
             .create(name, &PassOptions::new())
@@ -182,6 +204,7 @@ pub fn bench(
     Ok(BenchReport {
         passes: out,
         overhead,
+        printed_bytes,
     })
 }
 
@@ -199,6 +222,9 @@ impl BenchReport {
         if let Some((a, b)) = self.overhead {
             obj.insert("overhead_ns_per_pass".into(), serde_json::json!(a));
             obj.insert("overhead_ns_per_pass_timing".into(), serde_json::json!(b));
+        }
+        if let Some(n) = self.printed_bytes {
+            obj.insert("printed_bytes".into(), serde_json::json!(n));
         }
         serde_json::Value::Object(obj).to_string()
     }
@@ -223,6 +249,9 @@ impl BenchReport {
                 "{:<28} {b:>12.1} ns per pass\n",
                 "overhead with timing"
             ));
+        }
+        if let Some(n) = self.printed_bytes {
+            s.push_str(&format!("{:<28} {n:>12} bytes printed\n", "print"));
         }
         s
     }

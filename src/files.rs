@@ -23,6 +23,16 @@ use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `path` atomically (see the module note).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// Writes what `write` writes to `path` atomically (see the module note), through a buffer:
+/// for text made as it is written (a module's text streams into the file). When `write`
+/// fails the target is untouched and the temporary file is removed.
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let target = target_of(path)?;
     let existing = match fs::metadata(&target) {
         Ok(meta) => Some(meta),
@@ -58,7 +68,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         tmp.as_file()
             .set_permissions(fs::Permissions::from_mode(mode))?;
     }
-    tmp.write_all(bytes)?;
+    {
+        let mut buffered = io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
+        write(&mut buffered)?;
+        buffered.flush()?;
+    }
     tmp.as_file().sync_all()?;
     tmp.persist(&target).map_err(|e| e.error)?;
     sync_dir(dir);

@@ -59,6 +59,8 @@ enum ModelKind {
     Inline,
     /// Function literals nested in one another, none called: one literal a level.
     Fns,
+    /// One function of many parameters, summed in a chain: one op a parameter.
+    Params,
 }
 
 #[derive(Subcommand)]
@@ -96,6 +98,13 @@ enum Command {
         /// report): the floor under any pass that must read every node.
         #[arg(long)]
         walk: bool,
+        /// Also time parsing the file's text (`parse` in the report).
+        #[arg(long)]
+        parse: bool,
+        /// Also time printing the typed module with its types and metadata (`print` in the
+        /// report, with the text's length).
+        #[arg(long)]
+        print: bool,
     },
     /// Measure how much cache this host leaves a process now: the latency of dependent random
     /// reads by working-set size (what decides a large model's pass times on a shared host).
@@ -208,13 +217,24 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 types: !no_types,
                 ..PrintOptions::default()
             };
-            let out = text::try_print_module_with(&m, opts).map_err(|e| format!("error: {e}"))?;
-            if color {
-                stdio::out(&text::highlight(&out));
+            // Streamed: the text can be far larger than the module (deep nesting indents).
+            use std::io::Write as _;
+            let stdout = std::io::stdout();
+            let mut lock = stdout.lock();
+            let written = if color {
+                let mut w = text::HighlightWriter::new(&mut lock);
+                text::write_module(&m, opts, &mut w).and_then(|()| w.finish().map(drop))
             } else {
-                stdio::out(&out);
+                let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut lock);
+                text::write_module(&m, opts, &mut w).and_then(|()| w.flush())
+            };
+            match written {
+                Ok(()) => Ok(()),
+                Err(e) => match e.get_ref().and_then(|e| e.downcast_ref::<text::TooLarge>()) {
+                    Some(too_large) => Err(format!("error: {too_large}")),
+                    None => stdio::fail(e),
+                },
             }
-            Ok(())
         }
         Command::Run { file, keep_going } => {
             let text = read(&file)?;
@@ -265,16 +285,20 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             json,
             cold,
             walk,
+            parse,
+            print,
         } => {
-            if passes.is_empty() && overhead.is_none() && !walk {
+            if passes.is_empty() && overhead.is_none() && !walk && !parse && !print {
                 return Err("error: nothing to measure: give --pass NAME (repeatable), \
-                            --overhead N or --walk"
+                            --overhead N, --walk, --parse or --print"
                     .to_string());
             }
-            let (m, _) = load(&file, color)?;
+            let (m, src) = load(&file, color)?;
             let what = passlab::bench::Timed {
                 passes: &passes,
                 walk,
+                parse: parse.then_some((src.as_str(), file.as_str())),
+                print,
             };
             let (runs, overhead) = (runs as usize, overhead.map(|n| n as usize));
             let report = passlab::bench::bench(&m, what, runs, overhead, cold)
@@ -320,6 +344,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 ModelKind::Tuples => passlab::testgen::nested_tuple_model(ops.div_ceil(2)),
                 ModelKind::Inline => passlab::testgen::inline_chains_model(ops.div_ceil(5)),
                 ModelKind::Fns => passlab::testgen::nested_fn_model(ops),
+                ModelKind::Params => passlab::testgen::params_model(ops),
             };
             match out {
                 Some(path) => passlab::files::write_atomic(path.as_ref(), text.as_bytes())

@@ -230,6 +230,27 @@ pub fn nested_fn_model(depth: usize) -> String {
     s
 }
 
+/// `@main` of `count` parameters (at least two), summed in a chain of `add`s: the shape that
+/// makes a per-parameter search of the parameters seen so far (parsing a signature: checking
+/// names for duplicates) quadratic. One op a parameter.
+pub fn params_model(count: usize) -> String {
+    let count = count.max(2);
+    let mut s = String::with_capacity(count * 40 + 128);
+    s.push_str("#[version = \"0.0.5\"]\ndef @main(");
+    for i in 0..count {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        let _ = write!(s, "%p{i}: float32");
+    }
+    s.push_str(") -> float32 {\n  %0 = add(%p0, %p1);\n");
+    for i in 2..count {
+        let _ = writeln!(s, "  %{} = add(%{}, %p{i});", i - 1, i - 2);
+    }
+    let _ = writeln!(s, "  %{}\n}}", count - 2);
+    s
+}
+
 /// `let %x1 = add(%x0, 1f); ... %xN` inside `@main`.
 pub fn let_chain(n: usize) -> String {
     let mut s = String::with_capacity(n * 32);

@@ -8,11 +8,11 @@ pub mod metadata;
 pub mod parser;
 pub mod printer;
 
-pub use highlight::{highlight, highlight_html};
+pub use highlight::{highlight, highlight_html, HighlightWriter};
 pub use parser::{parse_expr, parse_module, parse_module_with_meta, ParseError};
 pub use printer::{
     attr_value_to_string, print_expr, print_module, print_module_display, print_module_with,
-    try_print_module_with, PrintOptions, TooLarge, MAX_PRINTED_BYTES,
+    try_print_module_with, write_module, PrintOptions, TooLarge, MAX_PRINTED_BYTES, STREAM_BYTES,
 };
 
 /// The hash under which the parser and the printer index variable names: a table keyed by it

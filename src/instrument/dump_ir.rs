@@ -2,18 +2,18 @@
 //! `dir/NNN_<name>.relay` (`NNN` a zero-padded counter of at least 3 digits; `< > : " / \ | ?
 //! *` in the name become `_`). The directory is created lazily; the counter lives on the
 //! instrument and survives across contexts; skipped passes write nothing. Writes are atomic
-//! (`files::write_atomic`).
+//! and streamed (`files::write_atomic_with`, `text::write_module`).
 //!
 //! `refresh` removes old dumps (once, before the first dump or when first entered) only if
 //! the directory holds nothing but dump files; otherwise it warns and keeps everything.
 
 use super::{Instrument, InstrumentCx};
-use crate::files::write_atomic;
+use crate::files::write_atomic_with;
 use crate::ir::Module;
 use crate::pass::error::InstrumentError;
 use crate::pass::sink::{emit, lock, ChunkKind, OutputSink};
 use crate::pass::PassInfo;
-use crate::text::print_module;
+use crate::text::write_module;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -140,7 +140,7 @@ impl Instrument for DumpIR {
         self.refresh_once(&mut st, cx.sink);
         let path = self.dir.join(dump_file_name(st.counter, info.name()));
         fs::create_dir_all(&self.dir)
-            .and_then(|_| write_atomic(&path, print_module(m).as_bytes()))
+            .and_then(|_| write_atomic_with(&path, |w| write_module(m, Default::default(), w)))
             .map_err(|e| format!("DumpIR cannot write {}: {e}", path.display()))?;
         st.counter += 1;
         Ok(())

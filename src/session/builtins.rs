@@ -524,10 +524,13 @@ fn b_save(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
         .str("path")?
         .ok_or_else(|| at("save needs a path", a.span))?;
     let full = resolve(s, &path);
-    let text = crate::text::try_print_module_with(&m, Default::default())
-        .map_err(|e| at(format!("cannot save: {e}"), a.span))?;
-    crate::files::write_atomic(&full, text.as_bytes())
-        .map_err(|e| at(format!("cannot write {path}: {e}"), a.span_of("path")))?;
+    crate::files::write_atomic_with(&full, |w| {
+        crate::text::write_module(&m, Default::default(), w)
+    })
+    .map_err(|e| match e.get_ref().and_then(|e| e.downcast_ref::<crate::text::TooLarge>()) {
+        Some(too_large) => at(format!("cannot save: {too_large}"), a.span),
+        None => at(format!("cannot write {path}: {e}"), a.span_of("path")),
+    })?;
     Ok(Value::None)
 }
 

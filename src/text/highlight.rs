@@ -122,6 +122,53 @@ pub fn highlight(text: &str) -> String {
     out
 }
 
+/// A writer that colours Relay text (as [`highlight`]) on its way to `inner`, a whole line at a
+/// time: for text that is streamed ([`crate::text::write_module`]), where a token could
+/// otherwise be cut in two between writes. [`HighlightWriter::finish`] writes the last line.
+pub struct HighlightWriter<W: std::io::Write> {
+    inner: W,
+    pending: Vec<u8>,
+}
+
+impl<W: std::io::Write> HighlightWriter<W> {
+    pub fn new(inner: W) -> Self {
+        HighlightWriter {
+            inner,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Colours and writes what is left (a last line without a newline), flushes, and returns
+    /// the inner writer.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        let rest = std::mem::take(&mut self.pending);
+        self.emit(&rest)?;
+        self.inner.flush()?;
+        Ok(self.inner)
+    }
+
+    fn emit(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        let text = String::from_utf8_lossy(bytes);
+        self.inner.write_all(highlight(&text).as_bytes())
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for HighlightWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        if let Some(end) = memchr::memrchr(b'\n', &self.pending) {
+            let rest = self.pending.split_off(end + 1);
+            let lines = std::mem::replace(&mut self.pending, rest);
+            self.emit(&lines)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// HTML with `<span class="pl-...">` per token, inside `<pre class="passlab-ir">`.
 pub fn highlight_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 2 + 64);

@@ -21,6 +21,7 @@ use crate::ir::VarMap;
 use crate::ir::*;
 use hashbrown::HashTable;
 use std::fmt::Write;
+use std::io;
 use std::sync::Arc;
 
 /// What to print besides the program.
@@ -86,30 +87,41 @@ fn print_module_capped(m: &Module, opts: PrintOptions, cap: usize) -> String {
 }
 
 fn try_print_module_capped(m: &Module, opts: PrintOptions, cap: usize) -> Result<String, TooLarge> {
-    let print = |chunks: bool| {
-        let mut p = Printer::new(opts);
-        p.cap = cap;
-        if !chunks {
-            p.chunks = None;
-        }
-        let text = p.module_text(m);
-        let out = p.finish(text);
-        (out, p.too_large)
-    };
-    let (out, too_large) = match print(true) {
-        (Some(out), too_large) => (out, too_large),
-        (None, _) => match print(false) {
-            (Some(out), too_large) => (out, too_large),
-            (None, _) => unreachable!("without chunks the text is kept as printed"),
-        },
-    };
-    if too_large || out.len() > cap {
+    let mut p = Printer::new(opts);
+    p.cap = cap;
+    let text = p.module_text(m);
+    let out = p.finish(text);
+    if p.too_large || out.len() > cap {
         return Err(TooLarge);
     }
     Ok(out)
 }
 
-impl Printer {
+/// Writes a module's text to `w` as it is printed: text is handed to `w` every
+/// [`STREAM_BYTES`] or so and at the end of each definition, so memory holds the module and
+/// the nested scopes being printed, never the whole text (nested `if`s print far more text
+/// than their module: indentation grows with depth). The text is byte for byte
+/// [`print_module_with`]'s. A nested scope whose own text passes [`MAX_PRINTED_BYTES`] is an
+/// error ([`TooLarge`], as an [`io::Error`] of kind `Other`); what was written stays written.
+pub fn write_module(m: &Module, opts: PrintOptions, w: &mut dyn io::Write) -> io::Result<()> {
+    let mut p = Printer::new(opts);
+    p.cap = MAX_PRINTED_BYTES;
+    p.sink = Some(w);
+    let mut rest = p.module_text(m);
+    p.flush_text(&mut rest);
+    if let Some(e) = p.io_error.take() {
+        return Err(e);
+    }
+    if p.too_large {
+        return Err(io::Error::other(TooLarge));
+    }
+    Ok(())
+}
+
+/// How much text a streaming print holds before handing it to its writer.
+pub const STREAM_BYTES: usize = 1 << 20;
+
+impl Printer<'_> {
     fn module_text(&mut self, m: &Module) -> String {
         let opts = self.opts;
         let p = self;
@@ -139,6 +151,8 @@ impl Printer {
             // a node): a large module's text is not copied again and again as it grows.
             out.reserve(nodes * if opts.types { 24 } else { 12 });
             separate(&mut out);
+            // The definition's own scope is the top one: streamed as it grows (see `line`).
+            p.top_next = true;
             match e.kind() {
                 ExprKind::Function(f) => {
                     let prefix = format!("def @{}", g.name());
@@ -147,7 +161,8 @@ impl Printer {
                 _ => p.scope_into(&mut out, e),
             }
             out.push('\n');
-            if out.len() > p.cap {
+            p.flush_text(&mut out);
+            if out.len() > p.cap || p.too_large {
                 p.too_large = true;
                 break;
             }
@@ -173,17 +188,10 @@ pub fn print_module_display(m: &Module) -> String {
 pub fn print_expr(e: &Expr, opts: PrintOptions) -> String {
     let mut p = Printer::new(opts);
     let text = p.expr_text(e);
-    match p.finish(text) {
-        Some(text) => text,
-        None => {
-            let mut p = Printer::new(opts);
-            p.chunks = None;
-            p.expr_text(e)
-        }
-    }
+    p.finish(text)
 }
 
-impl Printer {
+impl Printer<'_> {
     fn expr_text(&mut self, e: &Expr) -> String {
         let opts = self.opts;
         let p = self;
@@ -326,7 +334,7 @@ impl VarNames {
     }
 }
 
-struct Printer {
+struct Printer<'w> {
     opts: PrintOptions,
     memo: crate::ir::NodeMap<Printed>,
     /// Parent edges of the nodes that had more than one reference when counted (a node with
@@ -342,21 +350,121 @@ struct Printer {
     meta_index: crate::ir::NodeMap<usize>,
     meta_data: Vec<Option<Arc<TensorData>>>,
     reserved_meta: usize,
-    /// The longest text to make; past it `too_large` is set and lines are dropped.
+    /// The longest text to make (and to hold, in chunks); past it `too_large` is set and
+    /// lines are dropped.
     cap: usize,
+    /// Bytes of chunk text made (see [`Printer::chunks`]).
+    held: usize,
     too_large: bool,
     /// Texts of nested scopes (function literals, `if`s and `let`s printed apart), each
-    /// written once here and referred to from the text around it by a [`MARK`]ed index, so
-    /// that the enclosing texts copy a few bytes instead of every nested level's whole text
-    /// (functions nested n deep would cost n times their output). [`Printer::finish`]
-    /// splices them in. Off (`None`) when a text printed as-is contains [`MARK`].
-    chunks: Option<Vec<String>>,
+    /// written once here and referred to from the text around it by a marked index (see
+    /// [`Printer::chunk`]), so that the enclosing texts copy a few bytes instead of every
+    /// nested level's whole text (functions nested n deep would cost n times their output).
+    /// [`splice`] writes them in, taking each (`None` once written).
+    /// Each chunk is printed as if at depth 0 and kept with the depth it belongs at, which
+    /// [`splice`] adds to its lines: a scope nested n deep holds its own text, not n levels of
+    /// indentation a line (which made nested `if`s hold text quadratic in their depth).
+    chunks: Vec<Option<(String, usize)>>,
+    /// The start of every chunk reference: NUL and this print job's random 16 hex digits.
+    /// Program text cannot forge it (it would have to guess the digits), so a NUL in a
+    /// string attribute or a name is copied like any other character.
+    mark: String,
+    /// Where a streaming print ([`write_module`]) writes; `None` when printing to a string.
+    sink: Option<&'w mut dyn io::Write>,
+    io_error: Option<io::Error>,
+    /// `doc` holds the text of a definition's top scope (and everything printed before it),
+    /// which a streaming print hands to `sink` as it grows; nested scopes' texts are kept
+    /// until their enclosing text is written.
+    top_doc: bool,
+    /// The next [`Printer::scope_into`] prints a definition's top scope.
+    top_next: bool,
 }
 
-/// Brackets a chunk's index in printed text (`MARK 12 MARK`). Program text containing it (a
-/// string attribute, say) is detected when the chunks are spliced in, and the module is
-/// then printed again without chunks.
-const MARK: char = '\u{0}';
+/// Ends a chunk reference (after the mark and the chunk's index).
+const MARK_END: char = '\u{0}';
+
+/// Spaces for indentation, copied a slice at a time.
+const SPACES: &str = "                                                                ";
+
+/// Writes `text` to `emit` with every chunk reference (`mark`, decimal index, NUL) replaced
+/// by the chunk's text, recursively, each chunk's lines after its first indented by its depth
+/// (plus the depth of the chunk it is in), taking each chunk as it is written. A reference
+/// that does not name an unwritten chunk is copied as text. Stops when `emit` returns false;
+/// returns whether it ran to the end.
+fn splice(
+    text: &str,
+    chunks: &mut [Option<(String, usize)>],
+    mark: &str,
+    emit: &mut dyn FnMut(&str) -> bool,
+) -> bool {
+    let finder = memchr::memmem::Finder::new(mark.as_bytes());
+    // Writes `s` with `depth` levels of indentation after each newline.
+    let indented = |s: &str, depth: usize, emit: &mut dyn FnMut(&str) -> bool| {
+        if depth == 0 {
+            return emit(s);
+        }
+        let mut lines = s.split('\n');
+        let first = lines.next().unwrap_or("");
+        if !emit(first) {
+            return false;
+        }
+        for line in lines {
+            if !emit("\n") {
+                return false;
+            }
+            let mut n = 2 * depth;
+            while n > 0 {
+                let k = n.min(SPACES.len());
+                if !emit(&SPACES[..k]) {
+                    return false;
+                }
+                n -= k;
+            }
+            if !emit(line) {
+                return false;
+            }
+        }
+        true
+    };
+    // Texts being copied, each from a position on, with its depth: the chunks nest as deep
+    // as the scopes.
+    let mut stack: Vec<(std::borrow::Cow<'_, str>, usize, usize)> = vec![(text.into(), 0, 0)];
+    while let Some((t, at, depth)) = stack.pop() {
+        let rest = &t[at..];
+        let Some(k) = finder.find(rest.as_bytes()) else {
+            if !indented(rest, depth, emit) {
+                return false;
+            }
+            continue;
+        };
+        if !indented(&rest[..k], depth, emit) {
+            return false;
+        }
+        let after = &rest[k + mark.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let chunk = after[digits..]
+            .starts_with(MARK_END)
+            .then(|| after[..digits].parse::<usize>().ok())
+            .flatten()
+            .and_then(|index| chunks.get_mut(index))
+            .and_then(Option::take);
+        match chunk {
+            Some((chunk, base)) => {
+                let next = at + k + mark.len() + digits + MARK_END.len_utf8();
+                stack.push((t, next, depth));
+                stack.push((chunk.into(), 0, depth + base));
+            }
+            None => {
+                debug_assert!(false, "a chunk reference names no unwritten chunk");
+                if !emit(mark) {
+                    return false;
+                }
+                stack.push((t, at + k + mark.len(), depth));
+            }
+        }
+    }
+    true
+}
 
 fn always_inline(e: &Expr) -> bool {
     matches!(
@@ -365,7 +473,7 @@ fn always_inline(e: &Expr) -> bool {
     )
 }
 
-impl Printer {
+impl Printer<'_> {
     fn new(opts: PrintOptions) -> Self {
         Printer {
             opts,
@@ -379,9 +487,46 @@ impl Printer {
             meta_data: Vec::new(),
             reserved_meta: 0,
             cap: usize::MAX,
+            held: 0,
             too_large: false,
-            chunks: Some(Vec::new()),
+            chunks: Vec::new(),
+            mark: {
+                use std::hash::{BuildHasher, Hasher};
+                let nonce = std::collections::hash_map::RandomState::new()
+                    .build_hasher()
+                    .finish();
+                format!("{MARK_END}{nonce:016x}")
+            },
+            sink: None,
+            io_error: None,
+            top_doc: false,
+            top_next: false,
         }
+    }
+
+    /// Hands `text` (with its chunks spliced in) to the streaming sink and clears it; nothing
+    /// when printing to a string. A write error stops the print (`too_large` drops the rest).
+    fn flush_text(&mut self, text: &mut String) {
+        let Some(sink) = self.sink.as_mut() else {
+            return;
+        };
+        if self.io_error.is_none() && !self.too_large {
+            let mut error = None;
+            splice(text, &mut self.chunks, &self.mark, &mut |s| {
+                match sink.write_all(s.as_bytes()) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        error = Some(e);
+                        false
+                    }
+                }
+            });
+            if error.is_some() {
+                self.io_error = error;
+                self.too_large = true;
+            }
+        }
+        text.clear();
     }
 
     /// Counts parent edges of every node (for "used once" inlining) and reserves the meta
@@ -469,6 +614,11 @@ impl Printer {
 
     /// Starts a line of the current scope (its indentation) and returns the buffer.
     fn line(&mut self) -> &mut String {
+        if self.top_doc && self.sink.is_some() && self.doc.len() >= STREAM_BYTES {
+            let mut doc = std::mem::take(&mut self.doc);
+            self.flush_text(&mut doc);
+            self.doc = doc;
+        }
         if self.doc.len() > self.cap {
             // Over the limit: the text is not returned; keep memory bounded until the end.
             self.too_large = true;
@@ -476,8 +626,11 @@ impl Printer {
         if self.too_large {
             self.doc.clear();
         }
-        for _ in 0..self.depth {
-            self.doc.push_str("  ");
+        let mut n = 2 * self.depth;
+        while n > 0 {
+            let k = n.min(SPACES.len());
+            self.doc.push_str(&SPACES[..k]);
+            n -= k;
         }
         &mut self.doc
     }
@@ -497,9 +650,12 @@ impl Printer {
 
     /// [`Printer::scope`], appended to `out` (the scope's lines are written there directly).
     fn scope_into(&mut self, out: &mut String, e: &Expr) {
+        let top = std::mem::take(&mut self.top_next);
+        let saved_top = std::mem::replace(&mut self.top_doc, top);
         let saved = std::mem::replace(&mut self.doc, std::mem::take(out));
         self.tail_into(e);
         *out = std::mem::replace(&mut self.doc, saved);
+        self.top_doc = saved_top;
     }
 
     /// Writes a scope's lines and its value's line (without a final newline) into `doc`.
@@ -550,54 +706,43 @@ impl Printer {
         self.doc.push_str(&comment);
     }
 
-    /// `text` as it goes into the text around it: a reference to it kept apart (see
-    /// [`Printer::chunks`]), or itself when chunks are off.
-    fn chunk(&mut self, text: String) -> String {
-        match &mut self.chunks {
-            Some(chunks) => {
-                chunks.push(text);
-                format!("{MARK}{}{MARK}", chunks.len() - 1)
-            }
-            None => text,
+    /// The text `print` makes, printed apart at depth 0 (on a stack grown on demand), as it
+    /// goes into the text around it: a reference to it, kept apart with the current depth
+    /// (see [`Printer::chunks`]).
+    fn apart(&mut self, print: impl FnOnce(&mut Self) -> String) -> String {
+        let depth = std::mem::replace(&mut self.depth, 0);
+        let text = crate::ir::deep(|| print(self));
+        self.depth = depth;
+        self.held += text.len();
+        if self.held > self.cap {
+            self.too_large = true;
         }
+        self.chunks.push(Some((text, depth)));
+        format!("{}{}{MARK_END}", self.mark, self.chunks.len() - 1)
     }
 
-    /// The final text: `text` with every chunk spliced in where it is referred to, or `None`
-    /// when the references do not account for every chunk exactly once (program text
-    /// contained [`MARK`]). Over the cap, `too_large` is set and the rest left out.
-    fn finish(&mut self, text: String) -> Option<String> {
-        let Some(chunks) = self.chunks.take() else {
-            return Some(text);
-        };
-        if chunks.is_empty() {
-            return (!text.contains(MARK)).then_some(text);
+    /// The final text: `text` with every chunk spliced in where it is referred to. Over the
+    /// cap, `too_large` is set and the rest left out.
+    fn finish(&mut self, text: String) -> String {
+        if self.chunks.is_empty() {
+            return text;
         }
-        let mut used = vec![false; chunks.len()];
-        let mut out =
-            String::with_capacity(text.len() + chunks.iter().map(String::len).sum::<usize>());
-        // Texts being copied, each from a position on: the chunks nest as deep as the scopes.
-        let mut stack: Vec<(&str, usize)> = vec![(&text, 0)];
-        while let Some((t, at)) = stack.pop() {
-            let rest = &t[at..];
-            let Some(k) = rest.find(MARK) else {
-                out.push_str(rest);
-                continue;
-            };
-            out.push_str(&rest[..k]);
-            if out.len() > self.cap {
-                self.too_large = true;
-                return Some(out);
-            }
-            let after = &rest[k + MARK.len_utf8()..];
-            let end = after.find(MARK)?;
-            let index: usize = after[..end].parse().ok()?;
-            if std::mem::replace(used.get_mut(index)?, true) {
-                return None;
-            }
-            stack.push((t, at + k + MARK.len_utf8() * 2 + end));
-            stack.push((&chunks[index], 0));
+        let mut out = String::with_capacity(
+            text.len() + self.chunks.iter().flatten().map(|c| c.0.len()).sum::<usize>(),
+        );
+        let cap = self.cap;
+        let whole = splice(&text, &mut self.chunks, &self.mark, &mut |s| {
+            out.push_str(s);
+            out.len() <= cap
+        });
+        if !whole {
+            self.too_large = true;
         }
-        used.iter().all(|u| *u).then_some(out)
+        debug_assert!(
+            !whole || self.chunks.iter().all(Option::is_none),
+            "every chunk is referred to"
+        );
+        out
     }
 
     /// Whether the function literal `e` is printed where it is used (used once, not printed
@@ -840,27 +985,20 @@ impl Printer {
                 }
             }
             ExprKind::TupleGetItem(t, i) => format!("{}.{i}", self.text(t, false)),
-            ExprKind::Function(f) => {
-                let text = crate::ir::deep(|| self.function("fn ", f, e.ty().is_some()));
-                self.chunk(text)
-            }
+            ExprKind::Function(f) => self.apart(|p| p.function("fn ", f, e.ty().is_some())),
             ExprKind::If(i) => {
-                let text = crate::ir::deep(|| {
-                    let cond = self.text(&i.cond, true);
-                    let t = self.nested_scope(&i.then_branch);
-                    let f = self.nested_scope(&i.else_branch);
-                    let ind = self.indentation();
-                    format!("if ({cond}) {{\n{t}\n{ind}}} else {{\n{f}\n{ind}}}")
-                });
-                self.chunk(text)
+                // The condition's temporaries are lines of the scope around the `if`.
+                let cond = crate::ir::deep(|| self.text(&i.cond, true));
+                self.apart(|p| {
+                    let t = p.nested_scope(&i.then_branch);
+                    let f = p.nested_scope(&i.else_branch);
+                    format!("if ({cond}) {{\n{t}\n}} else {{\n{f}\n}}")
+                })
             }
-            ExprKind::Let(_) => {
-                let text = crate::ir::deep(|| {
-                    let body = self.nested_scope(e);
-                    format!("(\n{body}\n{})", self.indentation())
-                });
-                self.chunk(text)
-            }
+            ExprKind::Let(_) => self.apart(|p| {
+                let body = p.nested_scope(e);
+                format!("(\n{body}\n)")
+            }),
             _ => self.atom(e),
         }
     }
