@@ -527,9 +527,14 @@ fn b_save(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
     crate::files::write_atomic_with(&full, |w| {
         crate::text::write_module(&m, Default::default(), w)
     })
-    .map_err(|e| match e.get_ref().and_then(|e| e.downcast_ref::<crate::text::TooLarge>()) {
-        Some(too_large) => at(format!("cannot save: {too_large}"), a.span),
-        None => at(format!("cannot write {path}: {e}"), a.span_of("path")),
+    .map_err(|e| {
+        match e
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<crate::text::TooLarge>())
+        {
+            Some(too_large) => at(format!("cannot save: {too_large}"), a.span),
+            None => at(format!("cannot write {path}: {e}"), a.span_of("path")),
+        }
     })?;
     Ok(Value::None)
 }

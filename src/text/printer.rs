@@ -512,15 +512,18 @@ impl Printer<'_> {
         };
         if self.io_error.is_none() && !self.too_large {
             let mut error = None;
-            splice(text, &mut self.chunks, &self.mark, &mut |s| {
-                match sink.write_all(s.as_bytes()) {
+            splice(
+                text,
+                &mut self.chunks,
+                &self.mark,
+                &mut |s| match sink.write_all(s.as_bytes()) {
                     Ok(()) => true,
                     Err(e) => {
                         error = Some(e);
                         false
                     }
-                }
-            });
+                },
+            );
             if error.is_some() {
                 self.io_error = error;
                 self.too_large = true;
@@ -728,7 +731,13 @@ impl Printer<'_> {
             return text;
         }
         let mut out = String::with_capacity(
-            text.len() + self.chunks.iter().flatten().map(|c| c.0.len()).sum::<usize>(),
+            text.len()
+                + self
+                    .chunks
+                    .iter()
+                    .flatten()
+                    .map(|c| c.0.len())
+                    .sum::<usize>(),
         );
         let cap = self.cap;
         let whole = splice(&text, &mut self.chunks, &self.mark, &mut |s| {
