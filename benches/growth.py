@@ -48,8 +48,8 @@ STANDARD = [
 
 # Between-process movement of one pass's time above which a run is reported as unsteady: the
 # goal leaves 10% between linear growth and the limit, so a run whose times moved by more than
-# twice that cannot tell one from the other (stop 24's last run, with pair ratios spanning
-# 5-25x, moved by a median of 87-97%).
+# twice that cannot tell one from the other (on a busy shared host, runs whose pair ratios
+# spanned 5-25x had times that moved by a median of 87-97%).
 UNSTEADY = 1.25
 
 # Timed runs of a pass counted in one process (--instructions), after passlab bench's warm-up.

@@ -270,7 +270,7 @@ pub struct ReadLatency {
 ///
 /// A pass over a module larger than the cache the host leaves reads memory at DRAM latency,
 /// a module that fits does not; on a host shared with other tenants that share moves within
-/// minutes (stop 25 measured 2 MiB of a 32 MiB L3), and with it the time of a 100k-op
+/// minutes (2 MiB of a 32 MiB L3 has been measured), and with it the time of a 100k-op
 /// module against a 10k one. `growth.py` prints this before and after its runs.
 pub struct HostMemory {
     pub latencies: Vec<ReadLatency>,
@@ -414,7 +414,7 @@ fn chase_links(lines: usize) -> Vec<usize> {
 /// them (as the parser and the passes lay out a module), timed at `small` and at ten times as
 /// many nodes. The work is exactly ten times as much; a ratio above 10 is what the caches
 /// make of a ten times larger working set. Measured for three node sizes, to show whether a
-/// smaller node would move it (stop 35: it does not: the small walk gets faster too).
+/// smaller node would move it (measured: it does not; the small walk gets faster too).
 pub struct WalkGrowth {
     /// Nodes in the small walk (the large one has ten times as many).
     pub small: usize,
@@ -594,7 +594,7 @@ mod tests {
 
     #[test]
     fn the_cache_ends_where_reads_reach_memory_latency() {
-        // Stop 25's host: about 18 ns up to 2 MiB, DRAM from 4 MiB.
+        // A measured host: about 18 ns up to 2 MiB, DRAM from 4 MiB.
         let h = host(&[13.0, 17.3, 17.6, 18.6, 278.5, 326.0, 174.8, 316.9, 192.8]);
         assert_eq!(h.cached_bytes(), 2 << 20);
         // A step back under the split after memory latency does not extend the cache.

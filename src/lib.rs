@@ -1,5 +1,5 @@
 //! passlab: Apache TVM's pass infrastructure rebuilt in Rust, with a Relay-style IR, its text
-//! format, and (as they land) the standard passes and an interactive front end.
+//! format, the standard passes, and the command language's engine and front ends.
 //!
 //! Layers, bottom up: [`ir`] (types, expressions, modules, ops, structural equality),
 //! [`text`] (parse and print the Relay text format), [`diagnostic`] (rendering errors), [`files`] (reading text and writing files atomically),

@@ -332,7 +332,7 @@ fn op_position(op: Op) -> Option<usize> {
 }
 
 // 56 bytes: 64 with the reference count, mimalloc's 64-byte size class, so a walk reads one
-// cache line per node (the 80-byte blocks of stop 19 straddled two).
+// cache line per node (an 80-byte block would straddle two).
 const _: () = assert!(std::mem::size_of::<ExprNode>() == 56);
 
 /// How far past a node [`Expr::prefetch_next`] fetches: about a dozen nodes of a traversal's
@@ -543,7 +543,7 @@ impl Expr {
     /// model, each node entered sits one block below the previous one; the post-order
     /// exits then run upwards through the same blocks). Reaching a node is a dependent load the
     /// hardware cannot predict from the pointer chain; a hint 1 KiB up measured faster than
-    /// none (stop 17), and adding one 1 KiB down gained nothing beyond the noise (stop 18). A
+    /// none, and adding one 1 KiB down gained nothing beyond the noise. A
     /// wrong guess costs one cache line of bandwidth.
     #[inline(always)]
     pub fn prefetch_next(&self) {

@@ -4,8 +4,8 @@
 //! Checked types and spans are ignored; annotations, attributes and constant data are compared.
 //! Non-constant expressions are graph nodes, as in TVM: one node matches one node of the other
 //! side only, so sharing is part of the structure (CSE merging two equal calls changes the
-//! program; until stop 34 they compared as trees, and PrintChanged, `history` and `break
-//! changed` missed such changes). Both walks are iterative and memoized by node identity, so
+//! program; compared as trees, PrintChanged, `history` and `break changed` would miss such
+//! changes). Both walks are iterative and memoized by node identity, so
 //! deep and shared graphs are cheap.
 
 use super::expr::{Expr, ExprKind, Var};

@@ -4,9 +4,9 @@
 //! Why: nodes are immutable, so InferType can only give an untyped node a type by building a
 //! new one, and then every ancestor of it too (a parent whose child changed is a new node).
 //! A pass that rewrites one call per layer of a deep model (SimplifyInference's batch_norm,
-//! CanonicalizeOps' bias_add, a session's rewrite rules) used to leave untyped calls all
-//! along the graph, and the InferType after it rebuilt the whole graph: one more full copy in
-//! a run's history. With the new calls typed, the pass's rebuilt ancestors keep their types
+//! CanonicalizeOps' bias_add, a session's rewrite rules) would leave untyped calls all
+//! along the graph, and the InferType after it would rebuild the whole graph: one more full
+//! copy in a run's history. With the new calls typed, the pass's rebuilt ancestors keep their types
 //! (`ir::mutate` inherits a type when the children's types are unchanged) and InferType
 //! returns every node as it is.
 //!
@@ -15,8 +15,8 @@
 //! (`shape_rules::rule_for`) over the same argument types, and only when that is certain:
 //! every child has a complete type, and the rule neither fails nor would refine an
 //! argument's type (a rule may assign input types, e.g. conv2d's weight; InferType would then
-//! change the argument, which type-on-build cannot). Otherwise the node is left untyped, as
-//! before, and InferType types it.
+//! change the argument, which type-on-build cannot). Otherwise the node is left untyped, and
+//! InferType types it.
 
 use super::recent::Recent;
 use super::shape_rules::{rule_for, Rel, Rule};
