@@ -916,6 +916,7 @@ mod tests {
             chain(&|e| Expr::if_(Expr::global("c"), Expr::global("t"), e)),
             chain(&|e| {
                 Expr::function(Function {
+                    type_params: Vec::new(),
                     params: vec![x.clone()],
                     body: e,
                     ret_type: None,
@@ -950,6 +951,7 @@ mod tests {
                 for _ in 0..200_000 {
                     let body_ty = e.ty().cloned().unwrap();
                     let f = Function {
+                        type_params: Vec::new(),
                         params: Vec::new(),
                         body: e,
                         ret_type: Some(body_ty.clone()),
@@ -1078,6 +1080,7 @@ def @main(%x: Tensor[(1, 4), float32], %g: Tensor[(4), float32]) {
         let leaf = Expr::with_info(ExprKind::Tuple(vec![]), None, Span::new(7, 19));
         assert_eq!(leaf.span(), Span::new(7, 19));
         let f = Function {
+            type_params: Vec::new(),
             params: vec![],
             body: leaf,
             ret_type: None,

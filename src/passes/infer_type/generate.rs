@@ -115,20 +115,9 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// A fresh instance of a polymorphic function type: each type parameter a new hole.
+    /// A fresh instance of a polymorphic function type.
     fn instantiate(&mut self, ft: &FuncType) -> TV {
-        let map: Vec<(TypeVar, TV)> = ft
-            .type_params
-            .iter()
-            .map(|p| (p.clone(), self.s.hole()))
-            .collect();
-        let params = ft
-            .params
-            .iter()
-            .map(|p| self.s.of_type_with(p, &map))
-            .collect();
-        let ret = self.s.of_type_with(&ft.ret, &map);
-        self.s.func(params, ret)
+        self.s.instantiate(ft)
     }
 
     /// A constructor's type, instantiated: `fn (fields) -> Adt[holes]`.

@@ -135,6 +135,22 @@ impl Solver {
         self.push(Term::Ref(inner))
     }
 
+    /// A fresh instance of a polymorphic function type: each type parameter a new hole.
+    pub fn instantiate(&mut self, ft: &crate::ir::FuncType) -> TV {
+        let map: Vec<(crate::ir::TypeVar, TV)> = ft
+            .type_params
+            .iter()
+            .map(|p| (p.clone(), self.hole()))
+            .collect();
+        let params = ft
+            .params
+            .iter()
+            .map(|p| self.of_type_with(p, &map))
+            .collect();
+        let ret = self.of_type_with(&ft.ret, &map);
+        self.func(params, ret)
+    }
+
     /// A variable for `t` with the type variables of `map` replaced by their solver
     /// variables (instantiating a polymorphic type); other parts as [`Solver::of_type`].
     pub fn of_type_with(&mut self, t: &Type, map: &[(crate::ir::TypeVar, TV)]) -> TV {
@@ -434,6 +450,26 @@ impl Solver {
                 self.link_hole(rb, ra);
                 Ok(())
             }
+            (Term::Known(x), Term::Known(y)) if is_poly(x) != is_poly(y) => {
+                // A polymorphic function where a monomorphic one is expected: an instance.
+                let (p, other) = if is_poly(x) {
+                    (x.clone(), rb)
+                } else {
+                    (y.clone(), ra)
+                };
+                let inst = self.instantiate(p.as_func().expect("a function type"));
+                grow(|| self.unify(inst, other))
+            }
+            (Term::Known(x), Term::Func(..)) | (Term::Func(..), Term::Known(x)) if is_poly(x) => {
+                let x = x.clone();
+                let other = if matches!(self.terms[ra as usize], Term::Func(..)) {
+                    ra
+                } else {
+                    rb
+                };
+                let inst = self.instantiate(x.as_func().expect("a function type"));
+                grow(|| self.unify(inst, other))
+            }
             (Term::Known(x), Term::Known(y)) => {
                 let merged = match merge(x, y) {
                     Ok(m) => m,
@@ -532,6 +568,10 @@ impl Solver {
                 }
                 _ => Err(fail(self)),
             },
+            Term::Func(..) if is_poly(t) => {
+                let inst = self.instantiate(t.as_func().expect("a function type"));
+                grow(|| self.unify(r, inst))
+            }
             Term::Func(ps, ret) => match t.kind() {
                 TypeKind::Func(ft) if ft.params.len() == ps.len() => {
                     let (ps, ret) = (ps.clone(), *ret);
@@ -665,6 +705,11 @@ pub(super) fn merge(x: &Type, y: &Type) -> Result<Option<Type>, ()> {
         _ if x == y => Ok(None),
         _ => Err(()),
     }
+}
+
+/// A function type with type parameters.
+fn is_poly(t: &Type) -> bool {
+    t.as_func().is_some_and(|f| !f.type_params.is_empty())
 }
 
 /// TVM's `UnifyDim`: equal extents (either width) unify, `?` wins, a symbol takes the other.
