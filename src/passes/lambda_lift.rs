@@ -115,6 +115,9 @@ fn free_vars(f: &Expr) -> Vec<(Var, Expr)> {
             bound.insert(l.var.id());
         }
         ExprKind::Function(fun) => bound.extend(fun.params.iter().map(Var::id)),
+        ExprKind::Match(m) => m.for_each_bound_var(|v| {
+            bound.insert(v.id());
+        }),
         _ => {}
     });
     uses.retain(|(v, _)| !bound.contains(&v.id()));

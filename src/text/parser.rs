@@ -1534,11 +1534,19 @@ impl<'s> P<'s> {
         match word {
             "_" => Ok((r, Type::incomplete())),
             "fn" => {
-                let (r, _) = sym("(")(r)?;
-                let (r, (params, _)) = self.types_until(r, ")")?;
-                let (r, _) = sym("->")(r)?;
-                let (r, ret) = self.ty(r)?;
-                Ok((r, Type::func(params, ret)))
+                // `fn [A](A) -> A`: type parameters, as the printer writes a polymorphic
+                // function's type (TVM's parser has no syntax for them).
+                let (r, type_params) = self.type_params(r)?;
+                let n = type_params.len();
+                let rest = (|| {
+                    let (r, _) = sym("(")(r)?;
+                    let (r, (params, _)) = self.types_until(r, ")")?;
+                    let (r, _) = sym("->")(r)?;
+                    self.ty(r).map(|(r, ret)| (r, (params, ret)))
+                })();
+                self.pop_type_vars(n);
+                let (r, (params, ret)) = rest?;
+                Ok((r, Type::poly_func(type_params, params, ret)))
             }
             "Tensor" => {
                 let (r, _) = sym("[")(r)?;

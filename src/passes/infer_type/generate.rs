@@ -115,6 +115,11 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// Whether `tv` is (so far) a polymorphic function type.
+    fn is_poly(&mut self, tv: TV) -> bool {
+        matches!(self.s.term(tv), Term::Known(t) if t.as_func().is_some_and(|f| !f.type_params.is_empty()))
+    }
+
     /// A fresh instance of a polymorphic function type.
     fn instantiate(&mut self, ft: &FuncType) -> TV {
         self.s.instantiate(ft)
@@ -428,7 +433,9 @@ impl<'a> Gen<'a> {
                         ),
                     )
                 })?;
-                Ok(tt)
+                // A polymorphic branch unified with a monomorphic one stands for an instance:
+                // the `if` has the monomorphic type.
+                Ok(if self.is_poly(tt) { ft } else { tt })
             }
             ExprKind::Function(f) => {
                 let params: Vec<TV> = f.params.iter().map(|p| self.var(p)).collect();
@@ -484,6 +491,11 @@ impl<'a> Gen<'a> {
                         )
                     })?;
                 }
+                let first = kids[1..]
+                    .iter()
+                    .copied()
+                    .find(|&k| !self.is_poly(k))
+                    .unwrap_or(first);
                 if m.complete {
                     if let Some(missing) = super::exhaustive::unmatched(self, m) {
                         return Err(self.err(
