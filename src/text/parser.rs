@@ -241,6 +241,8 @@ struct P<'s> {
     ctors: RefCell<FxHashMap<String, (Arc<Constructor>, usize)>>,
     /// Type variables in scope (a type definition's or functions' type parameters).
     type_vars: RefCell<Vec<TypeVar>>,
+    /// The names of the types defined so far.
+    type_names: RefCell<Vec<String>>,
     meta_consts: RefCell<FxHashMap<usize, Expr>>,
     /// Payloads of the scalar literals seen, by (int/float, bits, value bits).
     scalars: RefCell<FxHashMap<(u8, u8, u64), Arc<Constant>>>,
@@ -268,6 +270,7 @@ impl<'s> P<'s> {
             globals_used: RefCell::default(),
             ctors: RefCell::default(),
             type_vars: RefCell::default(),
+            type_names: RefCell::default(),
             meta_consts: RefCell::default(),
             scalars: RefCell::default(),
             attr_depth: std::cell::Cell::new(0),
@@ -369,12 +372,28 @@ impl<'s> P<'s> {
                 }
                 m.add(name, f).expect("a function");
                 i = r2;
-            } else if keyword("type")(r).is_ok() {
-                let (r2, td) = self.type_def(r)?;
+            } else if keyword("type")(r).is_ok() || keyword("extern")(r).is_ok() {
+                // `extern type T[A]`: a type without constructors (TVM's parser builds the
+                // same definition as `type T[A] {}`).
+                let is_extern = keyword("extern")(r).is_ok();
+                let r1 = if is_extern {
+                    keyword("extern")(r)?.0
+                } else {
+                    r
+                };
+                let (r1, _) = ws(r1)?;
+                let (r2, td) = self.type_def(r1, is_extern)?;
+                if m.type_defs.iter().any(|t| t.name == td.name) {
+                    let at = keyword("type")(r1)?.0;
+                    let (at, _) = ws(at)?;
+                    return fatal(
+                        at,
+                        td.name.len(),
+                        format!("type `{}` is defined twice", td.name),
+                    );
+                }
                 m.type_defs.push(td);
                 i = r2;
-            } else if keyword("extern")(r).is_ok() {
-                return fatal(r, 6, "not supported: `extern type` definitions");
             } else if m.is_empty() && m.type_defs.is_empty() {
                 // A file holding one bare expression (as TVM's `parse_expr` accepts) becomes @main.
                 let (r2, e) = self.expr(r)?;
@@ -446,12 +465,36 @@ impl<'s> P<'s> {
         tv.truncate(keep);
     }
 
-    fn type_def(&self, i: &'s str) -> R<'s, TypeDef> {
+    fn type_def(&self, i: &'s str, is_extern: bool) -> R<'s, TypeDef> {
         let (i, _) = keyword("type")(i)?;
+        let (i, _) = ws(i)?;
+        let name_at = i;
         let (i, name) = ident(i)?;
+        if self.ctors.borrow().contains_key(name) {
+            return fatal(
+                name_at,
+                name.len(),
+                format!("`{name}` is already the name of a constructor"),
+            );
+        }
+        self.type_names.borrow_mut().push(name.to_string());
         let (i, tparams) = self.type_params(i)?;
         let n = tparams.len();
         let params: Vec<Arc<str>> = tparams.into_iter().map(|t| t.0).collect();
+        if is_extern {
+            self.pop_type_vars(n);
+            if peek(i, "{") {
+                return fatal(i, 1, "an `extern type` has no constructors");
+            }
+            return Ok((
+                i,
+                TypeDef {
+                    name: name.into(),
+                    params,
+                    ctors: Vec::new(),
+                },
+            ));
+        }
         let r = self.type_def_body(i, name, params);
         self.pop_type_vars(n);
         r
@@ -488,6 +531,13 @@ impl<'s> P<'s> {
                         }
                     }
                     i = sym(")")(i)?.0;
+                }
+                if self.type_names.borrow().iter().any(|t| t == c) {
+                    return fatal(
+                        c_at,
+                        c.len(),
+                        format!("`{c}` is already the name of a type"),
+                    );
                 }
                 let ctor = Arc::new(Constructor {
                     name: c.into(),
