@@ -88,7 +88,7 @@ fn run_pipeline(pipeline: &str, m: &Module) -> Result<Module, String> {
         .opt_level(3)
         .build()
         .map_err(|e| e.to_string())?;
-    pm.with_context(&ctx, |pm| pm.run(&pass, m))
+    pm.with_context(&ctx, |pm| pm.run(pass, m))
         .map_err(|e| e.to_string())
 }
 

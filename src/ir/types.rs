@@ -61,7 +61,7 @@ impl TensorType {
 }
 
 /// `fn (A, B) -> C`, or with type parameters `fn [A](A) -> A`.
-#[derive(Clone, Eq, Hash, Debug)]
+#[derive(Clone, Eq, Debug)]
 pub struct FuncType {
     /// The type variables the function is polymorphic in (empty for most functions).
     pub type_params: Vec<TypeVar>,
@@ -91,6 +91,15 @@ impl TypeVar {
 impl fmt::Display for TypeVar {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+/// Consistent with the equality up to renaming: type variables hash to nothing.
+impl std::hash::Hash for FuncType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.type_params.len().hash(state);
+        self.params.hash(state);
+        self.ret.hash(state);
     }
 }
 
