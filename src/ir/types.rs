@@ -1,5 +1,6 @@
-//! Relay types: tensors (static, `?` and symbolic dimensions), tuples, functions and the
-//! incomplete type `_`. Types are small immutable values, cheap to clone.
+//! Relay types: tensors (static, `?` and symbolic dimensions), tuples, functions (with type
+//! parameters for polymorphic ones), type variables, ADT types (`List[A]`), references
+//! (`ref(T)`) and the incomplete type `_`. Types are small immutable values, cheap to clone.
 
 use super::dtype::DType;
 use std::fmt;

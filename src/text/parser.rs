@@ -2,13 +2,16 @@
 //! `shared/reference/RELAY_TEXT.md`: `def`s, graph bindings `%N = e;` (no node is created: a
 //! later `%N` *is* `e`, so sharing is preserved), `let`, `if`, tuples and `.N`, `fn` literals,
 //! call attributes checked against the op's schema, scalar literals with suffixes, binary
-//! operators, comments, `meta[...]` with or without a `#[metadata]` section, `free_var`, and
-//! ADT type definitions (kept, not type-checked).
+//! operators, comments, `meta[...]` with or without a `#[metadata]` section, `free_var`, ADT
+//! type definitions (`type`, `extern type`), type parameters (`def @id[A](%x: A) -> A`),
+//! constructors, `match` / `match?` with their patterns, and references (`ref`, `ref_read`,
+//! `ref_write`).
 //!
 //! Differences from TVM, on purpose: graph ids are scoped to one definition and may not be
 //! rebound; a repeated `def` is an error; a file that holds a single bare expression becomes
-//! `@main`; projections may follow calls (`f(x).0`); programs that construct or match ADT values,
-//! or use references, are refused with a "not supported" error.
+//! `@main`; projections may follow calls (`f(x).0`); the types `ref(T)` and `fn [A](A) -> A`,
+//! which TVM prints but cannot parse, are read; a type or constructor is defined before it is
+//! used, and a type may not take a constructor's name nor the other way round.
 //!
 //! Nesting depth is unbounded: let chains and binding sequences are parsed in a loop, and the
 //! recursive parts grow the stack on demand (`stacker`).
