@@ -413,7 +413,10 @@ impl Hash_ {
             ExprKind::RefNew(x) | ExprKind::RefRead(x) => self.child(x).hash(&mut h),
             ExprKind::RefWrite(r, v) => (self.child(r), self.child(v)).hash(&mut h),
             ExprKind::Function(f) => {
-                f.type_params.len().hash(&mut h);
+                if !f.type_params.is_empty() {
+                    // (Monomorphic functions hash as before: LambdaLift names by the hash.)
+                    f.type_params.len().hash(&mut h);
+                }
                 for p in &f.params {
                     self.var_hash(p, &mut h);
                 }

@@ -98,7 +98,11 @@ impl fmt::Display for TypeVar {
 /// Consistent with the equality up to renaming: type variables hash to nothing.
 impl std::hash::Hash for FuncType {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.type_params.len().hash(state);
+        // A monomorphic function type hashes as before type parameters existed (lifted
+        // functions are named by their hash).
+        if !self.type_params.is_empty() {
+            self.type_params.len().hash(state);
+        }
         self.params.hash(state);
         self.ret.hash(state);
     }
