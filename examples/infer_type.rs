@@ -33,6 +33,7 @@ fn nested(n: usize) -> Module {
 
 fn module(params: Vec<Var>, body: Expr) -> Module {
     let f = Function {
+        type_params: Vec::new(),
         params,
         body,
         ret_type: None,

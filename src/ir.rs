@@ -2,6 +2,7 @@
 //! hashing, and the well-formedness check. `ir` knows nothing about passes, the text format's
 //! parser, the command language or any front end.
 
+pub mod adt;
 pub mod attrs;
 pub mod dtype;
 pub mod expr;
@@ -18,6 +19,7 @@ pub mod var_map;
 pub mod visit;
 pub mod well_formed;
 
+pub use adt::{Clause, Constructor, Match, Pattern};
 pub use attrs::{AttrValue, Attrs};
 pub use dtype::DType;
 pub use expr::{Call, Contains, Expr, ExprKind, Function, GlobalVar, If, Let, Span, Var};
@@ -26,7 +28,7 @@ pub use node_hash::{NodeMap, NodeSet};
 pub use op::{Op, OpPattern};
 pub use structural::{expr_equal, expr_hash, module_equal, module_hash};
 pub use tensor::{Constant, TensorData};
-pub use types::{Dim, FuncType, NamedType, TensorType, Type, TypeKind};
+pub use types::{Dim, FuncType, NamedType, TensorType, Type, TypeKind, TypeVar};
 pub use var_map::{PendingLets, VarMap};
 
 /// Runs `f` with at least 64 KiB of stack left, moving to a new 1 MiB segment when less is

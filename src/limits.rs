@@ -18,3 +18,7 @@ pub const MAX_TENSOR_ELEMENTS: u64 = 1 << 32;
 /// Attribute values one metadata attrs object may expand to: the JSON shares objects by
 /// index, so a few hundred bytes can describe a tree of 2^64 values.
 pub const MAX_METADATA_VALUES: usize = 1 << 20;
+
+/// How deep `match` patterns may nest (`Cons(Cons(Cons(...)))`): walks over one pattern
+/// recurse, so the parser refuses deeper ones.
+pub const MAX_PATTERN_DEPTH: usize = 256;

@@ -552,6 +552,7 @@ fn the_evaluator_never_panics() {
                 };
                 let call = Expr::call(Expr::op(op), args, attrs.clone());
                 let f = Expr::function(Function {
+                    type_params: Vec::new(),
                     params: vec![],
                     body: call,
                     ret_type: None,

@@ -15,6 +15,7 @@ fn on_small_stack(f: impl FnOnce() + Send + 'static) {
 
 fn main_module(params: Vec<Var>, body: Expr) -> Module {
     let f = Function {
+        type_params: Vec::new(),
         params,
         body,
         ret_type: None,
@@ -129,6 +130,7 @@ fn deep_nested_function_literals() {
         let mut e = Expr::var(&x);
         for _ in 0..n {
             e = Expr::function(Function {
+                type_params: Vec::new(),
                 params: Vec::new(),
                 body: e,
                 ret_type: None,
@@ -177,6 +179,7 @@ fn long_identity_chain_with_waiting_relations() {
             body = Expr::let_(v, value, body);
         }
         let f = Function {
+            type_params: Vec::new(),
             params: vec![x],
             body,
             ret_type: Some(vec4()),

@@ -6,10 +6,11 @@
 //! ([`Expr::ptr_eq`], [`Expr::id`]); variables are identified by their `VarNode`, never by name.
 //! Dropping is iterative, so a million-deep let chain is freed without recursion.
 
+use super::adt::{Constructor, Match};
 use super::attrs::{AttrValue, Attrs};
 use super::op::{Op, OpDef};
 use super::tensor::Constant;
-use super::types::Type;
+use super::types::{Type, TypeVar};
 use ecow::EcoString;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -197,6 +198,8 @@ pub struct If {
 /// A function: `fn (%x: T, Primitive=1) -> R { body }` or the body of a `def`.
 #[derive(Clone, Debug)]
 pub struct Function {
+    /// Type parameters, `fn [A, B](...)` (empty for a monomorphic function).
+    pub type_params: Vec<TypeVar>,
     pub params: Vec<Var>,
     pub body: Expr,
     pub ret_type: Option<Type>,
@@ -226,7 +229,22 @@ impl Function {
             .iter()
             .map(|p| p.ann().cloned())
             .collect::<Option<Vec<_>>>()?;
-        Some(Type::func(params, self.ret_type.clone()?))
+        Some(Type::poly_func(
+            self.type_params.clone(),
+            params,
+            self.ret_type.clone()?,
+        ))
+    }
+
+    /// A function with no type parameters and no attributes.
+    pub fn new(params: Vec<Var>, body: Expr, ret_type: Option<Type>) -> Function {
+        Function {
+            type_params: Vec::new(),
+            params,
+            body,
+            ret_type,
+            attrs: Vec::new(),
+        }
     }
 }
 
@@ -243,6 +261,16 @@ pub enum ExprKind {
     If(If),
     Function(Box<Function>),
     Op(Op),
+    /// An ADT constructor as a value (`Cons`); called to build a value (`Cons(%x, Nil)`).
+    Constructor(Arc<Constructor>),
+    /// `match` / `match?` over an ADT value or tuple.
+    Match(Box<Match>),
+    /// `ref(e)`: a new reference cell holding `e`.
+    RefNew(Expr),
+    /// `ref_read(r)`.
+    RefRead(Expr),
+    /// `ref_write(r, v)`: stores `v` in `r`, evaluates to `()`.
+    RefWrite(Expr, Expr),
 }
 
 /// The body of an [`Expr`].
@@ -287,6 +315,8 @@ impl Contains {
     /// from its inputs (convolutions, pools, `concatenate`, `nn.bias_add`): without one, the
     /// layout passes find no layout to convert.
     pub const LAYOUT_OP: Contains = Contains(1 << 5);
+    /// A `match` (which, like `if`, opens scopes and binds variables).
+    pub const MATCH: Contains = Contains(1 << 6);
 
     /// True when any of `what` is contained.
     pub fn any(self, what: Contains) -> bool {
@@ -311,8 +341,17 @@ impl Contains {
     fn of_kind(kind: &ExprKind) -> Contains {
         let c = |e: &Expr| e.contains().0;
         Contains(match kind {
-            ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) => 0,
+            ExprKind::Var(_)
+            | ExprKind::GlobalVar(_)
+            | ExprKind::Constant(_)
+            | ExprKind::Constructor(_) => 0,
             ExprKind::Op(op) => Contains::of_op(*op).0,
+            ExprKind::Match(m) => m
+                .clauses
+                .iter()
+                .fold(Contains::MATCH.0 | c(&m.data), |b, cl| b | c(&cl.rhs)),
+            ExprKind::RefNew(x) | ExprKind::RefRead(x) => c(x),
+            ExprKind::RefWrite(r, v) => c(r) | c(v),
             ExprKind::Call(call) => call.args.iter().fold(c(&call.callee), |b, a| b | c(a)),
             ExprKind::Tuple(fs) => fs.iter().fold(0, |b, f| b | c(f)),
             ExprKind::TupleGetItem(t, _) => c(t),
@@ -591,7 +630,19 @@ impl ExprKind {
     #[inline]
     pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
         match self {
-            ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_) => {
+            ExprKind::Var(_)
+            | ExprKind::GlobalVar(_)
+            | ExprKind::Constant(_)
+            | ExprKind::Op(_)
+            | ExprKind::Constructor(_) => {}
+            ExprKind::Match(m) => {
+                f(&m.data);
+                m.clauses.iter().for_each(|c| f(&c.rhs));
+            }
+            ExprKind::RefNew(x) | ExprKind::RefRead(x) => f(x),
+            ExprKind::RefWrite(r, v) => {
+                f(r);
+                f(v);
             }
             ExprKind::Tuple(fs) => fs.iter().for_each(f),
             ExprKind::TupleGetItem(t, _) => f(t),
@@ -619,7 +670,19 @@ impl ExprKind {
     #[inline]
     pub fn for_each_child_rev<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
         match self {
-            ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_) => {
+            ExprKind::Var(_)
+            | ExprKind::GlobalVar(_)
+            | ExprKind::Constant(_)
+            | ExprKind::Op(_)
+            | ExprKind::Constructor(_) => {}
+            ExprKind::Match(m) => {
+                m.clauses.iter().rev().for_each(|c| f(&c.rhs));
+                f(&m.data);
+            }
+            ExprKind::RefNew(x) | ExprKind::RefRead(x) => f(x),
+            ExprKind::RefWrite(r, v) => {
+                f(v);
+                f(r);
             }
             ExprKind::Tuple(fs) => fs.iter().rev().for_each(f),
             ExprKind::TupleGetItem(t, _) => f(t),
@@ -653,6 +716,79 @@ impl ExprKind {
             ExprKind::If(i) => ExprKind::If(i.clone()),
             ExprKind::Function(f) => ExprKind::Function(f.clone()),
             ExprKind::Op(o) => ExprKind::Op(*o),
+            ExprKind::Constructor(c) => ExprKind::Constructor(c.clone()),
+            ExprKind::Match(m) => ExprKind::Match(m.clone()),
+            ExprKind::RefNew(x) => ExprKind::RefNew(x.clone()),
+            ExprKind::RefRead(x) => ExprKind::RefRead(x.clone()),
+            ExprKind::RefWrite(r, v) => ExprKind::RefWrite(r.clone(), v.clone()),
+        }
+    }
+
+    /// A node of the same kind with the same non-expression parts and `kids` as its children
+    /// (in [`for_each_child`](Self::for_each_child) order; exactly as many).
+    pub fn with_children(&self, kids: &[Expr]) -> ExprKind {
+        let mut it = kids.iter().cloned();
+        let mut next = || it.next().expect("one new child per child");
+        match self {
+            ExprKind::Var(_)
+            | ExprKind::GlobalVar(_)
+            | ExprKind::Constant(_)
+            | ExprKind::Op(_)
+            | ExprKind::Constructor(_) => self.shallow_clone(),
+            ExprKind::Tuple(fs) => ExprKind::Tuple(fs.iter().map(|_| next()).collect()),
+            ExprKind::TupleGetItem(_, i) => ExprKind::TupleGetItem(next(), *i),
+            ExprKind::Call(c) => {
+                let callee = next();
+                ExprKind::Call(Call {
+                    callee,
+                    args: c.args.iter().map(|_| next()).collect(),
+                    attrs: c.attrs.clone(),
+                })
+            }
+            ExprKind::Let(l) => {
+                let value = next();
+                ExprKind::Let(Let {
+                    var: l.var.clone(),
+                    value,
+                    body: next(),
+                })
+            }
+            ExprKind::If(_) => {
+                let cond = next();
+                let then_branch = next();
+                ExprKind::If(If {
+                    cond,
+                    then_branch,
+                    else_branch: next(),
+                })
+            }
+            ExprKind::Function(f) => {
+                let mut g = (**f).clone();
+                g.body = next();
+                ExprKind::Function(Box::new(g))
+            }
+            ExprKind::Match(m) => {
+                let data = next();
+                let clauses = m
+                    .clauses
+                    .iter()
+                    .map(|c| super::adt::Clause {
+                        pattern: c.pattern.clone(),
+                        rhs: next(),
+                    })
+                    .collect();
+                ExprKind::Match(Box::new(Match {
+                    data,
+                    clauses,
+                    complete: m.complete,
+                }))
+            }
+            ExprKind::RefNew(_) => ExprKind::RefNew(next()),
+            ExprKind::RefRead(_) => ExprKind::RefRead(next()),
+            ExprKind::RefWrite(..) => {
+                let r = next();
+                ExprKind::RefWrite(r, next())
+            }
         }
     }
 
@@ -669,6 +805,11 @@ impl ExprKind {
             ExprKind::If(_) => "if",
             ExprKind::Function(_) => "function",
             ExprKind::Op(_) => "op",
+            ExprKind::Constructor(_) => "constructor",
+            ExprKind::Match(_) => "match",
+            ExprKind::RefNew(_) => "ref",
+            ExprKind::RefRead(_) => "ref_read",
+            ExprKind::RefWrite(..) => "ref_write",
         }
     }
 }
@@ -685,8 +826,18 @@ impl ExprKind {
     /// clone of a shared placeholder cost two atomic operations a child.
     fn into_children(self, out: &mut Vec<Expr>) {
         match self {
-            ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_) => {
+            ExprKind::Var(_)
+            | ExprKind::GlobalVar(_)
+            | ExprKind::Constant(_)
+            | ExprKind::Op(_)
+            | ExprKind::Constructor(_) => {}
+            ExprKind::Match(m) => {
+                let m = *m;
+                out.push(m.data);
+                out.extend(m.clauses.into_iter().map(|c| c.rhs));
             }
+            ExprKind::RefNew(x) | ExprKind::RefRead(x) => out.push(x),
+            ExprKind::RefWrite(r, v) => out.extend([r, v]),
             ExprKind::Tuple(mut fs) => out.append(&mut fs),
             ExprKind::TupleGetItem(t, _) => out.push(t),
             ExprKind::Call(c) => {
@@ -765,6 +916,7 @@ mod tests {
             chain(&|e| Expr::if_(Expr::global("c"), Expr::global("t"), e)),
             chain(&|e| {
                 Expr::function(Function {
+                    type_params: Vec::new(),
                     params: vec![x.clone()],
                     body: e,
                     ret_type: None,
@@ -799,6 +951,7 @@ mod tests {
                 for _ in 0..200_000 {
                     let body_ty = e.ty().cloned().unwrap();
                     let f = Function {
+                        type_params: Vec::new(),
                         params: Vec::new(),
                         body: e,
                         ret_type: Some(body_ty.clone()),
@@ -927,6 +1080,7 @@ def @main(%x: Tensor[(1, 4), float32], %g: Tensor[(4), float32]) {
         let leaf = Expr::with_info(ExprKind::Tuple(vec![]), None, Span::new(7, 19));
         assert_eq!(leaf.span(), Span::new(7, 19));
         let f = Function {
+            type_params: Vec::new(),
             params: vec![],
             body: leaf,
             ret_type: None,

@@ -21,8 +21,9 @@ pub struct SourceFile {
     pub text: String,
 }
 
-/// An algebraic data type definition, `type List[A] { Cons(A, List[A]), Nil }`. passlab keeps
-/// and prints these; programs that construct or match ADT values are not supported.
+/// An algebraic data type definition, `type List[A] { Cons(A, List[A]), Nil }`: its type
+/// parameters and its constructors' field types (which may mention the parameters and the
+/// type itself). Constructor expressions (`ir::Constructor`) refer to it by name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TypeDef {
     pub name: Arc<str>,

@@ -9,6 +9,7 @@
 //! every child kept its type (types in Relay are determined by the children's types and the
 //! attributes); otherwise the type is dropped until InferType runs again.
 
+use super::adt::Match;
 use super::attrs::Attrs;
 use super::expr::{Call, Expr, ExprKind, Function, If, Let, Var};
 use super::tensor::Constant;
@@ -124,6 +125,17 @@ pub trait Mutator {
     }
     fn function(&mut self, e: &Expr, f: &Function, body: Expr) -> Expr {
         rebuild_function(e, f, body)
+    }
+    /// A `match`: its rewritten scrutinee and clause bodies (in clause order).
+    fn match_(&mut self, e: &Expr, m: &Match, data: Expr, rhs: Vec<Expr>) -> Expr {
+        let _ = m;
+        let mut kids = rhs;
+        kids.insert(0, data);
+        rebuild_other(e, kids)
+    }
+    /// `ref`, `ref_read` and `ref_write`, with their rewritten operands.
+    fn reference(&mut self, e: &Expr, kids: Vec<Expr>) -> Expr {
+        rebuild_other(e, kids)
     }
     /// Whether the hook for `e` returns `e` itself whenever none of its children changed
     /// (asked only then). When true the mutation skips the hook: an unchanged subgraph costs
@@ -275,7 +287,19 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
                     let out = match e.kind() {
                         ExprKind::Var(v) => m.var(e, v),
                         ExprKind::Constant(c) => m.constant(e, c),
-                        ExprKind::GlobalVar(_) | ExprKind::Op(_) => m.leaf(e),
+                        ExprKind::GlobalVar(_) | ExprKind::Op(_) | ExprKind::Constructor(_) => {
+                            m.leaf(e)
+                        }
+                        ExprKind::Match(mt) => {
+                            let data = next(&mt.data);
+                            let rhs = mt.clauses.iter().map(|c| next(&c.rhs)).collect();
+                            m.match_(e, mt, data, rhs)
+                        }
+                        ExprKind::RefNew(_) | ExprKind::RefRead(_) | ExprKind::RefWrite(..) => {
+                            let mut kids_in = Vec::with_capacity(2);
+                            e.kind().for_each_child(|c| kids_in.push(next(c)));
+                            m.reference(e, kids_in)
+                        }
                         ExprKind::Call(c) => {
                             let callee = next(&c.callee);
                             let args = c.args.iter().map(&mut next).collect();
@@ -444,6 +468,22 @@ pub fn rebuild_if(orig: &Expr, cond: Expr, then_branch: Expr, else_branch: Expr)
     )
 }
 
+/// `orig` if every child in `kids` (in `for_each_child` order) is the old one, else a node of
+/// the same kind with these children (keeping the type when the children's types are kept).
+pub fn rebuild_other(orig: &Expr, kids: Vec<Expr>) -> Expr {
+    let mut i = 0;
+    let mut same_kids = true;
+    orig.kind().for_each_child(|c| {
+        same_kids &= kids.get(i).is_some_and(|k| k.ptr_eq(c));
+        i += 1;
+    });
+    if same_kids && i == kids.len() {
+        return orig.clone();
+    }
+    let refs: Vec<&Expr> = kids.iter().collect();
+    rebuilt(orig, orig.kind().with_children(&kids), &refs)
+}
+
 pub fn rebuild_function(orig: &Expr, f: &Function, body: Expr) -> Expr {
     if f.body.ptr_eq(&body) {
         return orig.clone();
@@ -451,6 +491,7 @@ pub fn rebuild_function(orig: &Expr, f: &Function, body: Expr) -> Expr {
     let ty = inherited_type(orig, &[&body]);
     Expr::with_info(
         ExprKind::Function(Box::new(Function {
+            type_params: f.type_params.clone(),
             params: f.params.clone(),
             body,
             ret_type: f.ret_type.clone(),
@@ -504,6 +545,12 @@ impl<M: Mutator> Mutator for FastPath<M> {
     }
     fn function(&mut self, e: &Expr, f: &Function, body: Expr) -> Expr {
         self.inner.function(e, f, body)
+    }
+    fn match_(&mut self, e: &Expr, m: &Match, data: Expr, rhs: Vec<Expr>) -> Expr {
+        self.inner.match_(e, m, data, rhs)
+    }
+    fn reference(&mut self, e: &Expr, kids: Vec<Expr>) -> Expr {
+        self.inner.reference(e, kids)
     }
     fn keeps(&mut self, e: &Expr) -> bool {
         self.inner.keeps(e)

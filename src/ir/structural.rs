@@ -8,8 +8,10 @@
 //! changes). Both walks are iterative and memoized by node identity, so
 //! deep and shared graphs are cheap.
 
+use super::adt::Pattern;
 use super::expr::{Expr, ExprKind, Var};
 use super::module::Module;
+use super::types::{Type, TypeVar};
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::hash::{Hash, Hasher};
 
@@ -27,7 +29,10 @@ pub fn module_equal(a: &Module, b: &Module, map_free_vars: bool) -> bool {
     let mut eq = Eq::new(map_free_vars);
     a.functions()
         .zip(b.functions())
-        .all(|((ga, ea), (gb, eb))| ga == gb && eq.run(ea, eb))
+        .all(|((ga, ea), (gb, eb))| {
+            eq.ty_rename.clear();
+            ga == gb && eq.run(ea, eb)
+        })
 }
 
 struct Eq {
@@ -38,6 +43,9 @@ struct Eq {
     nodes_l2r: FxHashMap<usize, usize>,
     nodes_r2l: FxHashMap<usize, usize>,
     done: FxHashSet<(usize, usize)>,
+    /// The right side's type parameters renamed to the left side's, for functions whose
+    /// type parameters are named differently (alpha-equivalence); empty almost always.
+    ty_rename: Vec<(TypeVar, Type)>,
 }
 
 /// TVM compares non-constant Relay expression nodes as graph nodes: a node of one side may
@@ -54,6 +62,10 @@ fn is_graph_node(e: &Expr) -> bool {
             | ExprKind::Let(_)
             | ExprKind::If(_)
             | ExprKind::Function(_)
+            | ExprKind::Match(_)
+            | ExprKind::RefNew(_)
+            | ExprKind::RefRead(_)
+            | ExprKind::RefWrite(..)
     )
 }
 
@@ -85,7 +97,52 @@ impl Eq {
             nodes_l2r: FxHashMap::default(),
             nodes_r2l: FxHashMap::default(),
             done: FxHashSet::default(),
+            ty_rename: Vec::new(),
         }
+    }
+
+    /// Equal types, the right one read with the type parameters renamed so far.
+    fn same_type(&self, a: Option<&Type>, b: Option<&Type>) -> bool {
+        match (a, b) {
+            (Some(a), Some(b)) if !self.ty_rename.is_empty() => *a == b.subst(&self.ty_rename),
+            _ => a == b,
+        }
+    }
+
+    /// Matches two functions' type parameters: positionally, renaming the right side's.
+    fn bind_type_params(&mut self, a: &[TypeVar], b: &[TypeVar]) -> bool {
+        if a.len() != b.len() {
+            return false;
+        }
+        for (x, y) in a.iter().zip(b) {
+            if x == y && !self.ty_rename.iter().any(|(k, _)| k == y) {
+                continue;
+            }
+            match self.ty_rename.iter().find(|(k, _)| k == y) {
+                Some((_, t)) if t.as_var() == Some(x) => {}
+                // The same name bound again to another parameter: unequal (conservative).
+                Some(_) => return false,
+                None => self.ty_rename.push((y.clone(), Type::var(x.clone()))),
+            }
+        }
+        true
+    }
+
+    /// Matches the variables two patterns bind, and their shapes.
+    fn bind_pattern(&mut self, a: &Pattern, b: &Pattern) -> bool {
+        crate::ir::deep(|| match (a, b) {
+            (Pattern::Wildcard, Pattern::Wildcard) => true,
+            (Pattern::Var(x), Pattern::Var(y)) => self.bind(x, y),
+            (Pattern::Ctor(c, ps), Pattern::Ctor(d, qs)) => {
+                c == d
+                    && ps.len() == qs.len()
+                    && ps.iter().zip(qs).all(|(p, q)| self.bind_pattern(p, q))
+            }
+            (Pattern::Tuple(ps), Pattern::Tuple(qs)) => {
+                ps.len() == qs.len() && ps.iter().zip(qs).all(|(p, q)| self.bind_pattern(p, q))
+            }
+            _ => false,
+        })
     }
 
     /// Matches graph nodes `a` and `b` (see [`is_graph_node`]): false when either is already
@@ -98,7 +155,7 @@ impl Eq {
     }
 
     fn bind(&mut self, a: &Var, b: &Var) -> bool {
-        if a.ann() != b.ann() || a.virtual_device != b.virtual_device {
+        if !self.same_type(a.ann(), b.ann()) || a.virtual_device != b.virtual_device {
             return false;
         }
         match_one_to_one(&mut self.lhs_to_rhs, &mut self.rhs_to_lhs, a.id(), b.id())
@@ -180,9 +237,36 @@ impl Eq {
                     stack.push((&x.cond, &y.cond));
                     true
                 }
+                (ExprKind::Constructor(x), ExprKind::Constructor(y)) => x == y,
+                (ExprKind::Match(x), ExprKind::Match(y)) => {
+                    let same = x.complete == y.complete
+                        && x.clauses.len() == y.clauses.len()
+                        && x.clauses
+                            .iter()
+                            .zip(&y.clauses)
+                            .all(|(p, q)| self.bind_pattern(&p.pattern, &q.pattern));
+                    if same {
+                        for (p, q) in x.clauses.iter().zip(&y.clauses).rev() {
+                            stack.push((&p.rhs, &q.rhs));
+                        }
+                        stack.push((&x.data, &y.data));
+                    }
+                    same
+                }
+                (ExprKind::RefNew(x), ExprKind::RefNew(y))
+                | (ExprKind::RefRead(x), ExprKind::RefRead(y)) => {
+                    stack.push((x, y));
+                    true
+                }
+                (ExprKind::RefWrite(x, v), ExprKind::RefWrite(y, w)) => {
+                    stack.push((v, w));
+                    stack.push((x, y));
+                    true
+                }
                 (ExprKind::Function(x), ExprKind::Function(y)) => {
                     let same = x.params.len() == y.params.len()
-                        && x.ret_type == y.ret_type
+                        && self.bind_type_params(&x.type_params, &y.type_params)
+                        && self.same_type(x.ret_type.as_ref(), y.ret_type.as_ref())
                         && x.attrs == y.attrs
                         && x.params.iter().zip(&y.params).all(|(p, q)| self.bind(p, q));
                     stack.push((&x.body, &y.body));
@@ -246,6 +330,7 @@ impl Hash_ {
                 match e.kind() {
                     ExprKind::Let(l) => self.binder(&l.var),
                     ExprKind::Function(f) => f.params.iter().for_each(|p| self.binder(p)),
+                    ExprKind::Match(m) => m.for_each_bound_var(|v| self.binder(v)),
                     _ => {}
                 }
                 stack.push((e.clone(), true));
@@ -276,6 +361,21 @@ impl Hash_ {
         v.ann().hash(h);
     }
 
+    fn pattern_hash(&mut self, p: &Pattern, h: &mut FxHasher) {
+        crate::ir::deep(|| {
+            std::mem::discriminant(p).hash(h);
+            match p {
+                Pattern::Wildcard => {}
+                Pattern::Var(v) => self.var_hash(v, h),
+                Pattern::Ctor(c, ps) => {
+                    c.hash(h);
+                    ps.iter().for_each(|p| self.pattern_hash(p, h));
+                }
+                Pattern::Tuple(ps) => ps.iter().for_each(|p| self.pattern_hash(p, h)),
+            }
+        })
+    }
+
     fn node_hash(&mut self, e: &Expr) -> u64 {
         let mut h = FxHasher::default();
         std::mem::discriminant(e.kind()).hash(&mut h);
@@ -301,7 +401,22 @@ impl Hash_ {
                 self.child(&i.else_branch),
             )
                 .hash(&mut h),
+            ExprKind::Constructor(c) => c.hash(&mut h),
+            ExprKind::Match(m) => {
+                m.complete.hash(&mut h);
+                self.child(&m.data).hash(&mut h);
+                for c in &m.clauses {
+                    self.pattern_hash(&c.pattern, &mut h);
+                    self.child(&c.rhs).hash(&mut h);
+                }
+            }
+            ExprKind::RefNew(x) | ExprKind::RefRead(x) => self.child(x).hash(&mut h),
+            ExprKind::RefWrite(r, v) => (self.child(r), self.child(v)).hash(&mut h),
             ExprKind::Function(f) => {
+                if !f.type_params.is_empty() {
+                    // (Monomorphic functions hash as before: LambdaLift names by the hash.)
+                    f.type_params.len().hash(&mut h);
+                }
                 for p in &f.params {
                     self.var_hash(p, &mut h);
                 }

@@ -1,5 +1,6 @@
-//! Relay types: tensors (static, `?` and symbolic dimensions), tuples, functions and the
-//! incomplete type `_`. Types are small immutable values, cheap to clone.
+//! Relay types: tensors (static, `?` and symbolic dimensions), tuples, functions (with type
+//! parameters for polymorphic ones), type variables, ADT types (`List[A]`), references
+//! (`ref(T)`) and the incomplete type `_`. Types are small immutable values, cheap to clone.
 
 use super::dtype::DType;
 use std::fmt;
@@ -60,11 +61,77 @@ impl TensorType {
     }
 }
 
-/// `fn (A, B) -> C`.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+/// `fn (A, B) -> C`, or with type parameters `fn [A](A) -> A`.
+#[derive(Clone, Eq, Debug)]
 pub struct FuncType {
+    /// The type variables the function is polymorphic in (empty for most functions).
+    pub type_params: Vec<TypeVar>,
     pub params: Vec<Type>,
     pub ret: Type,
+}
+
+/// The name of a type variable (`A` in `fn [A](A) -> A` or `type List[A]`). Type variables are
+/// compared by name, but hash to nothing: two types equal up to the renaming of bound type
+/// variables (alpha-equivalent, as TVM's structural equality treats them) hash alike.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct TypeVar(pub Arc<str>);
+
+impl std::hash::Hash for TypeVar {
+    fn hash<H: std::hash::Hasher>(&self, _state: &mut H) {}
+}
+
+impl TypeVar {
+    pub fn new(name: &str) -> TypeVar {
+        TypeVar(name.into())
+    }
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for TypeVar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Consistent with the equality up to renaming: type variables hash to nothing.
+impl std::hash::Hash for FuncType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // A monomorphic function type hashes as before type parameters existed (lifted
+        // functions are named by their hash).
+        if !self.type_params.is_empty() {
+            self.type_params.len().hash(state);
+        }
+        self.params.hash(state);
+        self.ret.hash(state);
+    }
+}
+
+impl PartialEq for FuncType {
+    /// Equal up to the renaming of the type parameters (alpha-equivalence).
+    fn eq(&self, other: &FuncType) -> bool {
+        if self.type_params.len() != other.type_params.len()
+            || self.params.len() != other.params.len()
+        {
+            return false;
+        }
+        if self.type_params == other.type_params {
+            return self.params == other.params && self.ret == other.ret;
+        }
+        // Rename the other side's parameters to ours, then compare.
+        let map: Vec<(TypeVar, Type)> = other
+            .type_params
+            .iter()
+            .zip(&self.type_params)
+            .map(|(o, s)| (o.clone(), Type::var(s.clone())))
+            .collect();
+        self.params
+            .iter()
+            .zip(&other.params)
+            .all(|(a, b)| *a == b.subst(&map))
+            && self.ret == other.ret.subst(&map)
+    }
 }
 
 /// A Relay type: one pointer to a shared, immutable [`TypeKind`] (so an expression node's
@@ -99,9 +166,13 @@ pub enum TypeKind {
     Func(Box<FuncType>),
     /// `_`: to be filled in by type inference.
     Incomplete,
-    /// A type variable (`A`) or an ADT type applied to arguments (`List[A]`); passlab keeps
-    /// these for type definitions but does not type-check ADT programs.
+    /// An ADT type applied to arguments (`List[A]`, TVM's `TypeCall` of a `GlobalTypeVar`),
+    /// or an ADT without parameters (`Nat`).
     Named(Box<NamedType>),
+    /// A type variable bound by a function's type parameters or a type definition's.
+    Var(TypeVar),
+    /// The type of a reference cell, `ref(T)` (TVM's `RelayRefType`).
+    Ref(Type),
 }
 
 const _: () = assert!(std::mem::size_of::<Option<Type>>() == 8);
@@ -131,15 +202,18 @@ impl TypeKind {
                 stack.push(std::mem::replace(&mut f.ret, Type::incomplete()));
             }
             TypeKind::Named(n) => stack.append(&mut n.args),
+            TypeKind::Var(_) => {}
+            TypeKind::Ref(t) => stack.push(std::mem::replace(t, Type::incomplete())),
         }
     }
 
     fn parts(&self) -> impl Iterator<Item = &Type> {
         let (list, ret): (&[Type], Option<&Type>) = match self {
-            TypeKind::Tensor(_) | TypeKind::Incomplete => (&[], None),
+            TypeKind::Tensor(_) | TypeKind::Incomplete | TypeKind::Var(_) => (&[], None),
             TypeKind::Tuple(fields) => (fields, None),
             TypeKind::Func(f) => (&f.params, Some(&f.ret)),
             TypeKind::Named(n) => (&n.args, None),
+            TypeKind::Ref(t) => (&[], Some(t)),
         };
         list.iter().chain(ret)
     }
@@ -234,7 +308,11 @@ fn composite(parts: Vec<Type>, ret: Option<Type>) -> Type {
     fn make(parts: Vec<Type>, ret: Option<Type>) -> Type {
         Type::new(match ret {
             None => TypeKind::Tuple(parts),
-            Some(ret) => TypeKind::Func(Box::new(FuncType { params: parts, ret })),
+            Some(ret) => TypeKind::Func(Box::new(FuncType {
+                type_params: Vec::new(),
+                params: parts,
+                ret,
+            })),
         })
     }
     let flat = |t: &Type| matches!(t.kind(), TypeKind::Tensor(_));
@@ -250,7 +328,7 @@ fn composite(parts: Vec<Type>, ret: Option<Type>) -> Type {
     let same = |t: &Type| {
         let (ps, r) = match t.kind() {
             TypeKind::Tuple(fs) => (fs, None),
-            TypeKind::Func(f) => (&f.params, Some(&f.ret)),
+            TypeKind::Func(f) if f.type_params.is_empty() => (&f.params, Some(&f.ret)),
             _ => return false,
         };
         r.is_some() == ret.is_some()
@@ -338,6 +416,101 @@ impl Type {
         Type::new(TypeKind::Named(Box::new(NamedType { name, args })))
     }
 
+    /// The polymorphic function type `fn [type_params](params) -> ret` (with no type
+    /// parameters, [`Type::func`]).
+    pub fn poly_func(type_params: Vec<TypeVar>, params: Vec<Type>, ret: Type) -> Type {
+        if type_params.is_empty() {
+            return Type::func(params, ret);
+        }
+        Type::new(TypeKind::Func(Box::new(FuncType {
+            type_params,
+            params,
+            ret,
+        })))
+    }
+
+    /// The type variable `v`.
+    pub fn var(v: TypeVar) -> Type {
+        Type::new(TypeKind::Var(v))
+    }
+
+    /// `ref(t)`.
+    pub fn reference(t: Type) -> Type {
+        Type::new(TypeKind::Ref(t))
+    }
+
+    pub fn as_var(&self) -> Option<&TypeVar> {
+        match self.kind() {
+            TypeKind::Var(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn as_named(&self) -> Option<&NamedType> {
+        match self.kind() {
+            TypeKind::Named(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// This type with the free type variables named in `map` replaced (a function type's
+    /// own type parameters shadow the map inside it). The type itself when nothing changes.
+    pub fn subst(&self, map: &[(TypeVar, Type)]) -> Type {
+        if map.is_empty() {
+            return self.clone();
+        }
+        crate::ir::deep(|| self.subst_here(map))
+    }
+
+    fn subst_here(&self, map: &[(TypeVar, Type)]) -> Type {
+        let all = |ts: &[Type]| -> Option<Vec<Type>> {
+            let out: Vec<Type> = ts.iter().map(|t| t.subst(map)).collect();
+            let changed = out.iter().zip(ts).any(|(a, b)| !a.ptr_eq(b));
+            changed.then_some(out)
+        };
+        match self.kind() {
+            TypeKind::Tensor(_) | TypeKind::Incomplete => self.clone(),
+            TypeKind::Var(v) => map
+                .iter()
+                .find(|(k, _)| k == v)
+                .map_or_else(|| self.clone(), |(_, t)| t.clone()),
+            TypeKind::Tuple(fs) => all(fs).map_or_else(|| self.clone(), Type::tuple),
+            TypeKind::Named(n) => {
+                all(&n.args).map_or_else(|| self.clone(), |args| Type::named(n.name.clone(), args))
+            }
+            TypeKind::Ref(t) => {
+                let u = t.subst(map);
+                if u.ptr_eq(t) {
+                    self.clone()
+                } else {
+                    Type::reference(u)
+                }
+            }
+            TypeKind::Func(f) => {
+                let inner: Vec<(TypeVar, Type)>;
+                let map = if f.type_params.is_empty() {
+                    map
+                } else {
+                    inner = map
+                        .iter()
+                        .filter(|(k, _)| !f.type_params.contains(k))
+                        .cloned()
+                        .collect();
+                    &inner
+                };
+                let params: Vec<Type> = f.params.iter().map(|t| t.subst(map)).collect();
+                let ret = f.ret.subst(map);
+                let changed =
+                    !ret.ptr_eq(&f.ret) || params.iter().zip(&f.params).any(|(a, b)| !a.ptr_eq(b));
+                if changed {
+                    Type::poly_func(f.type_params.clone(), params, ret)
+                } else {
+                    self.clone()
+                }
+            }
+        }
+    }
+
     pub fn as_tensor(&self) -> Option<&TensorType> {
         match self.kind() {
             TypeKind::Tensor(t) => Some(t),
@@ -371,6 +544,8 @@ impl Type {
             TypeKind::Func(f) => f.params.iter().all(Type::is_complete) && f.ret.is_complete(),
             TypeKind::Incomplete => false,
             TypeKind::Named(n) => n.args.iter().all(Type::is_complete),
+            TypeKind::Var(_) => true,
+            TypeKind::Ref(t) => t.is_complete(),
         }
     }
 }
@@ -426,7 +601,18 @@ impl Type {
                 f.write_str(")")
             }
             TypeKind::Func(ft) => {
-                f.write_str("fn (")?;
+                f.write_str("fn ")?;
+                if !ft.type_params.is_empty() {
+                    f.write_str("[")?;
+                    for (i, t) in ft.type_params.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        write!(f, "{t}")?;
+                    }
+                    f.write_str("]")?;
+                }
+                f.write_str("(")?;
                 for (i, t) in ft.params.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
@@ -436,6 +622,8 @@ impl Type {
                 write!(f, ") -> {}", ft.ret)
             }
             TypeKind::Incomplete => f.write_str("_"),
+            TypeKind::Var(v) => f.write_str(&v.0),
+            TypeKind::Ref(t) => write!(f, "ref({t})"),
             TypeKind::Named(n) => {
                 let (name, args) = (&n.name, &n.args);
                 f.write_str(name)?;

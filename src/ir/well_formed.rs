@@ -1,5 +1,6 @@
 //! The well-formedness check: every variable is bound before it is used and bound only once,
-//! and function parameters are distinct. Iterative, so deep programs are fine.
+//! and function parameters are distinct. A `match` clause's pattern variables are bound in
+//! its body only. Iterative, so deep programs are fine.
 
 use super::expr::{Expr, ExprKind, Span, Var};
 use super::module::Module;
@@ -50,6 +51,7 @@ struct Checker {
 
 enum Step {
     Visit(Expr),
+    Bind(Vec<Var>, Span),
     Unbind(Vec<Var>),
 }
 
@@ -78,6 +80,12 @@ impl Checker {
                                 self.in_scope.remove(&v.id());
                             }
                         }
+                    }
+                    continue;
+                }
+                Step::Bind(vars, span) => {
+                    for v in &vars {
+                        self.bind(v, span)?;
                     }
                     continue;
                 }
@@ -112,6 +120,18 @@ impl Checker {
                     }
                     stack.push(Step::Unbind(f.params.clone()));
                     stack.push(Step::Visit(f.body.clone()));
+                }
+                ExprKind::Match(m) => {
+                    for c in m.clauses.iter().rev() {
+                        let mut vars = Vec::new();
+                        c.pattern.for_each_var(&mut |v| vars.push(v.clone()));
+                        // Bound when the clause's body is reached: pushed as a visit of the
+                        // body after binding steps, in order.
+                        stack.push(Step::Unbind(vars.clone()));
+                        stack.push(Step::Visit(c.rhs.clone()));
+                        stack.push(Step::Bind(vars, e.span()));
+                    }
+                    stack.push(Step::Visit(m.data.clone()));
                 }
                 kind => {
                     let mut children = Vec::new();

@@ -8,7 +8,9 @@
 //!    pure to evaluate; an op is pure to call unless stateful; a call is pure when its callee
 //!    is pure to evaluate and to call and its arguments are pure; globals are analysed on
 //!    demand (assumed pure while in progress; `Extern` ones are call-impure); higher-order
-//!    parameters and functions taken out of tuples are call-impure; a call nested 25 calls
+//!    parameters and functions taken out of tuples, references and ADTs (pattern variables)
+//!    are call-impure; creating a reference and constructors are pure, reading or writing a
+//!    reference is impure to evaluate; a call nested 25 calls
 //!    deep is assumed impure (TVM's `kMaxCallDepth`, reproduced including the depth at which
 //!    a shared node is first reached). Let-bound variables not analysed default to impure
 //!    (pure with `ignore_impurity`).

@@ -264,8 +264,17 @@ impl Fuser<'_> {
 
     fn node(&mut self, n: u32, e: &Expr) -> Expr {
         match e.kind() {
-            ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_) => {
-                e.clone()
+            ExprKind::Var(_)
+            | ExprKind::GlobalVar(_)
+            | ExprKind::Constant(_)
+            | ExprKind::Op(_)
+            | ExprKind::Constructor(_) => e.clone(),
+            ExprKind::Match(_)
+            | ExprKind::RefNew(_)
+            | ExprKind::RefRead(_)
+            | ExprKind::RefWrite(..) => {
+                let kids = self.inputs(n, e);
+                crate::ir::mutate::rebuild_other(e, kids)
             }
             ExprKind::Function(f) => {
                 let Some(&b) = self.graph.inputs(n).first() else {
@@ -355,6 +364,7 @@ impl Fuser<'_> {
             .zip(ret.clone())
             .map(|(ps, r)| Type::func(ps, r));
         let func = Function {
+            type_params: Vec::new(),
             params,
             body,
             ret_type: ret.clone(),

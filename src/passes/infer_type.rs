@@ -19,10 +19,20 @@
 //! Invariants: linear time in the size of the module (every node is visited once per phase,
 //! relations rerun only when one of their holes is bound), no recursion over expressions
 //! (only over the nesting of types), input modules are never modified. The whole module is
-//! solved together and monomorphically, so mutually recursive globals and unannotated
-//! parameters determined by a caller are typed; there is no let-polymorphism and no support
-//! for ADTs/`match` (type definitions pass through untouched) or type parameters.
+//! solved together, so mutually recursive globals and unannotated parameters determined by a
+//! caller are typed.
+//!
+//! Polymorphism is TVM's: a function with type parameters (`def @id[A](%x: A) -> A`) is
+//! checked once with its type variables rigid, and every use of it elsewhere instantiates its
+//! type scheme with fresh holes (a use inside its own body is monomorphic). Polymorphic
+//! globals are walked first, those without a written return type before the rest, so their
+//! scheme is known where they are used; a polymorphic function literal must be annotated in
+//! full to be instantiated. ADT constructors are instantiated the same way from their type
+//! definition; `match` unifies each pattern with the scrutinee and the clauses with each
+//! other, and a complete `match` must cover every value (`exhaustive.rs`). References type
+//! as `ref(T)`. There is no let-polymorphism (as in TVM).
 
+mod exhaustive;
 mod generate;
 mod on_build;
 mod recent;
@@ -111,13 +121,33 @@ fn run(m: &Module, lenient: bool) -> Result<(Module, Vec<TypeError>), TypeError>
     let names: Vec<&str> = funcs.iter().map(|(n, _)| *n).collect();
     let err = |e: SolveError| to_type_error(e, &names);
     let mut gen = Gen::new(1024);
+    gen.declare_adts(&m.type_defs);
     for (name, e) in &funcs {
         if let Some(f) = e.as_function() {
             gen.declare_global(name, f);
         }
     }
-    for (i, (name, e)) in funcs.iter().enumerate() {
+    // Polymorphic functions first, those whose type is not written out in full before the
+    // others (a use instantiates the finished type scheme), then the monomorphic ones,
+    // solved together.
+    let mut order: Vec<usize> = Vec::with_capacity(funcs.len());
+    for pass in 0..3 {
+        for (i, (name, e)) in funcs.iter().enumerate() {
+            let scheme = gen.schemes.get(name).filter(|_| e.as_function().is_some());
+            let wanted = match pass {
+                0 => matches!(scheme, Some(None)),
+                1 => matches!(scheme, Some(Some(_))),
+                _ => scheme.is_none() || e.as_function().is_none(),
+            };
+            if wanted {
+                order.push(i);
+            }
+        }
+    }
+    for &i in &order {
+        let (name, e) = funcs[i];
         gen.func = i as u32;
+        gen.current = Some(name);
         let t = gen.expr(e).map_err(err)?;
         let g = gen.globals[name];
         gen.s.unify(g, t).map_err(|mm| {
@@ -129,16 +159,42 @@ fn run(m: &Module, lenient: bool) -> Result<(Module, Vec<TypeError>), TypeError>
                 },
             })
         })?;
+        if let Some(None) = gen.schemes.get(name) {
+            // Its type scheme, now that its body is typed.
+            gen.s.solve().map_err(err)?;
+            let f = e.as_function().expect("a polymorphic global is a function");
+            let Some(t) = gen.s.resolve(g) else {
+                return Err(err(SolveError {
+                    message: format!(
+                        "cannot infer the type of the polymorphic function @{name} (known so far: {}); annotate it",
+                        gen.s.partial(g)
+                    ),
+                    origin: solver::Origin {
+                        span: e.span(),
+                        func: i as u32,
+                    },
+                }));
+            };
+            let ft = t.as_func().expect("a function's type");
+            let scheme = crate::ir::Type::poly_func(
+                f.type_params.clone(),
+                ft.params.clone(),
+                ft.ret.clone(),
+            );
+            gen.schemes.insert(name, Some(scheme));
+        }
     }
+    gen.current = None;
     gen.s.solve().map_err(err)?;
-    let mut typed = Vec::with_capacity(funcs.len());
+    let mut typed: Vec<Option<Expr>> = vec![None; funcs.len()];
     let mut notes = Vec::new();
     let mut res = Resolver::new(&mut gen);
     res.lenient = lenient;
-    for (i, (_, e)) in funcs.iter().enumerate() {
+    for &i in &order {
+        let (_, e) = funcs[i];
         res.gen.func = i as u32;
         match res.expr(e) {
-            Ok(t) => typed.push(t),
+            Ok(t) => typed[i] = Some(t),
             Err(ResolveError::Solve(s)) => return Err(err(s)),
             Err(ResolveError::Unresolved(at, tv)) => {
                 return Err(err(resolve::explain(res.gen, e, at, tv)))
@@ -149,8 +205,9 @@ fn run(m: &Module, lenient: bool) -> Result<(Module, Vec<TypeError>), TypeError>
         }
     }
     let mut it = typed.into_iter();
-    let mut out =
-        m.map_functions(|_, _| Ok::<_, TypeError>(it.next().expect("one result per function")))?;
+    let mut out = m.map_functions(|_, _| {
+        Ok::<_, TypeError>(it.next().flatten().expect("one result per function"))
+    })?;
     if !lenient {
         // Every node now carries its type: the passes that need types need not walk to check.
         out.mark_typed();
@@ -164,6 +221,7 @@ pub fn infer_expr(e: &Expr, m: Option<&Module>) -> Result<Expr, TypeError> {
     let err = |e: SolveError| to_type_error(e, &[]);
     let mut gen = Gen::new(64);
     if let Some(m) = m {
+        gen.declare_adts(&m.type_defs);
         for (g, f) in m.functions() {
             if let Some(f) = f.as_function() {
                 gen.declare_global(g.name(), f);

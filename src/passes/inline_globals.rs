@@ -53,9 +53,11 @@ use super::remove_unused_functions::referenced_globals;
 use super::subst::substitute_closed;
 use crate::ir::mutate::{
     mutate, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_let,
-    rebuild_tuple, walk, Mutator, Visitor,
+    rebuild_other, rebuild_tuple, walk, Mutator, Visitor,
 };
-use crate::ir::{visit, Attrs, Call, Expr, ExprKind, Function, Module, NodeSet, Var};
+use crate::ir::{
+    visit, Attrs, Call, Clause, Expr, ExprKind, Function, Match, Module, NodeSet, Var,
+};
 use crate::pass::{module_pass, Pass, PassError, PassInfo, PassOptions};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -751,7 +753,9 @@ impl<'p> Expander<'p, '_> {
                             };
                             self.finish(&mut frames, top, &mut out, e, shared, img);
                         }
-                        ExprKind::Constant(_) | ExprKind::Op(_) => out.vals.push(Img::ORIGINAL),
+                        ExprKind::Constant(_) | ExprKind::Op(_) | ExprKind::Constructor(_) => {
+                            out.vals.push(Img::ORIGINAL)
+                        }
                         ExprKind::GlobalVar(_) => match inlinable(e) {
                             None => out.vals.push(Img::ORIGINAL),
                             Some(gi) => {
@@ -786,6 +790,9 @@ impl<'p> Expander<'p, '_> {
                                     ExprKind::Function(f) => {
                                         frame.renamed.extend(f.params.iter().map(fresh))
                                     }
+                                    ExprKind::Match(m) => m.for_each_bound_var(|v| {
+                                        frame.renamed.extend([fresh(v)]);
+                                    }),
                                     _ => {}
                                 }
                             }
@@ -870,6 +877,11 @@ impl<'p> Expander<'p, '_> {
             && match e.kind() {
                 ExprKind::Let(_) => true,
                 ExprKind::Function(f) => !f.params.is_empty(),
+                ExprKind::Match(m) => {
+                    let mut any = false;
+                    m.for_each_bound_var(|_| any = true);
+                    any
+                }
                 _ => false,
             };
         let level = kids.iter().map(|k| k.level).min().unwrap_or(ORIGINAL);
@@ -915,6 +927,7 @@ impl<'p> Expander<'p, '_> {
                     || (f.body.ty().is_some() && f.body.ty() == body.ty());
                 let ty = if same_type { e.ty().cloned() } else { None };
                 let func = Function {
+                    type_params: f.type_params.clone(),
                     params: f.params.iter().map(renamed).collect(),
                     body,
                     ret_type: f.ret_type.clone(),
@@ -923,6 +936,27 @@ impl<'p> Expander<'p, '_> {
                 Expr::with_info(ExprKind::Function(Box::new(func)), ty, e.span())
             }
             ExprKind::Function(f) => rebuild_function(e, f, next()),
+            ExprKind::Match(m) if binds => {
+                let data = next();
+                let clauses = m
+                    .clauses
+                    .iter()
+                    .map(|c| Clause {
+                        pattern: c.pattern.map_vars(&mut |v| renamed(v)),
+                        rhs: next(),
+                    })
+                    .collect();
+                let kind = ExprKind::Match(Box::new(Match {
+                    data,
+                    clauses,
+                    complete: m.complete,
+                }));
+                Expr::with_info(kind, e.ty().cloned(), e.span())
+            }
+            ExprKind::Match(_)
+            | ExprKind::RefNew(_)
+            | ExprKind::RefRead(_)
+            | ExprKind::RefWrite(..) => rebuild_other(e, exprs_all(&mut next, e)),
             _ => unreachable!("leaves have no children"),
         };
         self.budget.spend(1)?;
@@ -931,6 +965,13 @@ impl<'p> Expander<'p, '_> {
             level: if binds { 0 } else { level },
         })
     }
+}
+
+/// The next images of all of `e`'s children.
+fn exprs_all(next: &mut impl FnMut() -> Expr, e: &Expr) -> Vec<Expr> {
+    let mut out = Vec::new();
+    e.kind().for_each_child(|_| out.push(next()));
+    out
 }
 
 /// The registered pass.

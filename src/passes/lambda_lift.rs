@@ -115,6 +115,9 @@ fn free_vars(f: &Expr) -> Vec<(Var, Expr)> {
             bound.insert(l.var.id());
         }
         ExprKind::Function(fun) => bound.extend(fun.params.iter().map(Var::id)),
+        ExprKind::Match(m) => m.for_each_bound_var(|v| {
+            bound.insert(v.id());
+        }),
         _ => {}
     });
     uses.retain(|(v, _)| !bound.contains(&v.id()));
@@ -278,6 +281,7 @@ impl Mutator for Lifter<'_> {
         // original keeps n nested literals linear (the original holds all the inner ones).
         let inner = Expr::with_info(
             ExprKind::Function(Box::new(Function {
+                type_params: f.type_params.clone(),
                 params: f.params.clone(),
                 body,
                 ret_type: f.ret_type.clone(),
@@ -303,6 +307,7 @@ impl Mutator for Lifter<'_> {
             }
             let rebound = super::subst::substitute(&inner, &binding, false);
             let maker = Function {
+                type_params: Vec::new(),
                 params,
                 body: rebound,
                 ret_type: f.func_type(),

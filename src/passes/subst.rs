@@ -9,8 +9,8 @@
 //!
 //! Stack-safe and memoized: built on the mutator, shared nodes stay shared within one copy.
 
-use crate::ir::mutate::{mutate, rebuild_function, rebuild_let, Mutator};
-use crate::ir::{Expr, ExprKind, Function, NodeSet, Var};
+use crate::ir::mutate::{mutate, rebuild_function, rebuild_let, rebuild_other, Mutator};
+use crate::ir::{Clause, Expr, ExprKind, Function, Match, NodeSet, Var};
 use rustc_hash::FxHashMap;
 
 /// `e` with the variables of `map` replaced (by variable identity) and, when `fresh`, every
@@ -70,9 +70,35 @@ impl Mutator for Subst<'_> {
         match e.kind() {
             ExprKind::Let(l) => self.rename(&l.var),
             ExprKind::Function(f) => f.params.iter().for_each(|p| self.rename(p)),
+            ExprKind::Match(m) => m.for_each_bound_var(|v| self.rename(v)),
             _ => {}
         }
         None
+    }
+
+    fn match_(&mut self, e: &Expr, m: &Match, data: Expr, rhs: Vec<Expr>) -> Expr {
+        let mut renamed_any = false;
+        m.for_each_bound_var(|v| renamed_any |= self.renamed.contains_key(&v.id()));
+        if !renamed_any {
+            let mut kids = rhs;
+            kids.insert(0, data);
+            return rebuild_other(e, kids);
+        }
+        let clauses = m
+            .clauses
+            .iter()
+            .zip(rhs)
+            .map(|(c, rhs)| Clause {
+                pattern: c.pattern.map_vars(&mut |v| self.renamed(v)),
+                rhs,
+            })
+            .collect();
+        let kind = ExprKind::Match(Box::new(Match {
+            data,
+            clauses,
+            complete: m.complete,
+        }));
+        Expr::with_info(kind, e.ty().cloned(), e.span())
     }
 
     fn var(&mut self, e: &Expr, v: &Var) -> Expr {
@@ -96,6 +122,7 @@ impl Mutator for Subst<'_> {
             return rebuild_function(e, f, body);
         }
         let func = Function {
+            type_params: f.type_params.clone(),
             params,
             body,
             ret_type: f.ret_type.clone(),
@@ -116,6 +143,11 @@ impl Mutator for Subst<'_> {
             }
             ExprKind::Let(l) => !self.renamed.contains_key(&l.var.id()),
             ExprKind::Function(f) => f.params.iter().all(|p| !self.renamed.contains_key(&p.id())),
+            ExprKind::Match(m) => {
+                let mut none = true;
+                m.for_each_bound_var(|v| none &= !self.renamed.contains_key(&v.id()));
+                none
+            }
             _ => true,
         }
     }

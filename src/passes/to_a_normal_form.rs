@@ -6,13 +6,14 @@
 //! alone, the global function itself is not bound):
 //! 1. **scopes** (TVM's `DependencyGraph` + `CalcScope`): the body is the global scope; a
 //!    `let` opens a sub-scope for its value and body, a function literal for its body, an
-//!    `if` one for each branch. Walking the DAG parents-first, each node's scope is the
+//!    `if` one for each branch, a `match` one for each clause. Walking the DAG parents-first, each node's scope is the
 //!    lowest common ancestor of the scopes of its uses, so shared code is bound once where
 //!    every use can see it.
 //! 2. **fill** (TVM's `Fill`), a post-order mutation: calls, tuples, projections, constants,
 //!    `if`s, lets and non-primitive function literals are pushed onto their scope's let list
-//!    under a fresh `%x_N` (or under the let's own variable when they are a let's value);
-//!    variables, globals and ops stay inline; a scope's bindings wrap the expression that
+//!    under a fresh `%x_N` (or under the let's own variable when they are a let's value), and
+//!    so are `match`es and reference nodes; variables, globals, constructors and ops stay
+//!    inline; a scope's bindings wrap the expression that
 //!    closes it (branch, function body, let body). A let whose result is bound is flattened:
 //!    its bindings move to the outer list and its body is bound to the variable (TVM binds
 //!    even an atomic body, `let %x_1 = %x`). `Primitive` functions are bound as opaque values.
@@ -27,10 +28,10 @@
 //! inside the let, where TVM would place it before all of the let's bindings.
 
 use crate::ir::mutate::{
-    mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_tuple,
-    MutateState, Mutator,
+    mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_other,
+    rebuild_tuple, MutateState, Mutator,
 };
-use crate::ir::{Attrs, Constant, Contains, Expr, ExprKind, Function, Module, Var};
+use crate::ir::{Attrs, Constant, Contains, Expr, ExprKind, Function, Match, Module, Var};
 use crate::passes::jump_tree::{self, jump_of_leaf, JumpTree};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -170,6 +171,8 @@ struct Fill {
     scope_of: crate::ir::NodeMap<u32>,
     /// Sub-scopes of lets and functions (one) and ifs (two).
     subs: crate::ir::NodeMap<[u32; 2]>,
+    /// Sub-scopes of `match` clauses (one each).
+    clause_subs: crate::ir::NodeMap<Vec<u32>>,
     /// Let value -> the let's variable, which must bind its result.
     binder: crate::ir::NodeMap<Var>,
     /// Per let: its variable, its value's scope and the length of that list before the value.
@@ -195,12 +198,19 @@ impl Fill {
         };
         let global = scopes.child(None);
         let below = root.contains();
-        if !below.any(Contains::IF) && !below.any(Contains::FUNCTION) {
+        if !below.any(Contains::IF) && !below.any(Contains::FUNCTION) && !below.any(Contains::MATCH)
+        {
             // Without an if or a function literal anywhere below (the node summaries say so
             // without a walk) there is one list, as below; its buffer is the one the last
             // conversion on this thread gave back, already grown to a program's size.
             scopes.lists[global as usize] = crate::ir::scratch::take_vec();
-            return Fill::with_scopes(scopes, global, Default::default(), Default::default());
+            return Fill::with_scopes(
+                scopes,
+                global,
+                Default::default(),
+                Default::default(),
+                Default::default(),
+            );
         }
         let mut order: Vec<&Expr> = crate::ir::scratch::take_vec();
         let mut nested = false;
@@ -210,7 +220,7 @@ impl Fill {
                 // lets alone never send a binding anywhere but the global list: only an
                 // `if` or a function literal opens a list of its own.
                 nested |= match e.kind() {
-                    ExprKind::If(_) => true,
+                    ExprKind::If(_) | ExprKind::Match(_) => true,
                     ExprKind::Function(f) => !is_primitive(f),
                     _ => false,
                 };
@@ -227,11 +237,18 @@ impl Fill {
             // the global one, which is what `scope` answers for a node without an entry, so
             // no table is built.
             crate::ir::scratch::give_vec(order);
-            return Fill::with_scopes(scopes, global, Default::default(), Default::default());
+            return Fill::with_scopes(
+                scopes,
+                global,
+                Default::default(),
+                Default::default(),
+                Default::default(),
+            );
         }
         let mut scope_of: crate::ir::NodeMap<u32> =
             crate::ir::NodeMap::with_capacity_and_hasher(order.len(), Default::default());
         let mut subs = crate::ir::NodeMap::default();
+        let mut clause_subs = crate::ir::NodeMap::default();
         scope_of.insert(root.id(), global);
         let mut edges: Vec<(&Expr, u32)> = crate::ir::scratch::take_vec();
         for &n in order.iter().rev() {
@@ -256,6 +273,16 @@ impl Fill {
                     subs.insert(n.id(), [t, f]);
                     edges.extend([(&i.cond, s), (&i.then_branch, t), (&i.else_branch, f)]);
                 }
+                ExprKind::Match(m) => {
+                    edges.push((&m.data, s));
+                    let mut clauses = Vec::with_capacity(m.clauses.len());
+                    for c in &m.clauses {
+                        let sub = scopes.child(Some(s));
+                        clauses.push(sub);
+                        edges.push((&c.rhs, sub));
+                    }
+                    clause_subs.insert(n.id(), clauses);
+                }
                 kind => kind.for_each_child(|c| edges.push((c, s))),
             }
             for &(c, es) in &edges {
@@ -268,7 +295,7 @@ impl Fill {
         }
         crate::ir::scratch::give_vec(order);
         crate::ir::scratch::give_vec(edges);
-        Fill::with_scopes(scopes, global, scope_of, subs)
+        Fill::with_scopes(scopes, global, scope_of, subs, clause_subs)
     }
 
     fn with_scopes(
@@ -276,12 +303,14 @@ impl Fill {
         global: u32,
         scope_of: crate::ir::NodeMap<u32>,
         subs: crate::ir::NodeMap<[u32; 2]>,
+        clause_subs: crate::ir::NodeMap<Vec<u32>>,
     ) -> Fill {
         Fill {
             scopes,
             global,
             scope_of,
             subs,
+            clause_subs,
             binder: Default::default(),
             pending: Default::default(),
             bound: Default::default(),
@@ -383,6 +412,21 @@ impl Mutator for Fill {
     fn function(&mut self, e: &Expr, f: &Function, body: Expr) -> Expr {
         let body = self.scopes.get(self.sub(e, 0), body);
         let now = rebuild_function(e, f, body);
+        self.compound(e, now)
+    }
+    fn match_(&mut self, e: &Expr, _m: &Match, data: Expr, rhs: Vec<Expr>) -> Expr {
+        let subs = self.clause_subs.remove(&e.id()).unwrap_or_default();
+        let mut kids = Vec::with_capacity(rhs.len() + 1);
+        kids.push(data);
+        for (i, r) in rhs.into_iter().enumerate() {
+            let sub = subs.get(i).copied().unwrap_or(self.global);
+            kids.push(self.scopes.get(sub, r));
+        }
+        let now = rebuild_other(e, kids);
+        self.compound(e, now)
+    }
+    fn reference(&mut self, e: &Expr, kids: Vec<Expr>) -> Expr {
+        let now = rebuild_other(e, kids);
         self.compound(e, now)
     }
     fn let_(&mut self, e: &Expr, _var: &Var, value: Expr, body: Expr) -> Expr {

@@ -2,13 +2,16 @@
 //! `shared/reference/RELAY_TEXT.md`: `def`s, graph bindings `%N = e;` (no node is created: a
 //! later `%N` *is* `e`, so sharing is preserved), `let`, `if`, tuples and `.N`, `fn` literals,
 //! call attributes checked against the op's schema, scalar literals with suffixes, binary
-//! operators, comments, `meta[...]` with or without a `#[metadata]` section, `free_var`, and
-//! ADT type definitions (kept, not type-checked).
+//! operators, comments, `meta[...]` with or without a `#[metadata]` section, `free_var`, ADT
+//! type definitions (`type`, `extern type`), type parameters (`def @id[A](%x: A) -> A`),
+//! constructors, `match` / `match?` with their patterns, and references (`ref`, `ref_read`,
+//! `ref_write`).
 //!
 //! Differences from TVM, on purpose: graph ids are scoped to one definition and may not be
 //! rebound; a repeated `def` is an error; a file that holds a single bare expression becomes
-//! `@main`; projections may follow calls (`f(x).0`); programs that construct or match ADT values,
-//! or use references, are refused with a "not supported" error.
+//! `@main`; projections may follow calls (`f(x).0`); the types `ref(T)` and `fn [A](A) -> A`,
+//! which TVM prints but cannot parse, are read; a type or constructor is defined before it is
+//! used, and a type may not take a constructor's name nor the other way round.
 //!
 //! Nesting depth is unbounded: let chains and binding sequences are parsed in a loop, and the
 //! recursive parts grow the stack on demand (`stacker`).
@@ -237,7 +240,12 @@ struct P<'s> {
     free: RefCell<FxHashMap<&'s str, Expr>>,
     /// Globals referenced, with where, to check they are defined.
     globals_used: RefCell<Vec<(String, Span)>>,
-    ctor_names: RefCell<Vec<String>>,
+    /// ADT constructors defined so far, by name, with their number of fields.
+    ctors: RefCell<FxHashMap<String, (Arc<Constructor>, usize)>>,
+    /// Type variables in scope (a type definition's or functions' type parameters).
+    type_vars: RefCell<Vec<TypeVar>>,
+    /// The names of the types defined so far.
+    type_names: RefCell<Vec<String>>,
     meta_consts: RefCell<FxHashMap<usize, Expr>>,
     /// Payloads of the scalar literals seen, by (int/float, bits, value bits).
     scalars: RefCell<FxHashMap<(u8, u8, u64), Arc<Constant>>>,
@@ -263,7 +271,9 @@ impl<'s> P<'s> {
             graph: RefCell::default(),
             free: RefCell::default(),
             globals_used: RefCell::default(),
-            ctor_names: RefCell::default(),
+            ctors: RefCell::default(),
+            type_vars: RefCell::default(),
+            type_names: RefCell::default(),
             meta_consts: RefCell::default(),
             scalars: RefCell::default(),
             attr_depth: std::cell::Cell::new(0),
@@ -365,12 +375,28 @@ impl<'s> P<'s> {
                 }
                 m.add(name, f).expect("a function");
                 i = r2;
-            } else if keyword("type")(r).is_ok() {
-                let (r2, td) = self.type_def(r)?;
+            } else if keyword("type")(r).is_ok() || keyword("extern")(r).is_ok() {
+                // `extern type T[A]`: a type without constructors (TVM's parser builds the
+                // same definition as `type T[A] {}`).
+                let is_extern = keyword("extern")(r).is_ok();
+                let r1 = if is_extern {
+                    keyword("extern")(r)?.0
+                } else {
+                    r
+                };
+                let (r1, _) = ws(r1)?;
+                let (r2, td) = self.type_def(r1, is_extern)?;
+                if m.type_defs.iter().any(|t| t.name == td.name) {
+                    let at = keyword("type")(r1)?.0;
+                    let (at, _) = ws(at)?;
+                    return fatal(
+                        at,
+                        td.name.len(),
+                        format!("type `{}` is defined twice", td.name),
+                    );
+                }
                 m.type_defs.push(td);
                 i = r2;
-            } else if keyword("extern")(r).is_ok() {
-                return fatal(r, 6, "not supported: `extern type` definitions");
             } else if m.is_empty() && m.type_defs.is_empty() {
                 // A file holding one bare expression (as TVM's `parse_expr` accepts) becomes @main.
                 let (r2, e) = self.expr(r)?;
@@ -380,12 +406,7 @@ impl<'s> P<'s> {
                 }
                 let f = match e.kind() {
                     ExprKind::Function(_) => e,
-                    _ => Expr::function(Function {
-                        params: Vec::new(),
-                        body: e,
-                        ret_type: None,
-                        attrs: Vec::new(),
-                    }),
+                    _ => Expr::function(Function::new(Vec::new(), e, None)),
                 };
                 m.add("main", f).expect("a function");
                 i = r2;
@@ -411,29 +432,80 @@ impl<'s> P<'s> {
         Ok((i, m))
     }
 
-    fn type_def(&self, i: &'s str) -> R<'s, TypeDef> {
-        let (i, _) = keyword("type")(i)?;
-        let (i, name) = ident(i)?;
-        let mut params = Vec::new();
-        let mut i = i;
-        if peek(i, "[") {
-            let (r, _) = sym("[")(i)?;
-            i = r;
-            loop {
-                if peek(i, "]") {
-                    break;
-                }
-                let (r, p) = ident(i)?;
-                params.push(Arc::<str>::from(p));
-                i = r;
-                if peek(i, ",") {
-                    i = sym(",")(i)?.0;
-                } else {
-                    break;
-                }
-            }
-            i = sym("]")(i)?.0;
+    /// `[A, B]` after a type or function name: the type parameters, put in scope.
+    fn type_params(&self, i: &'s str) -> R<'s, Vec<TypeVar>> {
+        let mut params: Vec<TypeVar> = Vec::new();
+        if !peek(i, "[") {
+            return Ok((i, params));
         }
+        let (mut i, _) = sym("[")(i)?;
+        loop {
+            if peek(i, "]") {
+                break;
+            }
+            let (r, _) = ws(i)?;
+            let at = r;
+            let (r, p) = ident(r)?;
+            if params.iter().any(|q| q.name() == p) {
+                return fatal(at, p.len(), format!("duplicate type parameter `{p}`"));
+            }
+            params.push(TypeVar::new(p));
+            i = r;
+            if peek(i, ",") {
+                i = sym(",")(i)?.0;
+            } else {
+                break;
+            }
+        }
+        let (i, _) = sym("]")(i)?;
+        self.type_vars.borrow_mut().extend(params.iter().cloned());
+        Ok((i, params))
+    }
+
+    fn pop_type_vars(&self, n: usize) {
+        let mut tv = self.type_vars.borrow_mut();
+        let keep = tv.len().saturating_sub(n);
+        tv.truncate(keep);
+    }
+
+    fn type_def(&self, i: &'s str, is_extern: bool) -> R<'s, TypeDef> {
+        let (i, _) = keyword("type")(i)?;
+        let (i, _) = ws(i)?;
+        let name_at = i;
+        let (i, name) = ident(i)?;
+        if self.ctors.borrow().contains_key(name) {
+            return fatal(
+                name_at,
+                name.len(),
+                format!("`{name}` is already the name of a constructor"),
+            );
+        }
+        self.type_names.borrow_mut().push(name.to_string());
+        let (i, tparams) = self.type_params(i)?;
+        let n = tparams.len();
+        let params: Vec<Arc<str>> = tparams.into_iter().map(|t| t.0).collect();
+        if is_extern {
+            self.pop_type_vars(n);
+            if peek(i, "{") {
+                return fatal(i, 1, "an `extern type` has no constructors");
+            }
+            return Ok((
+                i,
+                TypeDef {
+                    name: name.into(),
+                    params,
+                    ctors: Vec::new(),
+                },
+            ));
+        }
+        let r = self.type_def_body(i, name, params);
+        self.pop_type_vars(n);
+        r
+    }
+
+    fn type_def_body(&self, i: &'s str, name: &'s str, params: Vec<Arc<str>>) -> R<'s, TypeDef> {
+        let mut i = i;
+        let adt: Arc<str> = name.into();
         let mut ctors = Vec::new();
         if peek(i, "{") {
             i = sym("{")(i)?.0;
@@ -441,7 +513,9 @@ impl<'s> P<'s> {
                 if peek(i, "}") {
                     break;
                 }
-                let (r, c) = ident(i)?;
+                let (r, _) = ws(i)?;
+                let c_at = r;
+                let (r, c) = ident(r)?;
                 i = r;
                 let mut fields = Vec::new();
                 if peek(i, "(") {
@@ -461,7 +535,26 @@ impl<'s> P<'s> {
                     }
                     i = sym(")")(i)?.0;
                 }
-                self.ctor_names.borrow_mut().push(c.to_string());
+                if self.type_names.borrow().iter().any(|t| t == c) {
+                    return fatal(
+                        c_at,
+                        c.len(),
+                        format!("`{c}` is already the name of a type"),
+                    );
+                }
+                let ctor = Arc::new(Constructor {
+                    name: c.into(),
+                    adt: adt.clone(),
+                    tag: ctors.len() as u32,
+                });
+                if self
+                    .ctors
+                    .borrow_mut()
+                    .insert(c.to_string(), (ctor, fields.len()))
+                    .is_some()
+                {
+                    return fatal(c_at, c.len(), format!("constructor `{c}` is defined twice"));
+                }
                 ctors.push((Arc::<str>::from(c), fields));
                 if peek(i, ",") {
                     i = sym(",")(i)?.0;
@@ -474,7 +567,7 @@ impl<'s> P<'s> {
         Ok((
             i,
             TypeDef {
-                name: name.into(),
+                name: adt,
                 params,
                 ctors,
             },
@@ -485,14 +578,14 @@ impl<'s> P<'s> {
 
     /// `( params, attrs ) -> T { body }` after `def @name` or `fn`.
     fn func_def(&self, i: &'s str, start: &'s str) -> R<'s, Expr> {
-        let (i, _) = ws(i)?;
-        if i.starts_with('[') {
-            return fatal(
-                i,
-                1,
-                "not supported: type parameters (polymorphic functions)",
-            );
-        }
+        let (i, type_params) = self.type_params(i)?;
+        let n = type_params.len();
+        let r = self.func_def_rest(i, start, type_params);
+        self.pop_type_vars(n);
+        r
+    }
+
+    fn func_def_rest(&self, i: &'s str, start: &'s str, type_params: Vec<TypeVar>) -> R<'s, Expr> {
         let (mut i, _) = sym("(")(i)?;
         self.scopes.borrow_mut().push();
         let result = (|| {
@@ -570,6 +663,7 @@ impl<'s> P<'s> {
             let (i, body) = self.expr(i)?;
             let (i, _) = sym("}")(i)?;
             let f = Function {
+                type_params,
                 params,
                 body,
                 ret_type,
@@ -1113,20 +1207,41 @@ impl<'s> P<'s> {
                 );
                 Ok((r, e))
             }
-            "ref" | "ref_read" | "ref_write" => fatal(
-                start,
-                name.len(),
-                format!("not supported: references (`{name}`); passlab's IR has no reference type"),
-            ),
-            "match" => fatal(start, 5, "not supported: `match` on algebraic data types"),
+            "ref" | "ref_read" | "ref_write" if peek(r, "(") => {
+                let (r, _) = sym("(")(r)?;
+                let (r, a) = self.expr(r)?;
+                let (r, kind) = if name == "ref_write" {
+                    let (r, _) = sym(",")(r)?;
+                    let (r, v) = self.expr(r)?;
+                    (r, ExprKind::RefWrite(a, v))
+                } else if name == "ref" {
+                    (r, ExprKind::RefNew(a))
+                } else {
+                    (r, ExprKind::RefRead(a))
+                };
+                let (r, _) = sym(")")(r)?;
+                Ok((r, Expr::with_info(kind, None, self.span(start, r))))
+            }
+            "match" => self.match_expr(start, r),
             "let" => fail(start, "an expression (a `let` must start a statement)"),
             _ => {
-                if self.ctor_names.borrow().iter().any(|c| c == name) {
-                    return fatal(
-                        start,
-                        name.len(),
-                        format!("not supported: ADT constructor `{name}` used as a value"),
-                    );
+                if let Some((ctor, arity)) = self.ctors.borrow().get(name) {
+                    let c = Expr::with_info(ExprKind::Constructor(ctor.clone()), None, span);
+                    if *arity == 0 {
+                        // A constructor without fields stands for its value (TVM's parser
+                        // applies it).
+                        let call = Expr::with_info(
+                            ExprKind::Call(Call {
+                                callee: c,
+                                args: Vec::new().into(),
+                                attrs: Attrs::NONE,
+                            }),
+                            None,
+                            span,
+                        );
+                        return Ok((r, call));
+                    }
+                    return Ok((r, c));
                 }
                 match Op::lookup(name) {
                     // One shared node per op, as TVM's op references are global singletons.
@@ -1143,6 +1258,139 @@ impl<'s> P<'s> {
                 }
             }
         }
+    }
+
+    /// `match (data) { pattern => expr, ... }` after the word `match`; `match?` when the
+    /// word is directly followed by `?` (an incomplete match).
+    fn match_expr(&self, start: &'s str, i: &'s str) -> R<'s, Expr> {
+        let (i, complete) = match i.strip_prefix('?') {
+            Some(r) => (r, false),
+            None => (i, true),
+        };
+        let (i, data) = self.call_expr(i)?;
+        let (mut i, _) = sym("{")(i)?;
+        let mut clauses = Vec::new();
+        loop {
+            if peek(i, "}") {
+                break;
+            }
+            self.scopes.borrow_mut().push();
+            let clause = (|| {
+                let (r, pattern) = self.pattern(i, 0)?;
+                let (r, _) = sym("=>")(r)?;
+                let (r, rhs) = self.expr(r)?;
+                Ok((r, Clause { pattern, rhs }))
+            })();
+            self.scopes.borrow_mut().pop();
+            let (r, clause) = clause?;
+            clauses.push(clause);
+            if peek(r, ",") {
+                i = sym(",")(r)?.0;
+            } else {
+                i = r;
+                break;
+            }
+        }
+        let (i, _) = sym("}")(i)?;
+        let kind = ExprKind::Match(Box::new(Match {
+            data,
+            clauses,
+            complete,
+        }));
+        Ok((i, Expr::with_info(kind, None, self.span(start, i))))
+    }
+
+    /// `_`, `%x` (`: T`), `Ctor(p, ...)`, `(p, ...)`; binds its variables in the current
+    /// scope.
+    fn pattern(&self, i: &'s str, depth: usize) -> R<'s, Pattern> {
+        let (i, _) = ws(i)?;
+        if depth >= crate::limits::MAX_PATTERN_DEPTH {
+            return fatal(
+                i,
+                1,
+                format!(
+                    "patterns nest too deep (at most {} levels)",
+                    crate::limits::MAX_PATTERN_DEPTH
+                ),
+            );
+        }
+        if i.starts_with('(') {
+            let (r, ps) = self.patterns(i, depth)?;
+            return Ok((r, Pattern::Tuple(ps)));
+        }
+        if i.starts_with('%') {
+            let at = i;
+            let (r, name) = local(i)?;
+            let (r, ann) = if peek(r, ":") {
+                let (r, _) = sym(":")(r)?;
+                let (r, t) = self.ty(r)?;
+                (r, Some(t))
+            } else {
+                (r, None)
+            };
+            let v = Var::new(name, ann);
+            let ve = Expr::with_info(ExprKind::Var(v.clone()), None, self.span(at, r));
+            self.scopes.borrow_mut().bind(name, ve);
+            return Ok((r, Pattern::Var(v)));
+        }
+        let (r, name) = match raw_ident(i) {
+            Ok(x) => x,
+            Err(_) => return fail(i, "a pattern (`_`, `%x`, a constructor or a tuple)"),
+        };
+        if name == "_" {
+            return Ok((r, Pattern::Wildcard));
+        }
+        let Some((ctor, arity)) = self.ctors.borrow().get(name).cloned() else {
+            let names: Vec<String> = self.ctors.borrow().keys().cloned().collect();
+            let hint = crate::suggest::closest(name, names.iter().map(String::as_str))
+                .map(|s| format!("did you mean `{s}`?"));
+            return Err(nom::Err::Failure(
+                PErr::message(
+                    i,
+                    name.len(),
+                    format!("unknown constructor `{}`", crate::suggest::shown(name)),
+                )
+                .with_label(hint),
+            ));
+        };
+        let (r, ps) = if peek(r, "(") {
+            self.patterns(r, depth)?
+        } else {
+            (r, Vec::new())
+        };
+        if ps.len() != arity {
+            return fatal(
+                i,
+                name.len(),
+                format!(
+                    "constructor `{name}` has {arity} field{}, the pattern gives {}",
+                    if arity == 1 { "" } else { "s" },
+                    ps.len()
+                ),
+            );
+        }
+        Ok((r, Pattern::Ctor(ctor, ps)))
+    }
+
+    /// `(p, q, ...)`.
+    fn patterns(&self, i: &'s str, depth: usize) -> R<'s, Vec<Pattern>> {
+        let (mut i, _) = sym("(")(i)?;
+        let mut ps = Vec::new();
+        loop {
+            if peek(i, ")") {
+                break;
+            }
+            let (r, p) = self.pattern(i, depth + 1)?;
+            ps.push(p);
+            if peek(r, ",") {
+                i = sym(",")(r)?.0;
+            } else {
+                i = r;
+                break;
+            }
+        }
+        let (i, _) = sym(")")(i)?;
+        Ok((i, ps))
     }
 
     /// `()`, `(e)`, `(e,)`, `(a, b, ...)`.
@@ -1339,11 +1587,19 @@ impl<'s> P<'s> {
         match word {
             "_" => Ok((r, Type::incomplete())),
             "fn" => {
-                let (r, _) = sym("(")(r)?;
-                let (r, (params, _)) = self.types_until(r, ")")?;
-                let (r, _) = sym("->")(r)?;
-                let (r, ret) = self.ty(r)?;
-                Ok((r, Type::func(params, ret)))
+                // `fn [A](A) -> A`: type parameters, as the printer writes a polymorphic
+                // function's type (TVM's parser has no syntax for them).
+                let (r, type_params) = self.type_params(r)?;
+                let n = type_params.len();
+                let rest = (|| {
+                    let (r, _) = sym("(")(r)?;
+                    let (r, (params, _)) = self.types_until(r, ")")?;
+                    let (r, _) = sym("->")(r)?;
+                    self.ty(r).map(|(r, ret)| (r, (params, ret)))
+                })();
+                self.pop_type_vars(n);
+                let (r, (params, ret)) = rest?;
+                Ok((r, Type::poly_func(type_params, params, ret)))
             }
             "Tensor" => {
                 let (r, _) = sym("[")(r)?;
@@ -1362,7 +1618,12 @@ impl<'s> P<'s> {
                 let (r, _) = sym("]")(r)?;
                 Ok((r, Type::tensor(shape, dtype)))
             }
-            "ref" => fatal(start, 3, "not supported: reference types"),
+            "ref" if peek(r, "(") => {
+                let (r, _) = sym("(")(r)?;
+                let (r, t) = self.ty(r)?;
+                let (r, _) = sym(")")(r)?;
+                Ok((r, Type::reference(t)))
+            }
             w => {
                 if let Some(dt) = DType::parse(w) {
                     return Ok((r, Type::scalar(dt)));
@@ -1377,6 +1638,11 @@ impl<'s> P<'s> {
                     );
                 }
                 // A type variable or an ADT type, possibly applied: `List[A]`.
+                if !r.starts_with('[') {
+                    if let Some(v) = self.type_vars.borrow().iter().rev().find(|v| v.name() == w) {
+                        return Ok((r, Type::var(v.clone())));
+                    }
+                }
                 let (r, args) = if r.starts_with('[') {
                     let (r, _) = sym("[")(r)?;
                     let (r, (args, _)) = self.types_until(r, "]")?;

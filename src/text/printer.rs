@@ -469,7 +469,11 @@ fn splice(
 fn always_inline(e: &Expr) -> bool {
     matches!(
         e.kind(),
-        ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Constant(_) | ExprKind::Op(_)
+        ExprKind::Var(_)
+            | ExprKind::GlobalVar(_)
+            | ExprKind::Constant(_)
+            | ExprKind::Op(_)
+            | ExprKind::Constructor(_)
     )
 }
 
@@ -604,7 +608,10 @@ impl Printer<'_> {
             if let Some(t) = e.ty() {
                 if !matches!(
                     e.kind(),
-                    ExprKind::Var(_) | ExprKind::Op(_) | ExprKind::GlobalVar(_)
+                    ExprKind::Var(_)
+                        | ExprKind::Op(_)
+                        | ExprKind::GlobalVar(_)
+                        | ExprKind::Constructor(_)
                 ) && !t.is_incomplete()
                 {
                     out.push_str(" /* ty=");
@@ -924,6 +931,9 @@ impl Printer<'_> {
                 }
                 ExprKind::Tuple(fs) => kids.extend(fs.iter().cloned()),
                 ExprKind::TupleGetItem(t, _) => kids.push(t.clone()),
+                ExprKind::RefNew(_) | ExprKind::RefRead(_) | ExprKind::RefWrite(..) => {
+                    e.kind().for_each_child(|c| kids.push(c.clone()))
+                }
                 _ => {}
             }
             for k in kids.into_iter().rev() {
@@ -947,8 +957,15 @@ impl Printer<'_> {
             ExprKind::Call(c) => {
                 // Arguments are printed before the callee (temporaries are numbered in that
                 // order); a callee whose text has no side effects can be written first.
+                if c.args.is_empty() && c.attrs.is_empty() {
+                    if let ExprKind::Constructor(ctor) = c.callee.kind() {
+                        // A constructor without fields is printed as its value (as TVM does).
+                        out.push_str(&ctor.name);
+                        return;
+                    }
+                }
                 let callee_first = match c.callee.kind() {
-                    ExprKind::Op(_) | ExprKind::GlobalVar(_) => true,
+                    ExprKind::Op(_) | ExprKind::GlobalVar(_) | ExprKind::Constructor(_) => true,
                     ExprKind::Var(v) => self.names.contains(v.id()),
                     _ => false,
                 };
@@ -1008,7 +1025,69 @@ impl Printer<'_> {
                 let body = p.nested_scope(e);
                 format!("(\n{body}\n)")
             }),
+            ExprKind::RefNew(x) => format!("ref({})", self.text(x, false)),
+            ExprKind::RefRead(x) => format!("ref_read({})", self.text(x, false)),
+            ExprKind::RefWrite(r, v) => {
+                let r = self.text(r, false);
+                let v = self.text(v, false);
+                format!("ref_write({r}, {v})")
+            }
+            ExprKind::Match(m) => {
+                // The scrutinee's temporaries are lines of the scope around the `match`.
+                let data = crate::ir::deep(|| self.text(&m.data, false));
+                self.apart(|p| p.match_text(m, &data))
+            }
             _ => self.atom(e),
+        }
+    }
+
+    /// `match (data) {\n  pattern => rhs,\n}` (`match?` when incomplete). A clause whose
+    /// body needs more than one line is braced.
+    fn match_text(&mut self, m: &crate::ir::Match, data: &str) -> String {
+        let q = if m.complete { "" } else { "?" };
+        let ind = self.indentation();
+        let mut out = format!("match{q} ({data}) {{");
+        for c in &m.clauses {
+            let mut pat = String::new();
+            self.pattern_into(&mut pat, &c.pattern);
+            self.depth += 2;
+            let body = self.scope(&c.rhs);
+            self.depth -= 2;
+            let _ = write!(out, "\n{ind}  {pat} => ");
+            if body.contains('\n') {
+                let _ = write!(out, "{{\n{body}\n{ind}  }},");
+            } else {
+                out.push_str(body.trim_start());
+                out.push(',');
+            }
+        }
+        let _ = write!(out, "\n{ind}}}");
+        out
+    }
+
+    /// A pattern; its variables are named here (before the clause body uses them).
+    fn pattern_into(&mut self, out: &mut String, p: &crate::ir::Pattern) {
+        use crate::ir::Pattern;
+        let list = |this: &mut Self, out: &mut String, ps: &[Pattern]| {
+            out.push('(');
+            for (i, q) in ps.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                this.pattern_into(out, q);
+            }
+            out.push(')');
+        };
+        match p {
+            Pattern::Wildcard => out.push('_'),
+            Pattern::Var(v) => self.binder_into(out, v, false),
+            Pattern::Ctor(c, ps) => {
+                out.push_str(&c.name);
+                if !ps.is_empty() {
+                    list(self, out, ps);
+                }
+            }
+            Pattern::Tuple(ps) => list(self, out, ps),
         }
     }
 
@@ -1039,6 +1118,7 @@ impl Printer<'_> {
                 out.push_str(g.name());
             }
             ExprKind::Op(op) => out.push_str(op.name()),
+            ExprKind::Constructor(c) => out.push_str(&c.name),
             ExprKind::Constant(c) => {
                 self.push_constant(out, e, c);
                 match (&c.data, &c.ty) {
@@ -1128,6 +1208,16 @@ impl Printer<'_> {
     /// `prefix(params, attrs) -> ret`, appended to `out`.
     fn function_head(&mut self, out: &mut String, prefix: &str, f: &Function, typed: bool) {
         out.push_str(prefix);
+        if !f.type_params.is_empty() {
+            out.push('[');
+            for (n, t) in f.type_params.iter().enumerate() {
+                if n > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(t.name());
+            }
+            out.push(']');
+        }
         out.push('(');
         for (n, p) in f.params.iter().enumerate() {
             if n > 0 {

@@ -42,9 +42,6 @@ pub fn corpus_files() -> Vec<(String, String)> {
     out
 }
 
-/// Programs the IR deliberately does not support (references, polymorphic ADT code).
-pub const REFUSED: &[&str] = &["parser_ref.relay", "std_prelude.relay"];
-
 /// Runs `f` on a thread with a 2 MiB stack (the default for spawned threads, and small).
 pub fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     std::thread::Builder::new()

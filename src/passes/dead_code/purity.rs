@@ -188,6 +188,22 @@ impl Analysis<'_> {
                 pure_eval: kids[0].pure_eval,
                 pure_call: first_order(e.ty()),
             },
+            ExprKind::Constructor(_) => PURE,
+            // Creating a reference is unobservable but through reads and writes of it.
+            ExprKind::RefNew(_) => PURE,
+            ExprKind::RefWrite(..) => Purity {
+                pure_eval: false,
+                pure_call: true,
+            },
+            // Call purity is not tracked through references [RULE D].
+            ExprKind::RefRead(_) => Purity {
+                pure_eval: false,
+                pure_call: first_order(e.ty()),
+            },
+            ExprKind::Match(_) => Purity {
+                pure_eval: kids.iter().all(|k| k.pure_eval),
+                pure_call: kids[1..].iter().all(|k| k.pure_call),
+            },
         }
     }
 
@@ -224,6 +240,16 @@ impl Visitor for Analysis<'_> {
                     };
                     self.params.insert(p.id(), purity);
                 }
+            }
+            ExprKind::Match(m) => {
+                // Call purity is not tracked through ADTs [RULE E].
+                m.for_each_bound_var(|v| {
+                    let purity = Purity {
+                        pure_eval: true,
+                        pure_call: first_order(v.ann()),
+                    };
+                    self.params.insert(v.id(), purity);
+                });
             }
             ExprKind::Let(l) => {
                 // A value already analysed (shared, reached before) is not visited again.

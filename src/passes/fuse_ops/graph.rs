@@ -431,7 +431,12 @@ impl<'a> Graph<'a> {
                     _ => OpPattern::Opaque,
                 }
             }
-            ExprKind::Let(_) | ExprKind::If(_) => {
+            ExprKind::Let(_)
+            | ExprKind::If(_)
+            | ExprKind::Match(_)
+            | ExprKind::RefNew(_)
+            | ExprKind::RefRead(_)
+            | ExprKind::RefWrite(..) => {
                 self.link_barrier(i);
                 OpPattern::Opaque
             }
@@ -442,7 +447,10 @@ impl<'a> Graph<'a> {
                 }
                 OpPattern::Opaque
             }
-            ExprKind::Var(_) | ExprKind::GlobalVar(_) | ExprKind::Op(_) => OpPattern::Opaque,
+            ExprKind::Var(_)
+            | ExprKind::GlobalVar(_)
+            | ExprKind::Op(_)
+            | ExprKind::Constructor(_) => OpPattern::Opaque,
         };
         self.nodes[i as usize].pattern = pattern;
     }

@@ -17,7 +17,9 @@ use super::relations::{projection_error, RelKind};
 use super::shape_rules::rule_for;
 use super::solver::{Origin, SolveError, Solver, Term, TV};
 use super::walk::{walk, Walker};
-use crate::ir::{DType, Expr, ExprKind, Function, Type, Var, VarMap};
+use crate::ir::{
+    DType, Expr, ExprKind, FuncType, Function, Pattern, Type, TypeDef, TypeVar, Var, VarMap,
+};
 use rustc_hash::FxHashMap;
 
 pub(super) struct Gen<'a> {
@@ -36,6 +38,13 @@ pub(super) struct Gen<'a> {
     pub globals: FxHashMap<&'a str, TV>,
     /// Index of the global function being walked (for error locations).
     pub func: u32,
+    /// The global function being walked: its own name refers to it monomorphically.
+    pub current: Option<&'a str>,
+    /// Polymorphic globals: their type scheme (`fn [A](A) -> A`) once known; `None` while
+    /// the function has no return type and its body is not typed yet.
+    pub schemes: FxHashMap<&'a str, Option<Type>>,
+    /// ADT definitions by name, and constructors by name (definition, position).
+    pub adts: FxHashMap<&'a str, &'a TypeDef>,
 }
 
 /// What is known about one variable.
@@ -93,6 +102,113 @@ impl<'a> Gen<'a> {
             vars: VarMap::new(),
             globals: FxHashMap::default(),
             func: u32::MAX,
+            current: None,
+            schemes: FxHashMap::default(),
+            adts: FxHashMap::default(),
+        }
+    }
+
+    /// Makes the module's type definitions known.
+    pub fn declare_adts(&mut self, defs: &'a [TypeDef]) {
+        for d in defs {
+            self.adts.insert(&d.name, d);
+        }
+    }
+
+    /// Whether `tv` is (so far) a polymorphic function type.
+    fn is_poly(&mut self, tv: TV) -> bool {
+        matches!(self.s.term(tv), Term::Known(t) if t.as_func().is_some_and(|f| !f.type_params.is_empty()))
+    }
+
+    /// A fresh instance of a polymorphic function type.
+    fn instantiate(&mut self, ft: &FuncType) -> TV {
+        self.s.instantiate(ft)
+    }
+
+    /// A constructor's type, instantiated: `fn (fields) -> Adt[holes]`.
+    fn constructor_tv(&mut self, e: &Expr, c: &crate::ir::Constructor) -> Result<TV, SolveError> {
+        let (fields, adt) = self.constructor_parts(e, c)?;
+        Ok(self.s.func(fields, adt))
+    }
+
+    /// A constructor's field variables and its ADT's, with fresh holes for the ADT's type
+    /// parameters.
+    fn constructor_parts(
+        &mut self,
+        e: &Expr,
+        c: &crate::ir::Constructor,
+    ) -> Result<(Vec<TV>, TV), SolveError> {
+        let Some(def) = self.adts.get(&*c.adt).copied() else {
+            return Err(self.err(
+                e,
+                format!("unknown type `{}` of constructor `{}`", c.adt, c.name),
+            ));
+        };
+        let Some((_, fields)) = def.ctors.iter().find(|(n, _)| *n == c.name) else {
+            return Err(self.err(
+                e,
+                format!("type `{}` has no constructor `{}`", c.adt, c.name),
+            ));
+        };
+        let map: Vec<(TypeVar, TV)> = def
+            .params
+            .iter()
+            .map(|p| (TypeVar(p.clone()), self.s.hole()))
+            .collect();
+        let field_tvs = fields
+            .iter()
+            .map(|f| self.s.of_type_with(f, &map))
+            .collect();
+        let args = map.iter().map(|(_, tv)| *tv).collect();
+        let adt = self.s.adt(def.name.clone(), args);
+        Ok((field_tvs, adt))
+    }
+
+    /// States that the value matched by `p` has type `tv` (and binds its variables).
+    fn pattern(&mut self, e: &Expr, p: &Pattern, tv: TV) -> Result<(), SolveError> {
+        let mismatch = |g: &mut Gen<'a>, m: super::solver::Mismatch| {
+            g.err(
+                e,
+                format!(
+                    "type mismatch in a pattern of `match`: the pattern has type {} but the value matched has type {}",
+                    m.right, m.left
+                ),
+            )
+        };
+        match p {
+            Pattern::Wildcard => Ok(()),
+            Pattern::Var(v) => {
+                let vt = self.var(v);
+                self.s.unify(tv, vt).map_err(|m| mismatch(self, m))
+            }
+            Pattern::Tuple(ps) => {
+                let holes: Vec<TV> = ps.iter().map(|_| self.s.hole()).collect();
+                let t = self.s.tuple(holes.clone());
+                self.s.unify(tv, t).map_err(|m| mismatch(self, m))?;
+                for (p, h) in ps.iter().zip(holes) {
+                    self.pattern(e, p, h)?;
+                }
+                Ok(())
+            }
+            Pattern::Ctor(c, ps) => {
+                let (fields, adt) = self.constructor_parts(e, c)?;
+                self.s.unify(tv, adt).map_err(|m| mismatch(self, m))?;
+                if fields.len() != ps.len() {
+                    return Err(self.err(
+                        e,
+                        format!(
+                            "constructor `{}` has {} fields, the pattern gives {}",
+                            c.name,
+                            fields.len(),
+                            ps.len()
+                        ),
+                    ));
+                }
+                for (p, f) in ps.iter().zip(fields) {
+                    self.pattern(e, p, f)?;
+                }
+                Ok(())
+            }
         }
     }
 
@@ -128,7 +244,12 @@ impl<'a> Gen<'a> {
     }
 
     /// Declares a global function's type from its annotations (holes where there are none).
+    /// A polymorphic one also gets its scheme when it is fully annotated.
     pub fn declare_global(&mut self, name: &'a str, f: &Function) {
+        if !f.type_params.is_empty() {
+            let scheme = f.func_type().filter(|t| self.s.is_complete(t));
+            self.schemes.insert(name, scheme);
+        }
         let params = f.params.iter().map(|p| self.var(p)).collect();
         let ret = match &f.ret_type {
             Some(t) => self.s.of_type(t),
@@ -142,10 +263,30 @@ impl<'a> Gen<'a> {
     fn leaf_tv(&mut self, e: &Expr) -> Result<TV, SolveError> {
         match e.kind() {
             ExprKind::Var(v) => Ok(self.var(v)),
+            ExprKind::GlobalVar(g) if self.current != Some(g.name()) => {
+                match self.schemes.get(g.name()) {
+                    Some(Some(scheme)) => {
+                        let scheme = scheme.clone();
+                        Ok(self.instantiate(scheme.as_func().expect("a function type")))
+                    }
+                    Some(None) => Err(self.err(
+                        e,
+                        format!(
+                            "the type of the polymorphic function `@{}` is not known where it is used: annotate its return type",
+                            g.name()
+                        ),
+                    )),
+                    None => match self.globals.get(g.name()) {
+                        Some(t) => Ok(*t),
+                        None => Err(self.err(e, format!("unknown global `@{}`", g.name()))),
+                    },
+                }
+            }
             ExprKind::GlobalVar(g) => match self.globals.get(g.name()) {
                 Some(t) => Ok(*t),
                 None => Err(self.err(e, format!("unknown global `@{}`", g.name()))),
             },
+            ExprKind::Constructor(c) => self.constructor_tv(e, c),
             ExprKind::Constant(c) => match &c.ty {
                 Some(t) if t.shape.is_empty() => {
                     let ty = self
@@ -292,7 +433,9 @@ impl<'a> Gen<'a> {
                         ),
                     )
                 })?;
-                Ok(tt)
+                // A polymorphic branch unified with a monomorphic one stands for an instance:
+                // the `if` has the monomorphic type.
+                Ok(if self.is_poly(tt) { ft } else { tt })
             }
             ExprKind::Function(f) => {
                 let params: Vec<TV> = f.params.iter().map(|p| self.var(p)).collect();
@@ -309,7 +452,103 @@ impl<'a> Gen<'a> {
                         ),
                     )
                 })?;
+                if !f.type_params.is_empty() {
+                    // A polymorphic literal is instantiated afresh at each call: its type
+                    // must be written out in full.
+                    if let Some(t) = f.func_type().filter(|t| self.s.is_complete(t)) {
+                        let declared = self.s.func(params, ret);
+                        let scheme_tv = self.s.known(t.clone());
+                        let mono = match t.as_func() {
+                            Some(ft) => Type::func(ft.params.clone(), ft.ret.clone()),
+                            None => t.clone(),
+                        };
+                        self.s
+                            .unify_with_type(declared, &mono)
+                            .map_err(|m| self.err(e, format!("{} vs {}", m.left, m.right)))?;
+                        return Ok(scheme_tv);
+                    }
+                }
                 Ok(self.s.func(params, ret))
+            }
+            ExprKind::Match(m) => {
+                let data = kids[0];
+                for c in &m.clauses {
+                    self.pattern(e, &c.pattern, data)?;
+                }
+                let Some(&first) = kids.get(1) else {
+                    return Ok(self.s.hole());
+                };
+                for (i, &k) in kids[2..].iter().enumerate() {
+                    self.s.unify(first, k).map_err(|mm| {
+                        self.err(
+                            e,
+                            format!(
+                                "the clauses of `match` have different types: clause 1 has type {} but clause {} has type {}",
+                                mm.left,
+                                i + 2,
+                                mm.right
+                            ),
+                        )
+                    })?;
+                }
+                let first = kids[1..]
+                    .iter()
+                    .copied()
+                    .find(|&k| !self.is_poly(k))
+                    .unwrap_or(first);
+                if m.complete {
+                    if let Some(missing) = super::exhaustive::unmatched(self, m) {
+                        return Err(self.err(
+                            e,
+                            format!(
+                                "match expression does not handle the following cases: {missing}"
+                            ),
+                        ));
+                    }
+                }
+                Ok(first)
+            }
+            ExprKind::RefNew(_) => Ok(self.s.reference(kids[0])),
+            ExprKind::RefRead(r) => {
+                let inner = self.s.hole();
+                let want = self.s.reference(inner);
+                self.s.unify(kids[0], want).map_err(|m| {
+                    self.err(
+                        e,
+                        format!(
+                            "`ref_read` needs a reference, but {} has type {}",
+                            describe(r),
+                            m.left
+                        ),
+                    )
+                })?;
+                Ok(inner)
+            }
+            ExprKind::RefWrite(r, v) => {
+                let inner = self.s.hole();
+                let want = self.s.reference(inner);
+                self.s.unify(kids[0], want).map_err(|m| {
+                    self.err(
+                        e,
+                        format!(
+                            "`ref_write` needs a reference, but {} has type {}",
+                            describe(r),
+                            m.left
+                        ),
+                    )
+                })?;
+                self.s.unify(inner, kids[1]).map_err(|m| {
+                    self.err(
+                        e,
+                        format!(
+                            "type mismatch in `ref_write`: the reference holds {} but {} has type {}",
+                            m.left,
+                            describe(v),
+                            m.right
+                        ),
+                    )
+                })?;
+                Ok(self.s.known(Type::tuple(Vec::new())))
             }
             _ => unreachable!("leaves are handled by leaf_tv"),
         }
@@ -355,6 +594,10 @@ impl<'a> Gen<'a> {
                         .map_err(|m| arg_err(self, i, &m.left, &m.right))?;
                 }
                 Ok(ret)
+            }
+            Term::Known(t) if t.as_func().is_some_and(|f| !f.type_params.is_empty()) => {
+                let inst = self.instantiate(t.as_func().expect("a function type"));
+                self.general_call(e, callee, inst, args)
             }
             Term::Known(t) if t.as_func().is_some() => {
                 let fty = t.as_func().expect("a function type");

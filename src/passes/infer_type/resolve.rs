@@ -136,6 +136,10 @@ impl<'g, 'a> Resolver<'g, 'a> {
                 let t = self.next_ty(e)?;
                 Self::finish(e, false, || ExprKind::GlobalVar(g.clone()), t)
             }
+            ExprKind::Constructor(c) => {
+                let t = self.next_ty(e)?;
+                Self::finish(e, false, || ExprKind::Constructor(c.clone()), t)
+            }
             ExprKind::Constant(c) => {
                 let t = self.next_ty(e)?;
                 if c.ty.is_some() {
@@ -233,8 +237,21 @@ impl<'g, 'a> Resolver<'g, 'a> {
                 let ch = params.iter().zip(&f.params).any(|(a, b)| a != b)
                     || changed(&[&f.body])
                     || ret_type != f.ret_type;
+                // A polymorphic function's type carries its type parameters.
+                let t = match t {
+                    Some(ft) if !f.type_params.is_empty() => match ft.as_func() {
+                        Some(x) if x.type_params.is_empty() => Some(Type::poly_func(
+                            f.type_params.clone(),
+                            x.params.clone(),
+                            x.ret.clone(),
+                        )),
+                        _ => Some(ft),
+                    },
+                    t => t,
+                };
                 let kind = || {
                     ExprKind::Function(Box::new(Function {
+                        type_params: f.type_params.clone(),
                         params,
                         body: kids[0].clone(),
                         ret_type,
@@ -242,6 +259,53 @@ impl<'g, 'a> Resolver<'g, 'a> {
                     }))
                 };
                 Self::finish(e, ch, kind, t)
+            }
+            ExprKind::Match(m) => {
+                let mut renamed = Vec::new();
+                let mut err = None;
+                m.for_each_bound_var(|v| {
+                    if err.is_none() {
+                        match self.var(v, e) {
+                            Ok(nv) => renamed.push((v.id(), nv)),
+                            Err(x) => err = Some(x),
+                        }
+                    }
+                });
+                if let Some(x) = err {
+                    return Err(x);
+                }
+                let vars_changed = renamed.iter().any(|(id, nv)| *id != nv.id());
+                let mut all: Vec<&Expr> = vec![&m.data];
+                all.extend(m.clauses.iter().map(|c| &c.rhs));
+                let ch = vars_changed || changed(&all);
+                let kind = || {
+                    let mut look = |v: &Var| {
+                        renamed
+                            .iter()
+                            .find(|(id, _)| *id == v.id())
+                            .map_or_else(|| v.clone(), |(_, nv)| nv.clone())
+                    };
+                    ExprKind::Match(Box::new(crate::ir::Match {
+                        data: kids[0].clone(),
+                        clauses: m
+                            .clauses
+                            .iter()
+                            .zip(&kids[1..])
+                            .map(|(c, rhs)| crate::ir::Clause {
+                                pattern: c.pattern.map_vars(&mut look),
+                                rhs: rhs.clone(),
+                            })
+                            .collect(),
+                        complete: m.complete,
+                    }))
+                };
+                Self::finish(e, ch, kind, t)
+            }
+            ExprKind::RefNew(_) | ExprKind::RefRead(_) | ExprKind::RefWrite(..) => {
+                let mut old = Vec::new();
+                e.kind().for_each_child(|c| old.push(c));
+                let ch = changed(&old);
+                Self::finish(e, ch, || e.kind().with_children(kids), t)
             }
             _ => unreachable!("leaves are handled by leaf_expr"),
         })

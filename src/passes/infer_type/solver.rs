@@ -35,6 +35,10 @@ pub(super) enum Term {
     Known(Type),
     Tuple(Arc<[TV]>),
     Func(Arc<[TV]>, TV),
+    /// An ADT type applied to (partly unknown) arguments, `List[_]`.
+    Adt(Arc<str>, Arc<[TV]>),
+    /// `ref(_)`.
+    Ref(TV),
 }
 
 /// Where a constraint came from: the span of the expression and the global function index.
@@ -123,6 +127,73 @@ impl Solver {
         self.push(Term::Func(params.into(), ret))
     }
 
+    pub fn adt(&mut self, name: Arc<str>, args: Vec<TV>) -> TV {
+        self.push(Term::Adt(name, args.into()))
+    }
+
+    pub fn reference(&mut self, inner: TV) -> TV {
+        self.push(Term::Ref(inner))
+    }
+
+    /// A fresh instance of a polymorphic function type: each type parameter a new hole.
+    pub fn instantiate(&mut self, ft: &crate::ir::FuncType) -> TV {
+        let map: Vec<(crate::ir::TypeVar, TV)> = ft
+            .type_params
+            .iter()
+            .map(|p| (p.clone(), self.hole()))
+            .collect();
+        let params = ft
+            .params
+            .iter()
+            .map(|p| self.of_type_with(p, &map))
+            .collect();
+        let ret = self.of_type_with(&ft.ret, &map);
+        self.func(params, ret)
+    }
+
+    /// A variable for `t` with the type variables of `map` replaced by their solver
+    /// variables (instantiating a polymorphic type); other parts as [`Solver::of_type`].
+    pub fn of_type_with(&mut self, t: &Type, map: &[(crate::ir::TypeVar, TV)]) -> TV {
+        if map.is_empty() {
+            return self.of_type(t);
+        }
+        match t.kind() {
+            TypeKind::Var(v) => match map.iter().find(|(k, _)| k == v) {
+                Some((_, tv)) => *tv,
+                None => self.known(t.clone()),
+            },
+            TypeKind::Tuple(fs) => {
+                let vs = fs
+                    .iter()
+                    .map(|f| grow(|| self.of_type_with(f, map)))
+                    .collect();
+                self.tuple(vs)
+            }
+            TypeKind::Func(ft) if ft.type_params.is_empty() => {
+                let ps = ft
+                    .params
+                    .iter()
+                    .map(|p| grow(|| self.of_type_with(p, map)))
+                    .collect();
+                let r = grow(|| self.of_type_with(&ft.ret, map));
+                self.func(ps, r)
+            }
+            TypeKind::Named(n) => {
+                let args = n
+                    .args
+                    .iter()
+                    .map(|a| grow(|| self.of_type_with(a, map)))
+                    .collect();
+                self.adt(n.name.clone(), args)
+            }
+            TypeKind::Ref(inner) => {
+                let i = grow(|| self.of_type_with(inner, map));
+                self.reference(i)
+            }
+            _ => self.of_type(t),
+        }
+    }
+
     /// [`Type::is_complete`], answered once per compound type: a function literal's return
     /// type holds the types of the literals nested in it, so asking each literal's annotation
     /// whole would read a nest n deep n times over. Each tuple, function or named type is
@@ -133,11 +204,12 @@ impl Solver {
                 TypeKind::Tuple(fs) => fs,
                 TypeKind::Func(f) => &f.params,
                 TypeKind::Named(n) => &n.args,
-                TypeKind::Tensor(_) | TypeKind::Incomplete => &[],
+                TypeKind::Ref(t) => std::slice::from_ref(t),
+                TypeKind::Tensor(_) | TypeKind::Incomplete | TypeKind::Var(_) => &[],
             }
         }
         let leaf = |t: &Type| match t.kind() {
-            TypeKind::Tensor(_) => Some(true),
+            TypeKind::Tensor(_) | TypeKind::Var(_) => Some(true),
             TypeKind::Incomplete => Some(false),
             _ => None,
         };
@@ -188,7 +260,14 @@ impl Solver {
                 let r = grow(|| self.of_type(&ft.ret));
                 self.func(ps, r)
             }
-            // ADT types are kept as opaque names.
+            TypeKind::Named(n) => {
+                let args = n.args.iter().map(|a| grow(|| self.of_type(a))).collect();
+                self.adt(n.name.clone(), args)
+            }
+            TypeKind::Ref(inner) => {
+                let i = grow(|| self.of_type(inner));
+                self.reference(i)
+            }
             _ => self.known(t.clone()),
         }
     }
@@ -274,6 +353,18 @@ impl Solver {
                     .collect::<Option<Vec<_>>>()?;
                 Type::func(params, grow(|| self.resolve(ret))?)
             }
+            Term::Adt(name, vs) => {
+                let (name, vs) = (name.clone(), vs.clone());
+                let args = vs
+                    .iter()
+                    .map(|v| grow(|| self.resolve(*v)))
+                    .collect::<Option<Vec<_>>>()?;
+                Type::named(name, args)
+            }
+            Term::Ref(v) => {
+                let v = *v;
+                Type::reference(grow(|| self.resolve(v))?)
+            }
         };
         self.terms[r as usize] = Term::Known(t.clone());
         Some(t)
@@ -293,6 +384,14 @@ impl Solver {
                 let (ps, ret) = (ps.clone(), *ret);
                 let params = ps.iter().map(|v| grow(|| self.partial(*v))).collect();
                 Type::func(params, grow(|| self.partial(ret)))
+            }
+            Term::Adt(name, vs) => {
+                let (name, vs) = (name.clone(), vs.clone());
+                Type::named(name, vs.iter().map(|v| grow(|| self.partial(*v))).collect())
+            }
+            Term::Ref(v) => {
+                let v = *v;
+                Type::reference(grow(|| self.partial(v)))
             }
         }
     }
@@ -351,6 +450,26 @@ impl Solver {
                 self.link_hole(rb, ra);
                 Ok(())
             }
+            (Term::Known(x), Term::Known(y)) if is_poly(x) != is_poly(y) => {
+                // A polymorphic function where a monomorphic one is expected: an instance.
+                let (p, other) = if is_poly(x) {
+                    (x.clone(), rb)
+                } else {
+                    (y.clone(), ra)
+                };
+                let inst = self.instantiate(p.as_func().expect("a function type"));
+                grow(|| self.unify(inst, other))
+            }
+            (Term::Known(x), Term::Func(..)) | (Term::Func(..), Term::Known(x)) if is_poly(x) => {
+                let x = x.clone();
+                let other = if matches!(self.terms[ra as usize], Term::Func(..)) {
+                    ra
+                } else {
+                    rb
+                };
+                let inst = self.instantiate(x.as_func().expect("a function type"));
+                grow(|| self.unify(inst, other))
+            }
             (Term::Known(x), Term::Known(y)) => {
                 let merged = match merge(x, y) {
                     Ok(m) => m,
@@ -396,6 +515,22 @@ impl Solver {
                 }
                 grow(|| self.unify(reta, retb))
             }
+            (Term::Adt(na, va), Term::Adt(nb, vb)) => {
+                if na != nb || va.len() != vb.len() {
+                    return Err(self.mismatch(ra, rb));
+                }
+                let (va, vb) = (va.clone(), vb.clone());
+                self.parent[rb as usize] = ra;
+                for (x, y) in va.iter().zip(vb.iter()) {
+                    grow(|| self.unify(*x, *y))?;
+                }
+                Ok(())
+            }
+            (Term::Ref(x), Term::Ref(y)) => {
+                let (x, y) = (*x, *y);
+                self.parent[rb as usize] = ra;
+                grow(|| self.unify(x, y))
+            }
             _ => Err(self.mismatch(ra, rb)),
         }
     }
@@ -433,6 +568,10 @@ impl Solver {
                 }
                 _ => Err(fail(self)),
             },
+            Term::Func(..) if is_poly(t) => {
+                let inst = self.instantiate(t.as_func().expect("a function type"));
+                grow(|| self.unify(r, inst))
+            }
             Term::Func(ps, ret) => match t.kind() {
                 TypeKind::Func(ft) if ft.params.len() == ps.len() => {
                     let (ps, ret) = (ps.clone(), *ret);
@@ -440,6 +579,23 @@ impl Solver {
                         grow(|| self.unify_with_type(*v, p))?;
                     }
                     grow(|| self.unify_with_type(ret, &ft.ret))
+                }
+                _ => Err(fail(self)),
+            },
+            Term::Adt(name, vs) => match t.kind() {
+                TypeKind::Named(n) if n.name == *name && n.args.len() == vs.len() => {
+                    let vs = vs.clone();
+                    for (v, a) in vs.iter().zip(n.args.iter()) {
+                        grow(|| self.unify_with_type(*v, a))?;
+                    }
+                    Ok(())
+                }
+                _ => Err(fail(self)),
+            },
+            Term::Ref(v) => match t.kind() {
+                TypeKind::Ref(inner) => {
+                    let v = *v;
+                    grow(|| self.unify_with_type(v, inner))
                 }
                 _ => Err(fail(self)),
             },
@@ -460,6 +616,14 @@ impl Solver {
                 let (ps, ret) = (ps.clone(), *ret);
                 ps.iter().for_each(|v| grow(|| self.holes(*v, out)));
                 grow(|| self.holes(ret, out));
+            }
+            Term::Adt(_, vs) => {
+                let vs = vs.clone();
+                vs.iter().for_each(|v| grow(|| self.holes(*v, out)));
+            }
+            Term::Ref(v) => {
+                let v = *v;
+                grow(|| self.holes(v, out));
             }
         }
     }
@@ -501,6 +665,10 @@ pub(super) fn merge(x: &Type, y: &Type) -> Result<Option<Type>, ()> {
             Ok(out.map(Type::tuple))
         }
         (TypeKind::Func(a), TypeKind::Func(b)) => {
+            if a.type_params != b.type_params {
+                // Polymorphic types named apart: equal up to renaming, or not at all.
+                return if x == y { Ok(None) } else { Err(()) };
+            }
             if a.params.len() != b.params.len() {
                 return Err(());
             }
@@ -513,11 +681,35 @@ pub(super) fn merge(x: &Type, y: &Type) -> Result<Option<Type>, ()> {
             }
             let ret = grow(|| merge(&a.ret, &b.ret))?;
             changed |= ret.is_some();
-            Ok(changed.then(|| Type::func(params, ret.unwrap_or_else(|| a.ret.clone()))))
+            Ok(changed.then(|| {
+                Type::poly_func(
+                    a.type_params.clone(),
+                    params,
+                    ret.unwrap_or_else(|| a.ret.clone()),
+                )
+            }))
         }
+        (TypeKind::Named(a), TypeKind::Named(b)) => {
+            if a.name != b.name || a.args.len() != b.args.len() {
+                return Err(());
+            }
+            let mut out: Option<Vec<Type>> = None;
+            for (i, (fa, fb)) in a.args.iter().zip(b.args.iter()).enumerate() {
+                if let Some(m) = grow(|| merge(fa, fb))? {
+                    out.get_or_insert_with(|| a.args.to_vec())[i] = m;
+                }
+            }
+            Ok(out.map(|args| Type::named(a.name.clone(), args)))
+        }
+        (TypeKind::Ref(a), TypeKind::Ref(b)) => Ok(grow(|| merge(a, b))?.map(Type::reference)),
         _ if x == y => Ok(None),
         _ => Err(()),
     }
+}
+
+/// A function type with type parameters.
+fn is_poly(t: &Type) -> bool {
+    t.as_func().is_some_and(|f| !f.type_params.is_empty())
 }
 
 /// TVM's `UnifyDim`: equal extents (either width) unify, `?` wins, a symbol takes the other.

@@ -18,7 +18,8 @@ pub(super) trait Walker<'a> {
     type Err;
     fn memo_get(&mut self, id: usize) -> Option<Self::Out>;
     fn memo_put(&mut self, id: usize, v: Self::Out);
-    /// Variables, globals, constants and ops (ops only outside callee position).
+    /// Variables, globals, constants, constructors and ops (ops only outside callee
+    /// position).
     fn leaf(&mut self, e: &'a Expr) -> Result<Self::Out, Self::Err>;
     /// After a `let`'s value, before its body.
     fn bind(&mut self, e: &'a Expr, value: &Self::Out) -> Result<(), Self::Err>;
@@ -53,7 +54,8 @@ pub(super) fn walk<'a, W: Walker<'a>>(w: &mut W, root: &'a Expr) -> Result<W::Ou
                     ExprKind::Var(_)
                     | ExprKind::GlobalVar(_)
                     | ExprKind::Constant(_)
-                    | ExprKind::Op(_) => {
+                    | ExprKind::Op(_)
+                    | ExprKind::Constructor(_) => {
                         let v = w.leaf(e)?;
                         if shared {
                             w.memo_put(e.id(), v.clone());
@@ -91,6 +93,18 @@ pub(super) fn walk<'a, W: Walker<'a>>(w: &mut W, root: &'a Expr) -> Result<W::Ou
                     ExprKind::Function(f) => {
                         stack.push(Step::Exit(e, 1, shared));
                         stack.push(Step::Enter(&f.body));
+                    }
+                    ExprKind::Match(_)
+                    | ExprKind::RefNew(_)
+                    | ExprKind::RefRead(_)
+                    | ExprKind::RefWrite(..) => {
+                        let at = stack.len();
+                        let mut n = 0;
+                        e.kind().for_each_child_rev(|k| {
+                            stack.push(Step::Enter(k));
+                            n += 1;
+                        });
+                        stack.insert(at, Step::Exit(e, n, shared));
                     }
                 }
             }
