@@ -7,7 +7,7 @@
 //! range, float-to-int casts out of range, integer `power` and arithmetic on `bool` are not
 //! evaluated (TVM's result there is undefined or not worth imitating).
 
-use super::eval::{attr_dtype, storage, Arr, Storage, Value};
+use super::value::{attr_dtype, storage, Arr, Storage, Value};
 use crate::ir::dtype::DTypeCode;
 use crate::ir::{Attrs, DType};
 use ndarray::{ArrayD, IxDyn, Zip};
@@ -82,6 +82,9 @@ const UNARY: &[&str] = &[
     "isfinite",
     "zeros_like",
     "ones_like",
+    "fast_exp",
+    "fast_tanh",
+    "fast_erf",
 ];
 
 /// The canonical name if `op` is a broadcast binary op this module evaluates.
@@ -91,6 +94,11 @@ pub(crate) fn binary_name(op: &str) -> Option<&'static str> {
 
 pub(crate) fn is_unary(op: &str) -> bool {
     UNARY.contains(&op)
+}
+
+/// Every elementwise op with a kernel.
+pub(crate) fn names() -> impl Iterator<Item = &'static str> {
+    BINARY.iter().chain(UNARY).copied()
 }
 
 /// The numpy broadcast of two shapes.
@@ -246,15 +254,15 @@ fn float_unary<F: Float>(op: &str, x: F, attrs: &Attrs) -> Option<F> {
     Some(match op {
         "negative" => -x,
         "abs" => x.abs(),
-        "exp" => x.exp(),
+        "exp" | "fast_exp" => x.exp(),
         "log" => x.ln(),
         "log2" => x.log2(),
         "log10" => x.log10(),
         "sqrt" => x.sqrt(),
         "rsqrt" => one / x.sqrt(),
         "sigmoid" => one / (one + (-x).exp()),
-        "tanh" => x.tanh(),
-        "erf" => erf(x),
+        "tanh" | "fast_tanh" => x.tanh(),
+        "erf" | "fast_erf" => erf(x),
         "floor" => x.floor(),
         "ceil" => x.ceil(),
         "round" => F::from(x.to_f64()?.round_ties_even())?,
