@@ -9,7 +9,7 @@
 //!   on the machine in `interp.rs`.
 //! - [`npy`]: NumPy `.npy` files in and out; [`compare`]: `allclose` with a report of the
 //!   difference; [`summary`]: a tensor's one-look display; [`random`]: seeded inputs for a
-//!   function's parameter types.
+//!   function's parameter types; [`numerics`]: whether a pass changed the numbers.
 
 pub mod compare;
 mod elementwise;
@@ -19,6 +19,7 @@ pub(crate) mod interp;
 mod nn;
 mod norm;
 pub mod npy;
+pub mod numerics;
 pub mod ops;
 mod pool;
 pub mod random;

@@ -16,6 +16,7 @@ pub mod outputs;
 pub mod render;
 pub mod replay;
 pub mod rewrite;
+mod tensors;
 pub mod sink;
 mod suspend;
 pub mod value;

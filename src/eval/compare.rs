@@ -51,6 +51,15 @@ fn fmt_index(ix: &[usize]) -> String {
     )
 }
 
+/// A tolerance as written: `1e-5`, `0.001`, `0`.
+fn tol(x: f64) -> String {
+    if x != 0.0 && x.abs() < 1e-3 {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 fn num(x: f64) -> String {
     if x.is_finite() && x != 0.0 && !(1e-4..1e6).contains(&x.abs()) {
         format!("{x:.4e}")
@@ -83,8 +92,8 @@ impl std::fmt::Display for Difference {
             } => write!(
                 f,
                 "{at}{differing} of {total} elements differ (rtol={}, atol={}); max abs error {} at {} ({} vs {}), max rel error {} at {}",
-                num(*rtol),
-                num(*atol),
+                tol(*rtol),
+                tol(*atol),
                 num(*max_abs),
                 fmt_index(max_abs_at),
                 num(pair.0),
