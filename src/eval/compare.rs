@@ -1,6 +1,7 @@
 //! `allclose`: whether two results agree elementwise within `atol + rtol * |b|` (NumPy's
-//! rule, `b` the reference; NaN equals nothing), and when they do not, by how much: how many
-//! elements differ, the largest absolute and relative errors and where they are.
+//! rule, `b` the reference; NaN equals nothing unless `equal_nan`, as in NumPy), and when
+//! they do not, by how much: how many elements differ, the largest absolute and relative
+//! errors and where they are.
 
 use super::Output;
 use crate::ir::TensorData;
@@ -106,7 +107,13 @@ impl std::fmt::Display for Difference {
 }
 
 /// Compares two tensors; `None` when every element is close.
-pub fn tensors(a: &TensorData, b: &TensorData, rtol: f64, atol: f64) -> Option<Difference> {
+pub fn tensors(
+    a: &TensorData,
+    b: &TensorData,
+    rtol: f64,
+    atol: f64,
+    equal_nan: bool,
+) -> Option<Difference> {
     let structure = |s: String| {
         Some(Difference {
             path: String::new(),
@@ -124,12 +131,16 @@ pub fn tensors(a: &TensorData, b: &TensorData, rtol: f64, atol: f64) -> Option<D
     for i in 0..n {
         let (p, q) = (x[i], y[i]);
         let err = (p - q).abs();
-        let close = err <= atol + rtol * q.abs() || (p == q);
+        let close = err <= atol + rtol * q.abs() || p == q || (equal_nan && p.is_nan() && q.is_nan());
         if !close {
             differing += 1;
             first_bad.get_or_insert(i);
         }
-        let err = if err.is_nan() { f64::INFINITY } else { err };
+        let err = match (close, err.is_nan()) {
+            (true, _) => 0.0,
+            (false, true) => f64::INFINITY,
+            (false, false) => err,
+        };
         if err > max_abs {
             (max_abs, abs_at) = (err, i);
         }
@@ -169,11 +180,17 @@ pub fn tensors(a: &TensorData, b: &TensorData, rtol: f64, atol: f64) -> Option<D
 }
 
 /// Compares two results (tensors or tuples, field by field); the first difference found.
-pub fn outputs(a: &Output, b: &Output, rtol: f64, atol: f64) -> Option<Difference> {
+pub fn outputs(
+    a: &Output,
+    b: &Output,
+    rtol: f64,
+    atol: f64,
+    equal_nan: bool,
+) -> Option<Difference> {
     let mut stack: Vec<(&Output, &Output, String)> = vec![(a, b, String::new())];
     while let Some((a, b, path)) = stack.pop() {
         let found = match (a, b) {
-            (Output::Tensor(x), Output::Tensor(y)) => tensors(x, y, rtol, atol),
+            (Output::Tensor(x), Output::Tensor(y)) => tensors(x, y, rtol, atol, equal_nan),
             (Output::Tuple(xs), Output::Tuple(ys)) if xs.len() == ys.len() => {
                 for (i, (x, y)) in xs.iter().zip(ys).enumerate().rev() {
                     stack.push((x, y, format!("{path}[{i}]")));

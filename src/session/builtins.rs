@@ -855,7 +855,7 @@ pub static BUILTINS: &[Builtin] = &[
     builtin!("tensor", Function, ["data", "dtype"], "tensor(\"x.npy\") | tensor([[1, 2], [3, 4]], dtype=\"float32\")", "a tensor from a NumPy .npy file, or from nested lists of numbers", b_tensor),
     builtin!("save_tensor", Function, ["tensor", "path"], "save_tensor(t, \"x.npy\")", "write a tensor as a NumPy .npy file (atomically)", b_save_tensor),
     builtin!("evaluate", Function, ["module", "inputs", "func"], "evaluate(mod, [t1, t2], func=\"main\")", "run a module's function on tensors: a tensor, or a list for a tuple", b_evaluate),
-    builtin!("allclose", Function, ["a", "b", "rtol", "atol"], "allclose(a, b, rtol=1e-5, atol=1e-8)", "whether tensors (or lists of them) agree within atol + rtol * |b|; says by how much when not", b_allclose),
+    builtin!("allclose", Function, ["a", "b", "rtol", "atol", "equal_nan"], "allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=false)", "whether tensors (or lists of them) agree within atol + rtol * |b|; says by how much when not", b_allclose),
     builtin!("load", Function, ["path"], "load(\"path.relay\")", "a module from a Relay file", b_load),
     builtin!("save", Function, ["module", "path"], "save(mod, \"path.relay\")", "write the printed module (atomically)", b_save),
     builtin!("equal", Function, ["a", "b"], "equal(a, b)", "structural equality up to variable names", b_equal),

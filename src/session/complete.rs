@@ -184,7 +184,7 @@ impl Session {
         let words: Vec<&str> = stmt.split_whitespace().collect();
         let mut out: Vec<String> = match (words.as_slice(), at) {
             (["break"], false) => {
-                let mut v: Vec<String> = ["after", "changed", "verify", "slower"]
+                let mut v: Vec<String> = ["after", "changed", "verify", "numerics", "slower"]
                     .map(String::from)
                     .to_vec();
                 v.extend(self.known_pass_names());

@@ -268,8 +268,8 @@ pub static COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "break",
-        "break NAME | after NAME | changed @f | verify | slower 10ms",
-        "pause runs before/after a pass, or after a pass that changes @f, fails the checks or is slow",
+        "break NAME | after NAME | changed @f | verify | numerics | slower 10ms",
+        "pause runs before/after a pass, or after a pass that changes @f, fails the checks, changes the numbers or is slow",
     ),
     ("breakpoints", "breakpoints", "the breakpoints and how often each hit"),
     ("delete", "delete N | delete all", "delete a breakpoint, or all of them"),

@@ -123,7 +123,8 @@ pub(super) fn b_allclose(s: &mut Session, a: Bound) -> Result<Value, SessionErro
     let (x, y) = (side("a")?, side("b")?);
     let rtol = a.tolerance("rtol")?.unwrap_or(1e-5);
     let atol = a.tolerance("atol")?.unwrap_or(1e-8);
-    match compare::outputs(&x, &y, rtol, atol) {
+    let equal_nan = a.bool("equal_nan")?.unwrap_or(false);
+    match compare::outputs(&x, &y, rtol, atol, equal_nan) {
         None => Ok(Value::Bool(true)),
         Some(d) => {
             crate::pass::sink::emit(
