@@ -141,7 +141,7 @@ impl Value {
             Arr::F32(a) if (code, bits) == (DTypeCode::Float, 32) => TensorData {
                 dtype: self.dtype,
                 shape,
-                bytes: le_bytes(a, |x| (x as f64 as f32).to_le_bytes()),
+                bytes: le_bytes(a, |x: f32| x.to_le_bytes()),
             },
             Arr::Int(a) if (code, bits) == (DTypeCode::Int, 32) => TensorData {
                 dtype: self.dtype,
@@ -164,10 +164,16 @@ impl Value {
 
 /// The elements of `a` in row-major order, each as the `W` bytes `f` gives.
 fn le_bytes<T: Copy, const W: usize>(a: &ArrayD<T>, f: impl Fn(T) -> [u8; W]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(a.len() * W);
+    let mut out = vec![0u8; a.len() * W];
     match a.as_slice() {
-        Some(s) => s.iter().for_each(|&x| out.extend_from_slice(&f(x))),
-        None => a.iter().for_each(|&x| out.extend_from_slice(&f(x))),
+        Some(s) => out
+            .chunks_exact_mut(W)
+            .zip(s)
+            .for_each(|(c, &x)| c.copy_from_slice(&f(x))),
+        None => out
+            .chunks_exact_mut(W)
+            .zip(a.iter())
+            .for_each(|(c, &x)| c.copy_from_slice(&f(x))),
     }
     out
 }
