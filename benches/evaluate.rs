@@ -98,7 +98,9 @@ fn main() {
                 evaluate(&folded, "main", &refs).expect("evaluates")
             });
             match compare::outputs(&b, &a, 1e-4, 1e-5, false) {
-                None => println!("  the folded module computes the same logits (rtol 1e-4, atol 1e-5)"),
+                None => {
+                    println!("  the folded module computes the same logits (rtol 1e-4, atol 1e-5)")
+                }
                 Some(d) => println!("  the folded module differs: {d}"),
             }
             if let Output::Tensor(t) = &a {
@@ -110,6 +112,8 @@ fn main() {
         let m = parse_module(&passlab::testgen::conv_model(1000), "conv").expect("parses");
         let inputs = random::inputs_for(m.get("main").expect("@main"), 0).expect("inputs");
         let refs: Vec<_> = inputs.iter().collect();
-        time("evaluate_conv_1k", 5, || evaluate(&m, "main", &refs).expect("evaluates"));
+        time("evaluate_conv_1k", 5, || {
+            evaluate(&m, "main", &refs).expect("evaluates")
+        });
     }
 }

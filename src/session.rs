@@ -16,9 +16,9 @@ pub mod outputs;
 pub mod render;
 pub mod replay;
 pub mod rewrite;
-mod tensors;
 pub mod sink;
 mod suspend;
+mod tensors;
 pub mod value;
 
 pub use error::SessionError;

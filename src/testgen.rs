@@ -373,7 +373,10 @@ pub fn resnet50() -> (String, Vec<crate::ir::TensorData>) {
     ));
     let mut x = format!("%{pool}");
     let mut cin = 64;
-    for (stage, (blocks, width)) in [(3, 64), (4, 128), (6, 256), (3, 512)].into_iter().enumerate() {
+    for (stage, (blocks, width)) in [(3, 64), (4, 128), (6, 256), (3, 512)]
+        .into_iter()
+        .enumerate()
+    {
         for block in 0..blocks {
             let stride = if block == 0 && stage > 0 { 2 } else { 1 };
             let a = g.conv_bn(&x, cin, width, 1, 1, true);
@@ -393,16 +396,20 @@ pub fn resnet50() -> (String, Vec<crate::ir::TensorData>) {
         }
     }
     let gap = g.next();
-    g.lines.push(format!("  %{gap} = nn.global_avg_pool2d({x});"));
+    g.lines
+        .push(format!("  %{gap} = nn.global_avg_pool2d({x});"));
     let flat = g.next();
-    g.lines.push(format!("  %{flat} = nn.batch_flatten(%{gap});"));
+    g.lines
+        .push(format!("  %{flat} = nn.batch_flatten(%{gap});"));
     let w = g.constant(&[1000, 2048], -0.05, 0.05);
     let b = g.constant(&[1000], -0.1, 0.1);
     let dense = g.next();
     g.lines.push(format!(
         "  %{dense} = nn.dense(%{flat}, meta[relay.Constant][{w}], units=1000);"
     ));
-    g.lines.push(format!("  nn.bias_add(%{dense}, meta[relay.Constant][{b}])"));
+    g.lines.push(format!(
+        "  nn.bias_add(%{dense}, meta[relay.Constant][{b}])"
+    ));
     let mut s = String::from(
         "#[version = \"0.0.5\"]\ndef @main(%data: Tensor[(1, 3, 224, 224), float32]) {\n",
     );
@@ -445,7 +452,15 @@ impl ResNetGen {
     }
 
     /// conv2d, batch_norm and (with `relu`) relu: the name of the result.
-    fn conv_bn(&mut self, input: &str, cin: i64, cout: i64, k: i64, stride: i64, relu: bool) -> String {
+    fn conv_bn(
+        &mut self,
+        input: &str,
+        cin: i64,
+        cout: i64,
+        k: i64,
+        stride: i64,
+        relu: bool,
+    ) -> String {
         let w = self.constant(&[cout, cin, k, k], -0.05, 0.05);
         let p = k / 2;
         let c = self.next();

@@ -131,7 +131,8 @@ pub fn tensors(
     for i in 0..n {
         let (p, q) = (x[i], y[i]);
         let err = (p - q).abs();
-        let close = err <= atol + rtol * q.abs() || p == q || (equal_nan && p.is_nan() && q.is_nan());
+        let close =
+            err <= atol + rtol * q.abs() || p == q || (equal_nan && p.is_nan() && q.is_nan());
         if !close {
             differing += 1;
             first_bad.get_or_insert(i);

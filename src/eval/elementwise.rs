@@ -213,17 +213,24 @@ pub(crate) fn zip_with<T: Copy, U>(
     let (sa, sb) = (a.as_standard_layout(), b.as_standard_layout());
     let (x, y) = (sa.as_slice()?, sb.as_slice()?);
     let mut out: Vec<U> = Vec::with_capacity(total);
-    broadcast_runs(a.shape(), b.shape(), &shape, |i, j, len, si, sj| match (si, sj) {
-        (1, 1) => out.extend(x[i..i + len].iter().zip(&y[j..j + len]).map(|(p, q)| f(*p, *q))),
-        (1, _) => {
-            let q = y[j];
-            out.extend(x[i..i + len].iter().map(|p| f(*p, q)));
+    broadcast_runs(a.shape(), b.shape(), &shape, |i, j, len, si, sj| {
+        match (si, sj) {
+            (1, 1) => out.extend(
+                x[i..i + len]
+                    .iter()
+                    .zip(&y[j..j + len])
+                    .map(|(p, q)| f(*p, *q)),
+            ),
+            (1, _) => {
+                let q = y[j];
+                out.extend(x[i..i + len].iter().map(|p| f(*p, q)));
+            }
+            (_, 1) => {
+                let p = x[i];
+                out.extend(y[j..j + len].iter().map(|q| f(p, *q)));
+            }
+            _ => out.extend((0..len).map(|_| f(x[i], y[j]))),
         }
-        (_, 1) => {
-            let p = x[i];
-            out.extend(y[j..j + len].iter().map(|q| f(p, *q)));
-        }
-        _ => out.extend((0..len).map(|_| f(x[i], y[j]))),
     });
     ArrayD::from_shape_vec(IxDyn(&shape), out).ok()
 }

@@ -56,9 +56,11 @@ fn dtype_of(d: &str) -> Result<DType, String> {
         "f2" => DType::FLOAT16,
         "f4" => DType::FLOAT32,
         "f8" => DType::FLOAT64,
-        _ => return Err(format!(
+        _ => {
+            return Err(format!(
             "the element type {d:?} is not supported (bool, int8-64, uint8-64, float16/32/64 are)"
-        )),
+        ))
+        }
     })
 }
 

@@ -2,6 +2,7 @@
 //! one-line help and the code. The table feeds evaluation, `help`, completion and "did you
 //! mean". Registered passes are constructors too, but live in the pass registry.
 
+use super::tensors::{b_allclose, b_evaluate, b_save_tensor, b_tensor};
 use super::{Session, SessionError, Value};
 use crate::instrument::{
     Bisect, DumpIR, InstrumentRef, PassPrintingInstrument, PassTimingInstrument, PrintAfterAll,
@@ -12,7 +13,6 @@ use crate::pass::{
     function_pass, module_pass, PassContext, PassError, PassInfo, PassKind, Sequential,
 };
 use std::sync::Arc;
-use super::tensors::{b_allclose, b_evaluate, b_save_tensor, b_tensor};
 
 /// What a builtin is, for `help` and completion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -26,10 +26,16 @@ pub(super) fn b_tensor(s: &mut Session, a: Bound) -> Result<Value, SessionError>
         ));
     }
     let full = resolve(s, path);
-    let bytes = crate::files::read_bytes(&full).map_err(|e| at(e.message(path), a.span_of("data")))?;
+    let bytes =
+        crate::files::read_bytes(&full).map_err(|e| at(e.message(path), a.span_of("data")))?;
     crate::eval::npy::read(&bytes)
         .map(|t| Value::Tensor(Arc::new(t)))
-        .map_err(|e| at(format!("{path} is not a tensor file NumPy wrote: {e}"), a.span_of("data")))
+        .map_err(|e| {
+            at(
+                format!("{path} is not a tensor file NumPy wrote: {e}"),
+                a.span_of("data"),
+            )
+        })
 }
 
 pub(super) fn b_save_tensor(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
@@ -40,7 +46,8 @@ pub(super) fn b_save_tensor(s: &mut Session, a: Bound) -> Result<Value, SessionE
     let path = a
         .str("path")?
         .ok_or_else(|| at("save_tensor needs a path", a.span))?;
-    let bytes = crate::eval::npy::write(&t).map_err(|e| at(format!("save_tensor: {e}"), a.span_of("tensor")))?;
+    let bytes = crate::eval::npy::write(&t)
+        .map_err(|e| at(format!("save_tensor: {e}"), a.span_of("tensor")))?;
     let full = resolve(s, &path);
     crate::files::write_atomic(&full, &bytes)
         .map_err(|e| at(format!("cannot write {path}: {e}"), a.span_of("path")))?;
