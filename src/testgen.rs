@@ -305,55 +305,6 @@ pub(crate) fn xorshift(seed: u64) -> impl FnMut(u32) -> u32 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    /// Every generator writes a module that parses and type-checks, at more than one size.
-    #[test]
-    fn every_generated_model_parses_and_types() {
-        type Generator = fn(usize) -> String;
-        let models: [(&str, Generator); 10] = [
-            ("conv", super::conv_model),
-            ("rnn", super::rnn_model),
-            ("lets", super::let_chain),
-            ("sum", super::running_sum_model),
-            ("ifs", super::nested_if_model),
-            ("globals", super::globals_model),
-            ("closures", super::closures_model),
-            ("tuples", super::nested_tuple_model),
-            ("inline", super::inline_chains_model),
-            ("fns", super::nested_fn_model),
-        ];
-        for (name, model) in models {
-            for n in [1, 7] {
-                let text = model(n);
-                let m = crate::text::parse_module(&text, name)
-                    .unwrap_or_else(|e| panic!("{name}({n}): {e:?}\n{text}"));
-                crate::passes::infer_type::infer_module(&m)
-                    .unwrap_or_else(|e| panic!("{name}({n}): {e}\n{text}"));
-            }
-        }
-    }
-
-    /// The same text as `shared/peers/tvm/model.py` writes.
-    #[test]
-    fn peer_model_matches_the_peer_script() {
-        let script =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/peers/tvm/model.py");
-        assert!(script.exists(), "{} is missing", script.display());
-        let out = std::env::temp_dir().join(format!("peer_model_{}.relay", std::process::id()));
-        let status = std::process::Command::new("python3")
-            .arg(&script)
-            .args(["--layers", "3", "--width", "8", "--out"])
-            .arg(&out)
-            .status()
-            .expect("python3 runs");
-        assert!(status.success());
-        let theirs = std::fs::read_to_string(&out).unwrap();
-        let _ = std::fs::remove_file(&out);
-        assert_eq!(super::peer_model(3, 8), theirs);
-    }
-}
-
 /// ResNet-50 (v1, 224x224, batch 1) with its weights as constants: the text refers to them as
 /// `meta[relay.Constant][i]` and the tensors (seeded, float32: weights in [-0.05, 0.05),
 /// batch-norm variances in [0.5, 1.5)) come beside it, for `parse_module_with_meta`. 25.5M
@@ -483,5 +434,54 @@ impl ResNetGen {
         let r = self.next();
         self.lines.push(format!("  %{r} = nn.relu(%{out});"));
         format!("%{r}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every generator writes a module that parses and type-checks, at more than one size.
+    #[test]
+    fn every_generated_model_parses_and_types() {
+        type Generator = fn(usize) -> String;
+        let models: [(&str, Generator); 10] = [
+            ("conv", super::conv_model),
+            ("rnn", super::rnn_model),
+            ("lets", super::let_chain),
+            ("sum", super::running_sum_model),
+            ("ifs", super::nested_if_model),
+            ("globals", super::globals_model),
+            ("closures", super::closures_model),
+            ("tuples", super::nested_tuple_model),
+            ("inline", super::inline_chains_model),
+            ("fns", super::nested_fn_model),
+        ];
+        for (name, model) in models {
+            for n in [1, 7] {
+                let text = model(n);
+                let m = crate::text::parse_module(&text, name)
+                    .unwrap_or_else(|e| panic!("{name}({n}): {e:?}\n{text}"));
+                crate::passes::infer_type::infer_module(&m)
+                    .unwrap_or_else(|e| panic!("{name}({n}): {e}\n{text}"));
+            }
+        }
+    }
+
+    /// The same text as `shared/peers/tvm/model.py` writes.
+    #[test]
+    fn peer_model_matches_the_peer_script() {
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/peers/tvm/model.py");
+        assert!(script.exists(), "{} is missing", script.display());
+        let out = std::env::temp_dir().join(format!("peer_model_{}.relay", std::process::id()));
+        let status = std::process::Command::new("python3")
+            .arg(&script)
+            .args(["--layers", "3", "--width", "8", "--out"])
+            .arg(&out)
+            .status()
+            .expect("python3 runs");
+        assert!(status.success());
+        let theirs = std::fs::read_to_string(&out).unwrap();
+        let _ = std::fs::remove_file(&out);
+        assert_eq!(super::peer_model(3, 8), theirs);
     }
 }

@@ -59,7 +59,10 @@ fn every_kind_of_expression() {
          let %f = fn (%z: Tensor[(3), float32]) { multiply(%z, %k) };\n  \
          if (greater(sum(%x), 0f)) { %f(@double(%x)) } else { negative(%x) }\n}",
     );
-    assert_eq!(values(run(&m, &[x.clone()])), vec![20.0, 40.0, 60.0]);
+    assert_eq!(
+        values(run(&m, std::slice::from_ref(&x))),
+        vec![20.0, 40.0, 60.0]
+    );
     let neg = f32s(&[3], &[-1.0, -2.0, -3.0]);
     assert_eq!(values(run(&m, &[neg])), vec![1.0, 2.0, 3.0]);
 

@@ -490,7 +490,7 @@ fn unsupported_ops_and_opaque_constants_are_not_folded() {
     // Pooling has a kernel (shared with the evaluator); `nn.conv2d_transpose` has none.
     let pooled = fold(
         "nn.max_pool2d(meta[relay.Constant][0], pool_size=[2, 2])",
-        &[x.clone()],
+        std::slice::from_ref(&x),
     );
     assert_eq!(
         (pooled.shape.clone(), pooled.to_f64_vec()),

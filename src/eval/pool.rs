@@ -51,7 +51,7 @@ fn windows(
         let taps = (0..k).map(|t| start + (t * dil) as i64);
         let inside = taps.clone().filter(|&i| i >= 0 && (i as usize) < size);
         let first = inside.clone().next().unwrap_or(0) as usize;
-        let last = inside.clone().last().map_or(first, |l| l as usize + 1);
+        let last = inside.clone().next_back().map_or(first, |l| l as usize + 1);
         let count = if include_pad {
             taps.filter(|&i| i < (size + after) as i64).count()
         } else {
