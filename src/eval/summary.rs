@@ -18,6 +18,14 @@ fn element(t: &TensorData, i: usize) -> String {
         return t.get_i64(i).to_string();
     }
     let v = t.get_f64(i);
+    // Very large and very small magnitudes in scientific notation, as NumPy prints them.
+    if v.is_finite() && v != 0.0 && !(1e-4..1e16).contains(&v.abs()) {
+        return if t.dtype.bits == 32 {
+            format!("{:e}", v as f32)
+        } else {
+            format!("{v:e}")
+        };
+    }
     let s = if t.dtype.bits == 32 {
         format!("{}", v as f32)
     } else {

@@ -26,6 +26,14 @@ pub(super) fn b_tensor(s: &mut Session, a: Bound) -> Result<Value, SessionError>
         ));
     }
     let full = resolve(s, path);
+    // Never read more than the largest tensor a .npy may hold: 2^32 elements of 8 bytes.
+    let most = crate::limits::MAX_TENSOR_ELEMENTS * 8 + crate::eval::npy::MAX_HEADER as u64 + 16;
+    if std::fs::metadata(&full).is_ok_and(|m| m.len() > most) {
+        return Err(at(
+            format!("{path} is larger than any tensor passlab reads ({most} bytes)"),
+            a.span_of("data"),
+        ));
+    }
     let bytes =
         crate::files::read_bytes(&full).map_err(|e| at(e.message(path), a.span_of("data")))?;
     crate::eval::npy::read(&bytes)
