@@ -188,6 +188,11 @@ impl ReadError {
     }
 }
 
+/// A binary file's bytes (tensor files: `.npy`).
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadError> {
+    fs::read(path).map_err(ReadError::Io)
+}
+
 /// Reads a text file, saying where the first invalid UTF-8 byte is if there is one.
 pub fn read_text(path: &Path) -> Result<String, ReadError> {
     let bytes = fs::read(path).map_err(ReadError::Io)?;

@@ -11,6 +11,7 @@
 pub mod alloc;
 pub mod bench;
 pub mod diagnostic;
+pub mod eval;
 pub mod files;
 pub mod instrument;
 pub mod ir;

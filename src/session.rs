@@ -18,6 +18,7 @@ pub mod replay;
 pub mod rewrite;
 pub mod sink;
 mod suspend;
+mod tensors;
 pub mod value;
 
 pub use error::SessionError;

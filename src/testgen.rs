@@ -326,6 +326,138 @@ pub(crate) fn xorshift(seed: u64) -> impl FnMut(u32) -> u32 {
     }
 }
 
+/// ResNet-50 (v1, 224x224, batch 1) with its weights as constants: the text refers to them as
+/// `meta[relay.Constant][i]` and the tensors (seeded, float32: weights in [-0.05, 0.05),
+/// batch-norm variances in [0.5, 1.5)) come beside it, for `parse_module_with_meta`. 25.5M
+/// weights, 53 convolutions each followed by `nn.batch_norm`, the model FoldConstant and the
+/// evaluator are measured on (`benches/evaluate.rs`).
+pub fn resnet50() -> (String, Vec<crate::ir::TensorData>) {
+    let mut g = ResNetGen {
+        consts: Vec::new(),
+        seed: 0x2545_F491_4F6C_DD1D,
+        n: 0,
+        lines: Vec::new(),
+    };
+    let stem = g.conv_bn("%data", 3, 64, 7, 2, true);
+    let pool = g.next();
+    g.lines.push(format!(
+        "  %{pool} = nn.max_pool2d({stem}, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1]);"
+    ));
+    let mut x = format!("%{pool}");
+    let mut cin = 64;
+    for (stage, (blocks, width)) in [(3, 64), (4, 128), (6, 256), (3, 512)]
+        .into_iter()
+        .enumerate()
+    {
+        for block in 0..blocks {
+            let stride = if block == 0 && stage > 0 { 2 } else { 1 };
+            let a = g.conv_bn(&x, cin, width, 1, 1, true);
+            let b = g.conv_bn(&a, width, width, 3, stride, true);
+            let c = g.conv_bn(&b, width, width * 4, 1, 1, false);
+            let shortcut = if block == 0 {
+                g.conv_bn(&x, cin, width * 4, 1, stride, false)
+            } else {
+                x.clone()
+            };
+            let sum = g.next();
+            g.lines.push(format!("  %{sum} = add({c}, {shortcut});"));
+            let r = g.next();
+            g.lines.push(format!("  %{r} = nn.relu(%{sum});"));
+            x = format!("%{r}");
+            cin = width * 4;
+        }
+    }
+    let gap = g.next();
+    g.lines
+        .push(format!("  %{gap} = nn.global_avg_pool2d({x});"));
+    let flat = g.next();
+    g.lines
+        .push(format!("  %{flat} = nn.batch_flatten(%{gap});"));
+    let w = g.constant(&[1000, 2048], -0.05, 0.05);
+    let b = g.constant(&[1000], -0.1, 0.1);
+    let dense = g.next();
+    g.lines.push(format!(
+        "  %{dense} = nn.dense(%{flat}, meta[relay.Constant][{w}], units=1000);"
+    ));
+    g.lines.push(format!(
+        "  nn.bias_add(%{dense}, meta[relay.Constant][{b}])"
+    ));
+    let mut s = String::from(
+        "#[version = \"0.0.5\"]\ndef @main(%data: Tensor[(1, 3, 224, 224), float32]) {\n",
+    );
+    for l in &g.lines {
+        s.push_str(l);
+        s.push('\n');
+    }
+    s.push_str("}\n");
+    (s, g.consts)
+}
+
+/// The state of [`resnet50`]'s generation.
+struct ResNetGen {
+    consts: Vec<crate::ir::TensorData>,
+    seed: u64,
+    n: usize,
+    lines: Vec<String>,
+}
+
+impl ResNetGen {
+    fn next(&mut self) -> usize {
+        self.n += 1;
+        self.n - 1
+    }
+
+    /// A seeded float32 constant of `shape` in [lo, hi): its metadata index.
+    fn constant(&mut self, shape: &[i64], lo: f64, hi: f64) -> usize {
+        let n: i64 = shape.iter().product();
+        let v: Vec<f64> = (0..n)
+            .map(|_| {
+                self.seed ^= self.seed << 13;
+                self.seed ^= self.seed >> 7;
+                self.seed ^= self.seed << 17;
+                lo + (self.seed >> 11) as f64 / (1u64 << 53) as f64 * (hi - lo)
+            })
+            .collect();
+        let t = crate::ir::TensorData::from_f64(crate::ir::DType::FLOAT32, shape.to_vec(), &v);
+        self.consts.push(t);
+        self.consts.len() - 1
+    }
+
+    /// conv2d, batch_norm and (with `relu`) relu: the name of the result.
+    fn conv_bn(
+        &mut self,
+        input: &str,
+        cin: i64,
+        cout: i64,
+        k: i64,
+        stride: i64,
+        relu: bool,
+    ) -> String {
+        let w = self.constant(&[cout, cin, k, k], -0.05, 0.05);
+        let p = k / 2;
+        let c = self.next();
+        self.lines.push(format!(
+            "  %{c} = nn.conv2d({input}, meta[relay.Constant][{w}], strides=[{stride}, {stride}], padding=[{p}, {p}, {p}, {p}], channels={cout}, kernel_size=[{k}, {k}]);"
+        ));
+        let g = self.constant(&[cout], 0.5, 1.5);
+        let b = self.constant(&[cout], -0.1, 0.1);
+        let m = self.constant(&[cout], -0.1, 0.1);
+        let v = self.constant(&[cout], 0.5, 1.5);
+        let bn = self.next();
+        self.lines.push(format!(
+            "  %{bn} = nn.batch_norm(%{c}, meta[relay.Constant][{g}], meta[relay.Constant][{b}], meta[relay.Constant][{m}], meta[relay.Constant][{v}]);"
+        ));
+        let out = self.next();
+        self.lines.push(format!("  %{out} = %{bn}.0;"));
+        if !relu {
+            return format!("%{out}");
+        }
+        let r = self.next();
+        self.lines.push(format!("  %{r} = nn.relu(%{out});"));
+        format!("%{r}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// Every generator writes a module that parses and type-checks, at more than one size.

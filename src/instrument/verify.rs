@@ -1,21 +1,47 @@
 //! `Verify()`: after every pass, checks that the output module is well-formed and well-typed,
 //! and fails naming the pass that broke it. Catching the breaking pass at once is the point:
 //! later passes would otherwise fail far from the cause.
+//!
+//! `Verify(numerics=true)` also evaluates `@main` before and after every pass that is not a
+//! Sequential (on seeded random inputs of its parameter types, `eval::numerics`) and fails
+//! at the first pass whose output's numbers differ from its input's beyond the tolerances,
+//! saying by how much; a module that cannot be evaluated fails it too, with the reason.
 
 use super::{Instrument, InstrumentCx};
+use crate::eval::numerics::NumericsCheck;
 use crate::ir::well_formed::check_module;
 use crate::ir::Module;
 use crate::pass::error::InstrumentError;
 use crate::pass::PassInfo;
 use crate::passes::infer_type::check_types;
+use std::sync::Mutex;
 
 /// Checks the IR after every pass.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Verify;
+#[derive(Debug, Default)]
+pub struct Verify {
+    numerics: Option<Numerics>,
+}
+
+#[derive(Debug)]
+struct Numerics {
+    check: Mutex<NumericsCheck>,
+    /// The input of the running pass at each depth.
+    inputs: Mutex<Vec<Module>>,
+}
 
 impl Verify {
     pub fn new() -> Verify {
-        Verify
+        Verify::default()
+    }
+
+    /// Verify that also compares the numbers before and after each pass.
+    pub fn with_numerics(rtol: f64, atol: f64, seed: u64) -> Verify {
+        Verify {
+            numerics: Some(Numerics {
+                check: Mutex::new(NumericsCheck::new(rtol, atol, seed)),
+                inputs: Mutex::new(Vec::new()),
+            }),
+        }
     }
 }
 
@@ -25,22 +51,68 @@ pub fn verify_module(m: &Module) -> Result<(), String> {
     check_types(m).map_err(|e| format!("type error: {e}"))
 }
 
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 impl Instrument for Verify {
     fn name(&self) -> &str {
         "Verify"
+    }
+
+    fn describe(&self) -> String {
+        match &self.numerics {
+            None => "Verify".into(),
+            Some(n) => {
+                let c = lock(&n.check);
+                format!(
+                    "Verify(numerics=true, rtol={}, atol={}, seed={})",
+                    c.rtol, c.atol, c.seed
+                )
+            }
+        }
     }
 
     fn has_should_run(&self) -> bool {
         false
     }
 
+    fn run_before_pass(
+        &self,
+        m: &Module,
+        _info: &PassInfo,
+        cx: &InstrumentCx<'_>,
+    ) -> Result<(), InstrumentError> {
+        if let Some(n) = &self.numerics {
+            let mut inputs = lock(&n.inputs);
+            inputs.truncate(cx.depth);
+            inputs.push(m.clone());
+        }
+        Ok(())
+    }
+
     fn run_after_pass(
         &self,
         m: &Module,
         info: &PassInfo,
-        _cx: &InstrumentCx<'_>,
+        cx: &InstrumentCx<'_>,
     ) -> Result<(), InstrumentError> {
         verify_module(m)
-            .map_err(|e| InstrumentError(format!("pass {} broke the IR: {e}", info.name())))
+            .map_err(|e| InstrumentError(format!("pass {} broke the IR: {e}", info.name())))?;
+        let Some(n) = &self.numerics else {
+            return Ok(());
+        };
+        let input = lock(&n.inputs).get(cx.depth).cloned();
+        let (Some(input), false) = (input, info.is_sequential()) else {
+            return Ok(());
+        };
+        let name = info.name();
+        match lock(&n.check).compare(&input, m, name) {
+            Ok(None) => Ok(()),
+            Ok(Some(d)) => Err(InstrumentError(format!(
+                "pass {name} changed the numbers of @main: {d}"
+            ))),
+            Err(e) => Err(InstrumentError(format!("Verify(numerics): {e}"))),
+        }
     }
 }

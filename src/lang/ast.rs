@@ -22,6 +22,8 @@ pub enum BreakSpec {
     Changed(String),
     /// `break verify`: after the first pass whose output fails the checks.
     Verify,
+    /// `break numerics`: after the first pass that changes what `@main` computes.
+    Numerics,
     /// `break slower 10ms`: after a pass slower than this.
     Slower(Duration),
 }

@@ -314,8 +314,12 @@ impl<'s> LangParser<'s> {
 
     fn break_spec(&self, r: &'s str) -> R<'s, StmtKind> {
         let (r, _) = ws(r)?;
-        let (r2, word) = ident(r)
-            .or_else(|_| fail(r, "a pass name, `after`, `changed`, `verify` or `slower`"))?;
+        let (r2, word) = ident(r).or_else(|_| {
+            fail(
+                r,
+                "a pass name, `after`, `changed`, `verify`, `numerics` or `slower`",
+            )
+        })?;
         let name_after = |r: &'s str| -> R<'s, String> {
             let (r, _) = ws(r)?;
             let (r, n) = ident(r).or_else(|_| fail(r, "a pass name"))?;
@@ -335,6 +339,7 @@ impl<'s> LangParser<'s> {
                 Ok((r, StmtKind::Break(BreakSpec::Changed(n.to_string()))))
             }
             "verify" => Ok((r2, StmtKind::Break(BreakSpec::Verify))),
+            "numerics" => Ok((r2, StmtKind::Break(BreakSpec::Numerics))),
             "slower" => {
                 let (r, _) = ws(r2)?;
                 let at = r;

@@ -8,8 +8,10 @@
 //!   `shape_of`/`vm.shape_of`/`ndarray_size` fold from the argument's checked type when its
 //!   shape is static (the argument need not be constant); `device_copy` never folds; every
 //!   argument must be a constant with data or a tuple of such (looking through `on_device`);
-//!   the result is computed by the evaluator in `fold_constant/` (real tensor arithmetic,
-//!   exact in the dtype) and becomes a `Constant`, or a `Tuple` of constants for `split`;
+//!   the result is computed by the op's kernel in [`crate::eval::ops`] (real tensor
+//!   arithmetic, exact in the dtype; the reference evaluator runs the same kernels, so a
+//!   folded constant is what `evaluate` computes) and becomes a `Constant`, or a `Tuple` of
+//!   constants for `split`;
 //! * `let %x = <constant>; body` drops the binding and uses the constant for `%x`;
 //! * `(a, b, ...).i` of a literal tuple becomes the field; `if` with a constant condition
 //!   becomes the chosen branch; nested `Primitive` functions are left untouched.
@@ -25,12 +27,8 @@
 //! uninitialized tensor). Types of rebuilt nodes are dropped where a child changed type;
 //! run InferType afterwards for a fully typed module, as TVM's function pass does.
 
-mod elementwise;
-mod eval;
-mod nn;
-mod reduce;
-mod shape_ops;
-
+use crate::eval::ops::{apply, Arg, OpOut};
+use crate::eval::Value;
 use crate::ir::mutate::{
     mutate, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_let,
     rebuild_tuple, Mutator,
@@ -39,7 +37,6 @@ use crate::ir::{
     Attrs, Constant, DType, Expr, ExprKind, Function, Module, Op, PendingLets, Span, TensorData,
     Type, Var, VarMap,
 };
-use eval::{Arg, Folded, Value};
 use std::sync::Arc;
 
 /// Folds constants in every optimizable function of `m`.
@@ -262,23 +259,43 @@ fn fold_call(orig: &Expr, callee: &Expr, args: &[Expr], attrs: &Attrs) -> Option
     if op.non_computational || name == "device_copy" {
         return None;
     }
-    let values: Vec<Arg> = args.iter().map(complex_constant).collect::<Option<_>>()?;
-    match eval::evaluate(name, attrs, &values)? {
-        Folded::Tensor(t) => Some(constant_expr(t, span)),
-        Folded::Tuple(ts) => Some(Expr::with_info(
-            ExprKind::Tuple(ts.into_iter().map(|t| constant_expr(t, span)).collect()),
+    let values: Vec<Owned> = args.iter().map(complex_constant).collect::<Option<_>>()?;
+    let values: Vec<Arg<'_>> = values.iter().map(Owned::arg).collect();
+    match apply(name, attrs, &values)? {
+        OpOut::Tensor(t) => Some(constant_expr(t.to_data(), span)),
+        OpOut::Tuple(ts) => Some(Expr::with_info(
+            ExprKind::Tuple(
+                ts.into_iter()
+                    .map(|t| constant_expr(t.to_data(), span))
+                    .collect(),
+            ),
             None,
             span,
         )),
     }
 }
 
-/// A constant with data, or a tuple of such (through `on_device`), as an evaluator argument.
-fn complex_constant(e: &Expr) -> Option<Arg> {
+/// An argument read from constants, owned while the kernel borrows it.
+enum Owned {
+    Tensor(Value),
+    Tuple(Vec<Owned>),
+}
+
+impl Owned {
+    fn arg(&self) -> Arg<'_> {
+        match self {
+            Owned::Tensor(v) => Arg::Tensor(v),
+            Owned::Tuple(fs) => Arg::Tuple(fs.iter().map(Owned::arg).collect()),
+        }
+    }
+}
+
+/// A constant with data, or a tuple of such (through `on_device`), as a kernel argument.
+fn complex_constant(e: &Expr) -> Option<Owned> {
     let (e, _) = strip_on_device(e);
     match e.kind() {
-        ExprKind::Constant(c) => Some(Arg::Tensor(Value::from_data(c.data.as_ref()?)?)),
-        ExprKind::Tuple(fields) => Some(Arg::Tuple(
+        ExprKind::Constant(c) => Some(Owned::Tensor(Value::from_data(c.data.as_ref()?)?)),
+        ExprKind::Tuple(fields) => Some(Owned::Tuple(
             fields.iter().map(complex_constant).collect::<Option<_>>()?,
         )),
         _ => None,
@@ -295,7 +312,7 @@ fn constant_expr(t: TensorData, span: Span) -> Expr {
 fn fold_shape(name: &str, orig: &Expr, attrs: &Attrs, span: Span) -> Option<Expr> {
     let arg = orig.as_call()?.args.first()?;
     let shape = arg.ty()?.as_tensor()?.static_shape()?;
-    let dtype = eval::attr_dtype(attrs, "dtype").unwrap_or(DType::INT32);
+    let dtype = crate::eval::value::attr_dtype(attrs, "dtype").unwrap_or(DType::INT32);
     let value = if name == "ndarray_size" {
         TensorData::from_i64(DType::INT32, vec![], &[shape.iter().product()])
     } else {
@@ -304,8 +321,11 @@ fn fold_shape(name: &str, orig: &Expr, attrs: &Attrs, span: Span) -> Option<Expr
         }
         TensorData::from_i64(DType::INT32, vec![shape.len() as i64], &shape)
     };
-    let cast = elementwise::cast(&Value::from_data(&value)?, dtype)?;
-    Some(constant_expr(cast.to_data(), span))
+    let attrs = Attrs::default().with("dtype", crate::ir::AttrValue::Str(dtype.to_string().into()));
+    match apply("cast", &attrs, &[Arg::Tensor(&Value::from_data(&value)?)])? {
+        OpOut::Tensor(cast) => Some(constant_expr(cast.to_data(), span)),
+        OpOut::Tuple(_) => None,
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! one-line help and the code. The table feeds evaluation, `help`, completion and "did you
 //! mean". Registered passes are constructors too, but live in the pass registry.
 
+use super::tensors::{b_allclose, b_evaluate, b_save_tensor, b_tensor};
 use super::{Session, SessionError, Value};
 use crate::instrument::{
     Bisect, DumpIR, InstrumentRef, PassPrintingInstrument, PassTimingInstrument, PrintAfterAll,
@@ -146,10 +147,10 @@ impl Args {
 
 /// Arguments bound to parameter names.
 pub struct Bound {
-    name: &'static str,
+    pub(super) name: &'static str,
     params: &'static [&'static str],
     slots: Vec<Option<(Value, Span)>>,
-    span: Span,
+    pub(super) span: Span,
 }
 
 impl Bound {
@@ -158,17 +159,17 @@ impl Bound {
         self.slots[i].as_ref()
     }
 
-    fn get(&self, p: &str) -> Option<&Value> {
+    pub(super) fn get(&self, p: &str) -> Option<&Value> {
         self.slot(p)
             .map(|(v, _)| v)
             .filter(|v| !matches!(v, Value::None))
     }
 
-    fn span_of(&self, p: &str) -> Span {
+    pub(super) fn span_of(&self, p: &str) -> Span {
         self.slot(p).map(|(_, s)| *s).unwrap_or(self.span)
     }
 
-    fn type_err(&self, p: &str, want: &str, got: &Value) -> SessionError {
+    pub(super) fn type_err(&self, p: &str, want: &str, got: &Value) -> SessionError {
         SessionError::at(
             format!(
                 "{}: argument `{p}` must be {want}, got a {} ({})",
@@ -180,13 +181,13 @@ impl Bound {
         )
     }
 
-    fn require(&self, p: &str) -> Result<&Value, SessionError> {
+    pub(super) fn require(&self, p: &str) -> Result<&Value, SessionError> {
         self.get(p).ok_or_else(|| {
             SessionError::at(format!("{} needs the argument `{p}`", self.name), self.span)
         })
     }
 
-    fn str(&self, p: &str) -> Result<Option<String>, SessionError> {
+    pub(super) fn str(&self, p: &str) -> Result<Option<String>, SessionError> {
         match self.get(p) {
             None => Ok(None),
             Some(Value::Str(s)) => Ok(Some(s.clone())),
@@ -194,7 +195,7 @@ impl Bound {
         }
     }
 
-    fn int(&self, p: &str) -> Result<Option<i64>, SessionError> {
+    pub(super) fn int(&self, p: &str) -> Result<Option<i64>, SessionError> {
         match self.get(p) {
             None => Ok(None),
             Some(Value::Int(i)) => Ok(Some(*i)),
@@ -221,7 +222,7 @@ impl Bound {
         }
     }
 
-    fn bool(&self, p: &str) -> Result<Option<bool>, SessionError> {
+    pub(super) fn bool(&self, p: &str) -> Result<Option<bool>, SessionError> {
         match self.get(p) {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
@@ -245,11 +246,28 @@ impl Bound {
         }
     }
 
-    fn module(&self, p: &str) -> Result<Module, SessionError> {
+    pub(super) fn module(&self, p: &str) -> Result<Module, SessionError> {
         match self.require(p)? {
             Value::Module(m) => Ok(m.clone()),
             v => Err(self.type_err(p, "a module", v)),
         }
+    }
+
+    /// A tolerance: a number, at least 0.
+    pub(super) fn tolerance(&self, p: &str) -> Result<Option<f64>, SessionError> {
+        let v = match self.get(p) {
+            None => return Ok(None),
+            Some(Value::Float(f)) => *f,
+            Some(Value::Int(i)) => *i as f64,
+            Some(v) => return Err(self.type_err(p, "a number", v)),
+        };
+        if !(v >= 0.0 && v.is_finite()) {
+            return Err(SessionError::at(
+                format!("{}: `{p}` must be a finite number of at least 0", self.name),
+                self.span_of(p),
+            ));
+        }
+        Ok(Some(v))
     }
 
     fn instruments(&self, p: &str) -> Result<Vec<InstrumentRef>, SessionError> {
@@ -267,11 +285,11 @@ impl Bound {
     }
 }
 
-fn at(msg: impl Into<String>, span: Span) -> SessionError {
+pub(super) fn at(msg: impl Into<String>, span: Span) -> SessionError {
     SessionError::at(msg, span)
 }
 
-fn resolve(s: &Session, path: &str) -> std::path::PathBuf {
+pub(super) fn resolve(s: &Session, path: &str) -> std::path::PathBuf {
     let p = std::path::Path::new(path);
     if p.is_absolute() {
         p.to_path_buf()
@@ -463,7 +481,7 @@ fn float_element(dtype: crate::ir::DType, k: usize, n: Num) -> Result<f64, Strin
     Ok(rounded)
 }
 
-fn b_const(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+pub(super) fn b_const(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
     let data = a.require("data")?;
     let dtype_name = a.str("dtype")?.unwrap_or_else(|| "float32".into());
     let dtype = crate::ir::DType::parse(&dtype_name)
@@ -793,8 +811,25 @@ fn b_bisect(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
         .map_err(|_| at("Bisect's limit cannot be negative", a.span_of("limit")))?;
     inst(Bisect::new(limit))
 }
-fn b_verify(_: &mut Session, _: Bound) -> Result<Value, SessionError> {
-    inst(Verify::new())
+fn b_verify(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    use crate::eval::numerics::{DEFAULT_ATOL, DEFAULT_RTOL};
+    if !a.bool("numerics")?.unwrap_or(false) {
+        for p in ["rtol", "atol", "seed"] {
+            if a.get(p).is_some() {
+                return Err(at(
+                    format!("Verify: `{p}` applies with numerics=true"),
+                    a.span_of(p),
+                ));
+            }
+        }
+        return inst(Verify::new());
+    }
+    let rtol = a.tolerance("rtol")?.unwrap_or(DEFAULT_RTOL);
+    let atol = a.tolerance("atol")?.unwrap_or(DEFAULT_ATOL);
+    let seed = a.int("seed")?.unwrap_or(0);
+    let seed = u64::try_from(seed)
+        .map_err(|_| at("Verify: the seed cannot be negative", a.span_of("seed")))?;
+    inst(Verify::with_numerics(rtol, atol, seed))
 }
 fn b_clear_output(s: &mut Session, _: Bound) -> Result<Value, SessionError> {
     s.clear_requested = true;
@@ -825,6 +860,10 @@ macro_rules! builtin {
 pub static BUILTINS: &[Builtin] = &[
     builtin!("parse", Function, ["text", "meta"], "parse(\"\"\"<Relay text>\"\"\", meta=[const(...), ...])", "a module from Relay text (meta supplies meta[relay.Constant][i])", b_parse),
     builtin!("const", Function, ["data", "dtype"], "const([1, 2, 3], dtype=\"float32\")", "a constant tensor (nested lists give the shape)", b_const),
+    builtin!("tensor", Function, ["data", "dtype"], "tensor(\"x.npy\") | tensor([[1, 2], [3, 4]], dtype=\"float32\")", "a tensor from a NumPy .npy file, or from nested lists of numbers", b_tensor),
+    builtin!("save_tensor", Function, ["tensor", "path"], "save_tensor(t, \"x.npy\")", "write a tensor as a NumPy .npy file (atomically)", b_save_tensor),
+    builtin!("evaluate", Function, ["module", "inputs", "func"], "evaluate(mod, [t1, t2], func=\"main\")", "run a module's function on tensors: a tensor, or a list for a tuple", b_evaluate),
+    builtin!("allclose", Function, ["a", "b", "rtol", "atol", "equal_nan"], "allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=false)", "whether tensors (or lists of them) agree within atol + rtol * |b|; says by how much when not", b_allclose),
     builtin!("load", Function, ["path"], "load(\"path.relay\")", "a module from a Relay file", b_load),
     builtin!("save", Function, ["module", "path"], "save(mod, \"path.relay\")", "write the printed module (atomically)", b_save),
     builtin!("equal", Function, ["a", "b"], "equal(a, b)", "structural equality up to variable names", b_equal),
@@ -869,6 +908,6 @@ pub static BUILTINS: &[Builtin] = &[
     builtin!("Trace", Instrument, ["name", "skip", "fail_at"], "Trace(name=\"t\", skip=[], fail_at=None)", "log every instrument event", b_trace),
     builtin!("Skip", Instrument, ["passes"], "Skip([\"PassName\", ...])", "should_run is false for the listed passes", b_skip),
     builtin!("Bisect", Instrument, ["limit"], "Bisect(limit)", "should_run is false after `limit` passes have run", b_bisect),
-    builtin!("Verify", Instrument, [], "Verify()", "well-formedness and type check after every pass", b_verify),
+    builtin!("Verify", Instrument, ["numerics", "rtol", "atol", "seed"], "Verify(numerics=false, rtol=1e-4, atol=1e-5, seed=0)", "well-formedness and type check after every pass; numerics=true also compares @main's numbers before and after each pass", b_verify),
     builtin!("Stats", Instrument, [], "Stats()", "node counts before/after each pass", b_stats),
 ];

@@ -184,7 +184,7 @@ impl Session {
         let words: Vec<&str> = stmt.split_whitespace().collect();
         let mut out: Vec<String> = match (words.as_slice(), at) {
             (["break"], false) => {
-                let mut v: Vec<String> = ["after", "changed", "verify", "slower"]
+                let mut v: Vec<String> = ["after", "changed", "verify", "numerics", "slower"]
                     .map(String::from)
                     .to_vec();
                 v.extend(self.known_pass_names());
@@ -280,7 +280,21 @@ impl Session {
     /// The text `help NAME` shows, if NAME is known.
     pub fn help_text(&self, name: &str) -> Option<String> {
         if let Some(b) = super::builtins::find(name) {
-            return Some(format!("{}\n  {}", b.signature, b.summary));
+            let mut s = format!("{}\n  {}", b.signature, b.summary);
+            if b.name == "evaluate" {
+                s.push_str("\n  ops with an evaluator (FoldConstant folds with the same kernels):");
+                let mut line = String::new();
+                for op in crate::eval::ops::kernels() {
+                    if line.len() + op.len() > 86 {
+                        s.push_str(&format!("\n    {}", line.trim_end()));
+                        line.clear();
+                    }
+                    line.push_str(op);
+                    line.push_str(", ");
+                }
+                s.push_str(&format!("\n    {}", line.trim_end_matches(", ")));
+            }
+            return Some(s);
         }
         if let Some(r) = self.pm.registry().get(name) {
             let mut s = format!(

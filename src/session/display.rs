@@ -24,6 +24,8 @@ impl Session {
             Value::Instrument(i) if full => instrument_rendering(&**i),
             Value::Instrument(i) => Rendering::pre(format!("<instrument {}>", i.name())),
             Value::Str(s) if full => Rendering::plain(s.clone()),
+            Value::Tensor(t) => Rendering::pre(crate::eval::summary::render(t)),
+            Value::List(items) if is_tensor_tuple(items) => Rendering::pre(tensor_list(items)),
             other => Rendering::plain(other.repr()),
         };
         out.display(r.plain, r.ansi, r.html);
@@ -39,6 +41,8 @@ impl Session {
                 self.display_value(v, true, &mut o);
                 o.plain().trim_end().to_string()
             }
+            Value::Tensor(t) => crate::eval::summary::render(t),
+            Value::List(items) if is_tensor_tuple(items) => tensor_list(items),
             other => other.repr(),
         }
     }
@@ -208,6 +212,24 @@ impl Session {
     }
 }
 
+/// A non-empty list of tensors only (what `evaluate` returns for a tuple).
+fn is_tensor_tuple(items: &[Value]) -> bool {
+    !items.is_empty() && items.iter().all(|v| matches!(v, Value::Tensor(_)))
+}
+
+/// Each tensor of a list, numbered: `[0] tensor float32 [2, 3]` and its values.
+fn tensor_list(items: &[Value]) -> String {
+    let parts: Vec<String> = items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::Tensor(t) => format!("[{i}] {}", crate::eval::summary::render(t)),
+            other => format!("[{i}] {}", other.repr()),
+        })
+        .collect();
+    format!("a list of {} tensors:\n{}", items.len(), parts.join("\n"))
+}
+
 /// The statement commands: name, syntax, summary.
 pub static COMMANDS: &[(&str, &str, &str)] = &[
     (
@@ -246,8 +268,8 @@ pub static COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "break",
-        "break NAME | after NAME | changed @f | verify | slower 10ms",
-        "pause runs before/after a pass, or after a pass that changes @f, fails the checks or is slow",
+        "break NAME | after NAME | changed @f | verify | numerics | slower 10ms",
+        "pause runs before/after a pass, or after a pass that changes @f, fails the checks, changes the numbers or is slow",
     ),
     ("breakpoints", "breakpoints", "the breakpoints and how often each hit"),
     ("delete", "delete N | delete all", "delete a breakpoint, or all of them"),

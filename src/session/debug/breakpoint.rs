@@ -1,6 +1,6 @@
 //! Breakpoints: where a run pauses. `break NAME` and `break after NAME` match a pass by name
 //! (Sequentials included); the conditional ones (`break changed @f`, `break verify`,
-//! `break slower 10ms`) are checked after every pass that is not a Sequential (a Sequential's
+//! `break numerics`, `break slower 10ms`) are checked after every pass that is not a Sequential (a Sequential's
 //! change and time are its children's). Numbers are never reused, as in gdb. The list is shared
 //! with the run's worker thread, so breakpoints set while paused apply to the rest of the run.
 
@@ -18,6 +18,7 @@ pub enum When {
     After(String),
     Changed(String),
     Verify,
+    Numerics,
     Slower(Duration),
 }
 
@@ -28,6 +29,7 @@ impl When {
             BreakSpec::After(n) => When::After(n.clone()),
             BreakSpec::Changed(f) => When::Changed(f.trim_start_matches('@').to_string()),
             BreakSpec::Verify => When::Verify,
+            BreakSpec::Numerics => When::Numerics,
             BreakSpec::Slower(d) => When::Slower(*d),
         }
     }
@@ -39,6 +41,7 @@ impl When {
             When::After(n) => format!("after {n}"),
             When::Changed(f) => format!("after a pass that changes @{f}"),
             When::Verify => "after the first pass whose output fails the checks".into(),
+            When::Numerics => "after the first pass that changes the numbers of @main".into(),
             When::Slower(d) => format!("after a pass slower than {}", limit(*d)),
         }
     }
@@ -135,6 +138,11 @@ impl Breakpoints {
         self.list.iter().any(|b| b.when == When::Verify)
     }
 
+    /// True when some breakpoint needs @main evaluated around each pass.
+    pub fn wants_numerics(&self) -> bool {
+        self.list.iter().any(|b| b.when == When::Numerics)
+    }
+
     /// The breakpoints as a table: #, when, hits.
     pub(crate) fn table(&self) -> Tab {
         Tab {
@@ -161,11 +169,13 @@ impl Breakpoints {
 
     /// The breakpoints that pause after a pass, with a reason line for the conditional ones.
     /// `failed` is the verify check's verdict on the output, computed by the caller only when
-    /// [`wants_verify`](Self::wants_verify) (and only until it first fails in a run).
+    /// [`wants_verify`](Self::wants_verify) (and only until it first fails in a run);
+    /// `numerics` the same for the numeric check ([`wants_numerics`](Self::wants_numerics)).
     pub fn hit_after(
         &mut self,
         ev: &AfterPass<'_>,
         failed: Option<&str>,
+        numerics: Option<&str>,
     ) -> Vec<(usize, Option<String>)> {
         let name = ev.info.name();
         let leaf = !ev.info.is_sequential();
@@ -179,6 +189,7 @@ impl Breakpoints {
                 When::Verify if leaf => {
                     failed.map(|e| Some(format!("the module fails the checks after {name}: {e}")))
                 }
+                When::Numerics if leaf => numerics.map(|e| Some(e.to_string())),
                 When::Slower(d) if leaf && ev.elapsed > *d => Some(Some(format!(
                     "{name} took {} (more than {})",
                     crate::instrument::timing::human_duration(ev.elapsed),

@@ -196,6 +196,10 @@ struct State {
     stepping: bool,
     /// `break verify` already paused in this run.
     verify_fired: bool,
+    /// `break numerics`: the check's state in this run (inputs made once), and whether it
+    /// already paused.
+    numerics: Option<crate::eval::numerics::NumericsCheck>,
+    numerics_fired: bool,
     /// The running passes, outermost first, each with the next child to look for.
     cursor: Vec<Frame>,
 }
@@ -315,6 +319,10 @@ impl PassObserver for Observer {
             .then(|| check(output).err())
             .flatten();
         st.verify_fired |= failed.is_some();
+        let changed = (leaf && !st.numerics_fired && bps.wants_numerics())
+            .then(|| numerics_changed(&mut st, ev.input, output, ev.info.name()))
+            .flatten();
+        st.numerics_fired |= changed.is_some();
         let hits = bps.hit_after(
             &AfterPass {
                 info: ev.info,
@@ -323,6 +331,7 @@ impl PassObserver for Observer {
                 elapsed,
             },
             failed.as_deref(),
+            changed.as_deref(),
         );
         drop(bps);
         if hits.is_empty() && !(st.stepping && leaf) {
@@ -345,5 +354,19 @@ impl PassObserver for Observer {
                 .collect(),
         };
         self.pause(&mut st, pause)
+    }
+}
+
+/// Why `break numerics` pauses after `pass`, if it does: the pass changed what `@main`
+/// computes on the run's seeded inputs, or a module could not be evaluated.
+fn numerics_changed(st: &mut State, input: &Module, output: &Module, pass: &str) -> Option<String> {
+    use crate::eval::numerics::{NumericsCheck, DEFAULT_ATOL, DEFAULT_RTOL};
+    let check = st
+        .numerics
+        .get_or_insert_with(|| NumericsCheck::new(DEFAULT_RTOL, DEFAULT_ATOL, 0));
+    match check.compare(input, output, pass) {
+        Ok(None) => None,
+        Ok(Some(d)) => Some(format!("{pass} changed the numbers of @main: {d}")),
+        Err(e) => Some(format!("the numbers cannot be checked after {pass}: {e}")),
     }
 }

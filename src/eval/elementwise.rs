@@ -7,7 +7,7 @@
 //! range, float-to-int casts out of range, integer `power` and arithmetic on `bool` are not
 //! evaluated (TVM's result there is undefined or not worth imitating).
 
-use super::eval::{attr_dtype, storage, Arr, Storage, Value};
+use super::value::{attr_dtype, storage, Arr, Storage, Value};
 use crate::ir::dtype::DTypeCode;
 use crate::ir::{Attrs, DType};
 use ndarray::{ArrayD, IxDyn, Zip};
@@ -82,6 +82,9 @@ const UNARY: &[&str] = &[
     "isfinite",
     "zeros_like",
     "ones_like",
+    "fast_exp",
+    "fast_tanh",
+    "fast_erf",
 ];
 
 /// The canonical name if `op` is a broadcast binary op this module evaluates.
@@ -91,6 +94,11 @@ pub(crate) fn binary_name(op: &str) -> Option<&'static str> {
 
 pub(crate) fn is_unary(op: &str) -> bool {
     UNARY.contains(&op)
+}
+
+/// Every elementwise op with a kernel.
+pub(crate) fn names() -> impl Iterator<Item = &'static str> {
+    BINARY.iter().chain(UNARY).copied()
 }
 
 /// The numpy broadcast of two shapes.
@@ -118,42 +126,158 @@ pub(crate) fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     Some(out)
 }
 
-/// Broadcasts `a` and `b` and applies `f` pairwise; `f` returning `None` aborts.
+/// Calls `run(a_at, b_at, len, a_step, b_step)` for every run of the innermost axis of the
+/// broadcast of shapes `ash` and `bsh` to `out`, in row-major order of the output: each
+/// operand's elements of the run start at its offset and advance by its step (1, or 0 where
+/// it is broadcast). Adjacent axes on which both operands behave alike (both full, or one
+/// broadcast) are merged first, so a `(64, 3, 7, 7) x (64, 1, 1, 1)` product is 64 runs of
+/// 147 elements, not 9,408 runs of 7.
+pub(crate) fn broadcast_runs(
+    ash: &[usize],
+    bsh: &[usize],
+    out: &[usize],
+    mut run: impl FnMut(usize, usize, usize, usize, usize),
+) {
+    let n = out.len();
+    let pad = |s: &[usize], k: usize| {
+        if k + s.len() >= n {
+            s[k + s.len() - n]
+        } else {
+            1
+        }
+    };
+    if out.contains(&0) {
+        return;
+    }
+    let mut axes: Vec<(usize, bool, bool)> = Vec::new();
+    for (k, &d) in out.iter().enumerate() {
+        if d == 1 {
+            continue;
+        }
+        let (af, bf) = (pad(ash, k) == d, pad(bsh, k) == d);
+        match axes.last_mut() {
+            Some((e, x, y)) if *x == af && *y == bf => *e *= d,
+            _ => axes.push((d, af, bf)),
+        }
+    }
+    let Some(&(inner, ia, ib)) = axes.last() else {
+        run(0, 0, 1, 0, 0);
+        return;
+    };
+    let r = axes.len();
+    let (mut sa, mut sb) = (vec![0usize; r], vec![0usize; r]);
+    let (mut acc_a, mut acc_b) = (1usize, 1usize);
+    for k in (0..r).rev() {
+        let (e, af, bf) = axes[k];
+        if af {
+            sa[k] = acc_a;
+            acc_a *= e;
+        }
+        if bf {
+            sb[k] = acc_b;
+            acc_b *= e;
+        }
+    }
+    let mut pos = vec![0usize; r - 1];
+    let (mut oa, mut ob) = (0usize, 0usize);
+    loop {
+        run(oa, ob, inner, ia as usize, ib as usize);
+        let mut k = r - 1;
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            pos[k] += 1;
+            oa += sa[k];
+            ob += sb[k];
+            if pos[k] < axes[k].0 {
+                break;
+            }
+            oa -= sa[k] * axes[k].0;
+            ob -= sb[k] * axes[k].0;
+            pos[k] = 0;
+        }
+    }
+}
+
+/// Broadcasts `a` and `b` and applies `f` pairwise, a run of the innermost axis at a time
+/// (each run a loop over slices the compiler vectorises).
 pub(crate) fn zip_with<T: Copy, U>(
+    a: &ArrayD<T>,
+    b: &ArrayD<T>,
+    f: impl Fn(T, T) -> U,
+) -> Option<ArrayD<U>> {
+    let shape = broadcast_shape(a.shape(), b.shape())?;
+    let total = super::shape_ops::bounded(&shape)?;
+    let (sa, sb) = (a.as_standard_layout(), b.as_standard_layout());
+    let (x, y) = (sa.as_slice()?, sb.as_slice()?);
+    let mut out: Vec<U> = Vec::with_capacity(total);
+    broadcast_runs(a.shape(), b.shape(), &shape, |i, j, len, si, sj| {
+        match (si, sj) {
+            (1, 1) => out.extend(
+                x[i..i + len]
+                    .iter()
+                    .zip(&y[j..j + len])
+                    .map(|(p, q)| f(*p, *q)),
+            ),
+            (1, _) => {
+                let q = y[j];
+                out.extend(x[i..i + len].iter().map(|p| f(*p, q)));
+            }
+            (_, 1) => {
+                let p = x[i];
+                out.extend(y[j..j + len].iter().map(|q| f(p, *q)));
+            }
+            _ => out.extend((0..len).map(|_| f(x[i], y[j]))),
+        }
+    });
+    ArrayD::from_shape_vec(IxDyn(&shape), out).ok()
+}
+
+/// [`zip_with`] for an `f` that may refuse a pair (`None` aborts).
+pub(crate) fn try_zip_with<T: Copy, U>(
     a: &ArrayD<T>,
     b: &ArrayD<T>,
     f: impl Fn(T, T) -> Option<U>,
 ) -> Option<ArrayD<U>> {
-    if a.shape() == b.shape() {
-        // No broadcast: one pass over both in row-major order (what the views below give).
-        if let (Some(x), Some(y)) = (a.as_slice(), b.as_slice()) {
-            let v: Option<Vec<U>> = x.iter().zip(y).map(|(p, q)| f(*p, *q)).collect();
-            return ArrayD::from_shape_vec(IxDyn(a.shape()), v?).ok();
-        }
-    }
     let shape = broadcast_shape(a.shape(), b.shape())?;
-    let av = a.broadcast(IxDyn(&shape))?;
-    let bv = b.broadcast(IxDyn(&shape))?;
-    let v: Option<Vec<U>> = av.iter().zip(bv.iter()).map(|(x, y)| f(*x, *y)).collect();
-    ArrayD::from_shape_vec(IxDyn(&shape), v?).ok()
+    let total = super::shape_ops::bounded(&shape)?;
+    let (sa, sb) = (a.as_standard_layout(), b.as_standard_layout());
+    let (x, y) = (sa.as_slice()?, sb.as_slice()?);
+    let mut out: Vec<U> = Vec::with_capacity(total);
+    let mut ok = true;
+    broadcast_runs(a.shape(), b.shape(), &shape, |i, j, len, si, sj| {
+        for t in 0..len {
+            if !ok {
+                return;
+            }
+            match f(x[i + t * si], y[j + t * sj]) {
+                Some(v) => out.push(v),
+                None => ok = false,
+            }
+        }
+    });
+    ok.then(|| ArrayD::from_shape_vec(IxDyn(&shape), out).ok())
+        .flatten()
 }
 
-/// The float arithmetic of `op`, looked up once per call rather than once per element.
-fn float_binary<F: Float>(op: &str) -> Option<fn(F, F) -> F> {
-    Some(match op {
-        "add" => |a, b| a + b,
-        "subtract" => |a, b| a - b,
-        "multiply" => |a, b| a * b,
-        "divide" => |a, b| a / b,
-        "power" => |a: F, b| a.powf(b),
-        "maximum" => |a: F, b| a.max(b),
-        "minimum" => |a: F, b| a.min(b),
-        "mod" | "trunc_mod" => |a, b| a % b,
-        "floor_mod" => |a, b| a - (a / b).floor() * b,
-        "floor_divide" => |a, b| (a / b).floor(),
-        "trunc_divide" => |a, b| (a / b).trunc(),
-        _ => return None,
-    })
+/// The float arithmetic of `op` over two broadcast arrays, each op its own loop.
+fn float_zip<F: Float>(op: &str, a: &ArrayD<F>, b: &ArrayD<F>) -> Option<ArrayD<F>> {
+    match op {
+        "add" => zip_with(a, b, |a, b| a + b),
+        "subtract" => zip_with(a, b, |a, b| a - b),
+        "multiply" => zip_with(a, b, |a, b| a * b),
+        "divide" => zip_with(a, b, |a, b| a / b),
+        "power" => zip_with(a, b, |a: F, b| a.powf(b)),
+        "maximum" => zip_with(a, b, |a: F, b| a.max(b)),
+        "minimum" => zip_with(a, b, |a: F, b| a.min(b)),
+        "mod" | "trunc_mod" => zip_with(a, b, |a, b| a % b),
+        "floor_mod" => zip_with(a, b, |a, b| a - (a / b).floor() * b),
+        "floor_divide" => zip_with(a, b, |a, b| (a / b).floor()),
+        "trunc_divide" => zip_with(a, b, |a, b| (a / b).trunc()),
+        _ => None,
+    }
 }
 
 fn floor_div(a: i64, b: i64) -> Option<i64> {
@@ -214,23 +338,19 @@ pub(crate) fn binary(op: &str, x: &Value, y: &Value) -> Option<Value> {
         "equal" | "not_equal" | "less" | "less_equal" | "greater" | "greater_equal"
     ) {
         let out = match (&x.arr, &y.arr) {
-            (Arr::F32(a), Arr::F32(b)) => zip_with(a, b, |p, q| Some(compare(op, p, q)))?,
-            (Arr::F64(a), Arr::F64(b)) => zip_with(a, b, |p, q| Some(compare(op, p, q)))?,
-            (Arr::Int(a), Arr::Int(b)) => zip_with(a, b, |p, q| Some(compare(op, p, q)))?,
+            (Arr::F32(a), Arr::F32(b)) => zip_with(a, b, |p, q| compare(op, p, q))?,
+            (Arr::F64(a), Arr::F64(b)) => zip_with(a, b, |p, q| compare(op, p, q))?,
+            (Arr::Int(a), Arr::Int(b)) => zip_with(a, b, |p, q| compare(op, p, q))?,
             _ => return None,
         };
         return Value::new(DType::BOOL, Arr::Int(out));
     }
     let arr = match (&x.arr, &y.arr) {
-        (Arr::F32(a), Arr::F32(b)) => {
-            let f = float_binary::<f32>(op)?;
-            Arr::F32(zip_with(a, b, |p, q| Some(f(p, q)))?)
+        (Arr::F32(a), Arr::F32(b)) => Arr::F32(float_zip(op, a, b)?),
+        (Arr::F64(a), Arr::F64(b)) => Arr::F64(float_zip(op, a, b)?),
+        (Arr::Int(a), Arr::Int(b)) => {
+            Arr::Int(try_zip_with(a, b, |p, q| int_binary(op, dt, p, q))?)
         }
-        (Arr::F64(a), Arr::F64(b)) => {
-            let f = float_binary::<f64>(op)?;
-            Arr::F64(zip_with(a, b, |p, q| Some(f(p, q)))?)
-        }
-        (Arr::Int(a), Arr::Int(b)) => Arr::Int(zip_with(a, b, |p, q| int_binary(op, dt, p, q))?),
         _ => return None,
     };
     Value::new(dt, arr)
@@ -240,26 +360,32 @@ fn erf<F: Float>(x: F) -> F {
     F::from(libm::erf(x.to_f64().unwrap_or(f64::NAN))).unwrap_or_else(F::nan)
 }
 
-fn float_unary<F: Float>(op: &str, x: F, attrs: &Attrs) -> Option<F> {
+/// The float math of a unary op over a whole array: the op is matched once, each arm a loop
+/// of its own (attributes read once too).
+fn float_map<F: Float>(op: &str, a: &ArrayD<F>, attrs: &Attrs) -> Option<ArrayD<F>> {
     let (zero, one) = (F::zero(), F::one());
     let attr = |name: &str| attrs.get_float(name).and_then(F::from);
     Some(match op {
-        "negative" => -x,
-        "abs" => x.abs(),
-        "exp" => x.exp(),
-        "log" => x.ln(),
-        "log2" => x.log2(),
-        "log10" => x.log10(),
-        "sqrt" => x.sqrt(),
-        "rsqrt" => one / x.sqrt(),
-        "sigmoid" => one / (one + (-x).exp()),
-        "tanh" => x.tanh(),
-        "erf" => erf(x),
-        "floor" => x.floor(),
-        "ceil" => x.ceil(),
-        "round" => F::from(x.to_f64()?.round_ties_even())?,
-        "trunc" => x.trunc(),
-        "sign" => {
+        "negative" => a.mapv(|x| -x),
+        "abs" => a.mapv(|x| x.abs()),
+        "exp" | "fast_exp" => a.mapv(|x| x.exp()),
+        "log" => a.mapv(|x| x.ln()),
+        "log2" => a.mapv(|x| x.log2()),
+        "log10" => a.mapv(|x| x.log10()),
+        "sqrt" => a.mapv(|x| x.sqrt()),
+        "rsqrt" => a.mapv(|x| one / x.sqrt()),
+        "sigmoid" => a.mapv(|x| one / (one + (-x).exp())),
+        "tanh" | "fast_tanh" => a.mapv(|x| x.tanh()),
+        "erf" | "fast_erf" => a.mapv(erf),
+        "floor" => a.mapv(|x| x.floor()),
+        "ceil" => a.mapv(|x| x.ceil()),
+        "round" => a.mapv(|x| {
+            x.to_f64()
+                .and_then(|v| F::from(v.round_ties_even()))
+                .unwrap_or(x)
+        }),
+        "trunc" => a.mapv(|x| x.trunc()),
+        "sign" => a.mapv(|x| {
             if x > zero {
                 one
             } else if x < zero {
@@ -267,36 +393,30 @@ fn float_unary<F: Float>(op: &str, x: F, attrs: &Attrs) -> Option<F> {
             } else {
                 zero
             }
-        }
-        "sin" => x.sin(),
-        "cos" => x.cos(),
-        "tan" => x.tan(),
-        "sinh" => x.sinh(),
-        "cosh" => x.cosh(),
-        "asin" => x.asin(),
-        "acos" => x.acos(),
-        "atan" => x.atan(),
-        "asinh" => x.asinh(),
-        "acosh" => x.acosh(),
-        "atanh" => x.atanh(),
-        "nn.relu" => {
-            if x < zero {
-                zero
-            } else {
-                x
-            }
-        }
+        }),
+        "sin" => a.mapv(|x| x.sin()),
+        "cos" => a.mapv(|x| x.cos()),
+        "tan" => a.mapv(|x| x.tan()),
+        "sinh" => a.mapv(|x| x.sinh()),
+        "cosh" => a.mapv(|x| x.cosh()),
+        "asin" => a.mapv(|x| x.asin()),
+        "acos" => a.mapv(|x| x.acos()),
+        "atan" => a.mapv(|x| x.atan()),
+        "asinh" => a.mapv(|x| x.asinh()),
+        "acosh" => a.mapv(|x| x.acosh()),
+        "atanh" => a.mapv(|x| x.atanh()),
+        "nn.relu" => a.mapv(|x| if x < zero { zero } else { x }),
         "nn.leaky_relu" => {
-            if x > zero {
-                x
-            } else {
-                x * attr("alpha")?
-            }
+            let alpha = attr("alpha")?;
+            a.mapv(|x| if x > zero { x } else { x * alpha })
         }
-        "clip" => x.min(attr("a_max")?).max(attr("a_min")?),
-        "copy" => x,
-        "zeros_like" => zero,
-        "ones_like" => one,
+        "clip" => {
+            let (lo, hi) = (attr("a_min")?, attr("a_max")?);
+            a.mapv(|x| x.min(hi).max(lo))
+        }
+        "copy" => a.clone(),
+        "zeros_like" => a.mapv(|_| zero),
+        "ones_like" => a.mapv(|_| one),
         _ => return None,
     })
 }
@@ -344,8 +464,8 @@ pub(crate) fn unary(op: &str, attrs: &Attrs, x: &Value) -> Option<Value> {
         _ => {}
     }
     let arr = match &x.arr {
-        Arr::F32(a) => Arr::F32(map_opt(a, |v| float_unary(op, v, attrs))?),
-        Arr::F64(a) => Arr::F64(map_opt(a, |v| float_unary(op, v, attrs))?),
+        Arr::F32(a) => Arr::F32(float_map(op, a, attrs)?),
+        Arr::F64(a) => Arr::F64(float_map(op, a, attrs)?),
         Arr::Int(a) => Arr::Int(map_opt(a, |v| int_unary(op, dt, v, attrs))?),
     };
     Value::new(dt, arr)

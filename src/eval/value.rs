@@ -1,4 +1,5 @@
-//! The constant evaluator FoldConstant runs calls on (TVM runs them on its interpreter).
+//! Tensor values as the op kernels compute on them (shared by FoldConstant and the reference
+//! evaluator, as TVM's FoldConstant runs calls on its interpreter).
 //!
 //! Values are `ndarray` arrays of one of three element types: `f32` (float32, and float16 /
 //! bfloat16 computed in `f32` and rounded back after every op, as TVM's LLVM code does),
@@ -11,17 +12,13 @@
 //! dtype it does not implement exactly is not folded. `uint64`, sub-byte ints and vector
 //! dtypes are not evaluated at all.
 
-use super::elementwise;
-use super::nn;
-use super::reduce;
-use super::shape_ops;
 use crate::ir::dtype::DTypeCode;
 use crate::ir::{Attrs, DType, TensorData};
 use ndarray::{ArrayD, IxDyn};
 
 /// The elements of a value.
 #[derive(Clone, Debug)]
-pub(crate) enum Arr {
+pub enum Arr {
     F32(ArrayD<f32>),
     F64(ArrayD<f64>),
     Int(ArrayD<i64>),
@@ -29,23 +26,9 @@ pub(crate) enum Arr {
 
 /// A tensor value with its Relay dtype.
 #[derive(Clone, Debug)]
-pub(crate) struct Value {
+pub struct Value {
     pub dtype: DType,
     pub arr: Arr,
-}
-
-/// An argument of an op call: a tensor, or a tuple of arguments (`concatenate((a, b))`).
-#[derive(Clone, Debug)]
-pub(crate) enum Arg {
-    Tensor(Value),
-    Tuple(Vec<Arg>),
-}
-
-/// The result of evaluating a call.
-#[derive(Debug)]
-pub(crate) enum Folded {
-    Tensor(TensorData),
-    Tuple(Vec<TensorData>),
 }
 
 /// Applies `$body` (generic code over the element type, binding the array to `$a`) to each
@@ -53,15 +36,9 @@ pub(crate) enum Folded {
 macro_rules! each {
     ($arr:expr, $a:ident => $body:expr) => {
         match $arr {
-            $crate::passes::fold_constant::eval::Arr::F32($a) => {
-                $crate::passes::fold_constant::eval::Arr::F32($body)
-            }
-            $crate::passes::fold_constant::eval::Arr::F64($a) => {
-                $crate::passes::fold_constant::eval::Arr::F64($body)
-            }
-            $crate::passes::fold_constant::eval::Arr::Int($a) => {
-                $crate::passes::fold_constant::eval::Arr::Int($body)
-            }
+            $crate::eval::value::Arr::F32($a) => $crate::eval::value::Arr::F32($body),
+            $crate::eval::value::Arr::F64($a) => $crate::eval::value::Arr::F64($body),
+            $crate::eval::value::Arr::Int($a) => $crate::eval::value::Arr::Int($body),
         }
     };
 }
@@ -69,7 +46,7 @@ pub(crate) use each;
 
 /// The storage used for a dtype, if the evaluator supports it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Storage {
+pub enum Storage {
     F32,
     F64,
     Int,
@@ -164,7 +141,7 @@ impl Value {
             Arr::F32(a) if (code, bits) == (DTypeCode::Float, 32) => TensorData {
                 dtype: self.dtype,
                 shape,
-                bytes: le_bytes(a, |x| (x as f64 as f32).to_le_bytes()),
+                bytes: le_bytes(a, |x: f32| x.to_le_bytes()),
             },
             Arr::Int(a) if (code, bits) == (DTypeCode::Int, 32) => TensorData {
                 dtype: self.dtype,
@@ -187,10 +164,16 @@ impl Value {
 
 /// The elements of `a` in row-major order, each as the `W` bytes `f` gives.
 fn le_bytes<T: Copy, const W: usize>(a: &ArrayD<T>, f: impl Fn(T) -> [u8; W]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(a.len() * W);
+    let mut out = vec![0u8; a.len() * W];
     match a.as_slice() {
-        Some(s) => s.iter().for_each(|&x| out.extend_from_slice(&f(x))),
-        None => a.iter().for_each(|&x| out.extend_from_slice(&f(x))),
+        Some(s) => out
+            .chunks_exact_mut(W)
+            .zip(s)
+            .for_each(|(c, &x)| c.copy_from_slice(&f(x))),
+        None => out
+            .chunks_exact_mut(W)
+            .zip(a.iter())
+            .for_each(|(c, &x)| c.copy_from_slice(&f(x))),
     }
     out
 }
@@ -233,59 +216,4 @@ pub(crate) fn norm_axis(axis: i64, ndim: usize) -> Option<usize> {
     let n = ndim as i64;
     let a = if axis < 0 { axis + n } else { axis };
     (0..n).contains(&a).then_some(a as usize)
-}
-
-impl Arg {
-    pub fn tensor(&self) -> Option<&Value> {
-        match self {
-            Arg::Tensor(v) => Some(v),
-            Arg::Tuple(_) => None,
-        }
-    }
-
-    /// The fields of a tuple of tensors.
-    pub fn tensors(&self) -> Option<Vec<&Value>> {
-        match self {
-            Arg::Tuple(fs) => fs.iter().map(Arg::tensor).collect(),
-            Arg::Tensor(_) => None,
-        }
-    }
-}
-
-/// Evaluates `op(args)` with `attrs`. `None`: not evaluated (unsupported op or dtype, or an
-/// argument the op would reject).
-pub(crate) fn evaluate(op: &str, attrs: &Attrs, args: &[Arg]) -> Option<Folded> {
-    let t = |i: usize| args.get(i).and_then(Arg::tensor);
-    let one = |v: Option<Value>| v.map(|v| Folded::Tensor(v.to_data()));
-    if args.len() == 2 {
-        if let Some(name) = elementwise::binary_name(op) {
-            return one(elementwise::binary(name, t(0)?, t(1)?));
-        }
-    }
-    if args.len() == 1 && elementwise::is_unary(op) {
-        return one(elementwise::unary(op, attrs, t(0)?));
-    }
-    match op {
-        "split" => {
-            let parts = shape_ops::split(attrs, t(0)?)?;
-            Some(Folded::Tuple(parts.iter().map(Value::to_data).collect()))
-        }
-        "concatenate" | "stack" => one(shape_ops::join(op, attrs, &args.first()?.tensors()?)),
-        "where" => one(elementwise::where_(t(0)?, t(1)?, t(2)?)),
-        "full" => one(shape_ops::full(attrs, t(0)?)),
-        "full_like" => one(shape_ops::full_like(t(0)?, t(1)?)),
-        "nn.pad" => one(shape_ops::pad(attrs, t(0)?, t(1)?)),
-        "take" => one(shape_ops::take(attrs, t(0)?, t(1)?)),
-        "nn.dense" => one(nn::dense(attrs, t(0)?, t(1)?)),
-        "nn.conv2d" => one(nn::conv2d(attrs, t(0)?, t(1)?)),
-        "nn.bias_add" => one(nn::bias_add(attrs, t(0)?, t(1)?)),
-        _ if args.len() == 1 => {
-            let x = t(0)?;
-            if let Some(v) = reduce::evaluate(op, attrs, x) {
-                return one(Some(v));
-            }
-            one(shape_ops::unary_layout(op, attrs, x))
-        }
-        _ => None,
-    }
 }

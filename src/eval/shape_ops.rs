@@ -1,6 +1,7 @@
 //! Evaluation of the data-movement ops: `reshape` (with its special values), `transpose`,
 //! `expand_dims`, `squeeze`, `nn.batch_flatten`, `broadcast_to`, `strided_slice`, `split`,
-//! `concatenate`, `stack`, `take`, `nn.pad` (constant mode), `full`, `full_like`.
+//! `concatenate`, `stack`, `nn.pad` (constant mode), `full`, `full_like` (indexing ops are in
+//! `indexing.rs`).
 //!
 //! Elements are moved, never computed, so every dtype the evaluator stores is exact. Shapes
 //! and attributes are validated as TVM's type relations do; anything invalid or unsupported
@@ -10,7 +11,7 @@
 //! not exhaust memory.
 
 use super::elementwise::{broadcast_shape, cast};
-use super::eval::{attr_dtype, each, norm_axis, Arr, Value};
+use super::value::{attr_dtype, each, norm_axis, Arr, Value};
 use crate::ir::Attrs;
 use ndarray::{ArrayD, Axis, IxDyn, Slice};
 
@@ -31,6 +32,39 @@ fn reshaped<T: Clone>(a: &ArrayD<T>, shape: &[usize]) -> Option<ArrayD<T>> {
 
 fn with_arr(x: &Value, arr: Arr) -> Option<Value> {
     Value::new(x.dtype, arr)
+}
+
+/// Whether `op` is one of [`unary_layout`]'s ops.
+pub(crate) fn is_layout(op: &str) -> bool {
+    matches!(
+        op,
+        "reshape" | "nn.batch_flatten" | "expand_dims" | "squeeze" | "transpose" | "broadcast_to"
+    )
+}
+
+/// `reshape_like(x, y)` / `broadcast_to_like(x, y)`: `x` given `y`'s shape.
+pub(crate) fn like(op: &str, x: &Value, y: &Value) -> Option<Value> {
+    let out = y.shape().to_vec();
+    if op == "reshape_like" {
+        if out.iter().product::<usize>() != x.shape().iter().product::<usize>() {
+            return None;
+        }
+        return with_arr(x, each!(&x.arr, a => reshaped(a, &out)?));
+    }
+    if broadcast_shape(x.shape(), &out)? != out {
+        return None;
+    }
+    with_arr(x, each!(&x.arr, a => a.broadcast(IxDyn(&out))?.to_owned()))
+}
+
+/// `zeros(shape, dtype)` / `ones(shape, dtype)`.
+pub(crate) fn zeros_ones(one: bool, attrs: &Attrs) -> Option<Value> {
+    let dt = attr_dtype(attrs, "dtype").unwrap_or(crate::ir::DType::FLOAT32);
+    let fill = Value::new(
+        crate::ir::DType::INT64,
+        Arr::Int(ndarray::arr0(i64::from(one)).into_dyn()),
+    )?;
+    full(attrs, &cast(&fill, dt)?)
 }
 
 /// Ops of one tensor argument that only move data.
@@ -113,10 +147,6 @@ pub(crate) fn unary_layout(op: &str, attrs: &Attrs, x: &Value) -> Option<Value> 
             }
             with_arr(x, each!(&x.arr, a => a.broadcast(IxDyn(&out))?.to_owned()))
         }
-        "strided_slice" => {
-            let idx = slice_indices(attrs, &shape)?;
-            with_arr(x, each!(&x.arr, a => gather(a, &idx)))
-        }
         _ => None,
     }
 }
@@ -184,93 +214,6 @@ fn reshape_shape(ish: &[usize], newshape: &[i64], allowzero: bool) -> Option<Vec
         .map(|&d| usize::try_from(d).ok())
         .collect::<Option<_>>()?;
     (bounded(&out)? == total).then_some(out)
-}
-
-fn canonical(index: i64, extent: i64, stride: i64) -> i64 {
-    let (lo, hi) = if stride < 0 {
-        (-1, extent - 1)
-    } else {
-        (0, extent)
-    };
-    let index = if index < 0 {
-        index.saturating_add(extent)
-    } else {
-        index
-    };
-    index.clamp(lo, hi)
-}
-
-/// For each axis, the input indices `strided_slice` selects.
-fn slice_indices(attrs: &Attrs, shape: &[usize]) -> Option<Vec<Vec<usize>>> {
-    let n = shape.len();
-    let begin = attrs.get_ints("begin")?;
-    let end = attrs.get_ints("end")?;
-    let strides = attrs.get_ints("strides").unwrap_or_else(|| vec![1]);
-    let size_mode = attrs.get_str("slice_mode") == Some("size");
-    let given = attrs.get("axes").and_then(|v| v.as_int_list());
-    let axes_given = given.is_some();
-    let axes: Vec<usize> = match given {
-        Some(list) => list
-            .iter()
-            .map(|&a| norm_axis(a, n))
-            .collect::<Option<_>>()?,
-        None => (0..n.min(begin.len().max(end.len()).max(strides.len()))).collect(),
-    };
-    let mut idx: Vec<Vec<usize>> = shape.iter().map(|&d| (0..d).collect()).collect();
-    for (k, &ax) in axes.iter().enumerate() {
-        let stride = match strides.get(k) {
-            _ if size_mode => 1,
-            Some(&s) => s,
-            None if axes_given && strides.len() == 1 => strides[0],
-            None => 1,
-        };
-        if stride == 0 {
-            return None;
-        }
-        let d = shape[ax] as i64;
-        let b = begin
-            .get(k)
-            .copied()
-            .unwrap_or(if stride > 0 { 0 } else { i64::MAX });
-        let e = match end.get(k).copied() {
-            Some(s) if size_mode => {
-                if s < 0 {
-                    i64::MAX
-                } else {
-                    b.saturating_add(s)
-                }
-            }
-            Some(e) => e,
-            None => {
-                if stride < 0 {
-                    0
-                } else {
-                    i64::MAX
-                }
-            }
-        };
-        let (b, e) = (canonical(b, d, stride), canonical(e, d, stride));
-        if (stride > 0 && b > e) || (stride < 0 && e > b) {
-            return None;
-        }
-        let mut v = Vec::new();
-        let mut i = b;
-        while (stride > 0 && i < e) || (stride < 0 && i > e) {
-            v.push(i as usize);
-            i += stride;
-        }
-        idx[ax] = v;
-    }
-    Some(idx)
-}
-
-/// The sub-array made of the given indices on each axis.
-fn gather<T: Clone>(a: &ArrayD<T>, idx: &[Vec<usize>]) -> ArrayD<T> {
-    let shape: Vec<usize> = idx.iter().map(Vec::len).collect();
-    ArrayD::from_shape_fn(IxDyn(&shape), |ix| {
-        let src: Vec<usize> = (0..idx.len()).map(|k| idx[k][ix[k]]).collect();
-        a[IxDyn(&src)].clone()
-    })
 }
 
 /// `split(x, indices_or_sections, axis)`.
@@ -412,67 +355,11 @@ pub(crate) fn pad(attrs: &Attrs, x: &Value, value: &Value) -> Option<Value> {
 }
 
 fn pad_with<T: Copy>(a: &ArrayD<T>, fill: T, before: &[usize], out: &[usize]) -> ArrayD<T> {
-    let shape = a.shape();
-    ArrayD::from_shape_fn(IxDyn(out), |ix| {
-        let mut src = Vec::with_capacity(out.len());
-        for k in 0..out.len() {
-            match ix[k].checked_sub(before[k]).filter(|&i| i < shape[k]) {
-                Some(i) => src.push(i),
-                None => return fill,
-            }
-        }
-        a[IxDyn(&src)]
+    let mut o = ArrayD::from_elem(IxDyn(out), fill);
+    o.slice_each_axis_mut(|ax| {
+        let b = before[ax.axis.index()];
+        Slice::from(b..b + a.shape()[ax.axis.index()])
     })
-}
-
-/// `take(data, indices, axis, mode)` (`batch_dims = 0` only).
-pub(crate) fn take(attrs: &Attrs, x: &Value, indices: &Value) -> Option<Value> {
-    if attrs.get_int("batch_dims").unwrap_or(0) != 0 || !indices.dtype.is_int() {
-        return None;
-    }
-    let Arr::Int(ind) = &indices.arr else {
-        return None;
-    };
-    let (data, axis) = match attrs.get("axis").and_then(|v| v.as_int()) {
-        Some(a) => (x.clone(), norm_axis(a, x.ndim())?),
-        None => {
-            let n: usize = x.shape().iter().product();
-            (
-                Value::new(x.dtype, each!(&x.arr, a => reshaped(a, &[n])?))?,
-                0,
-            )
-        }
-    };
-    let dshape = data.shape().to_vec();
-    let extent = dshape[axis] as i64;
-    let mode = attrs.get_str("mode").unwrap_or("clip");
-    let fix = |i: i64| -> Option<usize> {
-        let j = match mode {
-            "wrap" if extent > 0 => i.rem_euclid(extent),
-            "clip" if extent > 0 => i.clamp(0, extent - 1),
-            "fast" | "nan" => {
-                let j = if i < 0 { i + extent } else { i };
-                (0..extent).contains(&j).then_some(j)?
-            }
-            _ => return None,
-        };
-        Some(j as usize)
-    };
-    let flat: Vec<usize> = ind.iter().map(|&i| fix(i)).collect::<Option<_>>()?;
-    let ishape = ind.shape().to_vec();
-    let mut out = dshape[..axis].to_vec();
-    out.extend_from_slice(&ishape);
-    out.extend_from_slice(&dshape[axis + 1..]);
-    let strides: Vec<usize> = (0..ishape.len())
-        .map(|k| ishape[k + 1..].iter().product())
-        .collect();
-    let pick = |ix: &IxDyn| -> Vec<usize> {
-        let mut src: Vec<usize> = (0..axis).map(|k| ix[k]).collect();
-        let pos: usize = (0..ishape.len()).map(|k| ix[axis + k] * strides[k]).sum();
-        src.push(flat[pos]);
-        src.extend((axis + 1..dshape.len()).map(|k| ix[k - 1 + ishape.len()]));
-        src
-    };
-    let arr = each!(&data.arr, a => ArrayD::from_shape_fn(IxDyn(&out), |ix| a[IxDyn(&pick(&ix))]));
-    Value::new(x.dtype, arr)
+    .assign(a);
+    o
 }

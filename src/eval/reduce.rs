@@ -5,7 +5,7 @@
 //! rounds after every step, integers wrap), as TVM's default CPU schedule computes it. `mean`
 //! divides the sum by the element count in the dtype (truncating for integers).
 
-use super::eval::{norm_axis, wrap_int, Arr, Value};
+use super::value::{norm_axis, wrap_int, Arr, Value};
 use crate::ir::dtype::DTypeCode;
 use crate::ir::{Attrs, DType};
 use ndarray::{ArrayD, IxDyn};
@@ -94,6 +94,24 @@ fn arg_best<T: Copy + PartialOrd>(row: &[T], max: bool, last: bool) -> Option<i6
         }
     }
     (!row.is_empty()).then_some(best as i64)
+}
+
+/// Whether `op` is one of this module's ops.
+pub(crate) fn is_reduction(op: &str) -> bool {
+    matches!(
+        op,
+        "sum"
+            | "mean"
+            | "max"
+            | "min"
+            | "prod"
+            | "all"
+            | "any"
+            | "argmax"
+            | "argmin"
+            | "nn.softmax"
+            | "nn.log_softmax"
+    )
 }
 
 /// Evaluates a reduction or softmax; `None` for other ops or invalid input.
@@ -219,4 +237,22 @@ fn softmax_along<F: num_traits::Float>(
         });
     }
     Some(out)
+}
+
+/// The mean over `axes` (kept as dimensions of 1), summed in row-major order in the dtype
+/// as `mean` does: the statistic of the normalizations.
+pub(crate) fn mean_keep(x: &Value, axes: &[usize]) -> Option<Value> {
+    let arr = match &x.arr {
+        Arr::F32(a) => {
+            let r = round_to(x.dtype);
+            let (d, n, s) = rows(a, axes, true);
+            Arr::F32(per_row(&d, n, &s, |row| float_reduce("mean", row, &r))?)
+        }
+        Arr::F64(a) => {
+            let (d, n, s) = rows(a, axes, true);
+            Arr::F64(per_row(&d, n, &s, |row| float_reduce("mean", row, &|v| v))?)
+        }
+        Arr::Int(_) => return None,
+    };
+    Value::new(x.dtype, arr)
 }

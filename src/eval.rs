@@ -1,0 +1,165 @@
+//! Tensors as values: the op kernels, the reference evaluator, and what the language does
+//! with tensors (NumPy files, comparison, display, random inputs).
+//!
+//! - [`ops`]: the one kernel of each op (`ops::apply`), used by FoldConstant to fold and by
+//!   the evaluator to run, so both give the same numbers; `value.rs` holds the `ndarray`
+//!   values they compute on, `elementwise.rs`, `shape_ops.rs`, `indexing.rs`, `reduce.rs`,
+//!   `nn.rs` (+ `gemm.rs`), `pool.rs`, `norm.rs`, `resize.rs` the kernels.
+//! - [`evaluate`]: runs a module's function on tensors (TVM's `create_executor("debug")`),
+//!   on the machine in `interp.rs`.
+//! - [`npy`]: NumPy `.npy` files in and out; [`compare`]: `allclose` with a report of the
+//!   difference; [`summary`]: a tensor's one-look display; [`random`]: seeded inputs for a
+//!   function's parameter types; [`numerics`]: whether a pass changed the numbers.
+
+pub mod compare;
+mod elementwise;
+mod gemm;
+mod indexing;
+pub(crate) mod interp;
+mod nn;
+mod norm;
+pub mod npy;
+pub mod numerics;
+pub mod ops;
+mod pool;
+pub mod random;
+mod reduce;
+mod resize;
+mod shape_ops;
+pub mod summary;
+pub mod value;
+
+pub use value::Value;
+
+use crate::ir::{Module, Span, TensorData, Type};
+use interp::{Machine, TupleVal, RV};
+use ops::Arg;
+use std::rc::Rc;
+use std::sync::atomic::AtomicBool;
+
+/// Why an evaluation failed: a message naming the op, variable or argument, and the span of
+/// the expression it was evaluating (in the module's source text, when it was parsed).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalError {
+    pub message: String,
+    pub span: Option<Span>,
+}
+
+impl std::fmt::Display for EvalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for EvalError {}
+
+fn plain(message: impl Into<String>) -> EvalError {
+    EvalError {
+        message: message.into(),
+        span: None,
+    }
+}
+
+/// What a function returned: a tensor or a tuple of results.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Output {
+    Tensor(TensorData),
+    Tuple(Vec<Output>),
+}
+
+impl Output {
+    /// The tensors in order (a tuple flattened, depth first).
+    pub fn tensors(&self) -> Vec<&TensorData> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(o) = stack.pop() {
+            match o {
+                Output::Tensor(t) => out.push(t),
+                Output::Tuple(items) => stack.extend(items.iter().rev()),
+            }
+        }
+        out
+    }
+}
+
+/// `dtype [d0, d1, ...]`, as messages name a tensor.
+pub fn describe(t: &TensorData) -> String {
+    format!("{} {:?}", t.dtype, t.shape)
+}
+
+pub(crate) fn describe_args(args: &[Arg<'_>]) -> String {
+    fn one(a: &Arg<'_>) -> String {
+        crate::ir::deep(|| match a {
+            Arg::Tensor(v) => format!("{} {:?}", v.dtype, v.shape()),
+            Arg::Tuple(fs) => format!("({})", fs.iter().map(one).collect::<Vec<_>>().join(", ")),
+        })
+    }
+    format!("({})", args.iter().map(one).collect::<Vec<_>>().join(", "))
+}
+
+/// Runs `@func` of `m` on `args` (TVM's `create_executor("debug", mod).evaluate()(*args)`).
+pub fn evaluate(m: &Module, func: &str, args: &[&TensorData]) -> Result<Output, EvalError> {
+    evaluate_with(m, func, args, None)
+}
+
+/// [`evaluate`], stopping with an error soon after `interrupt` is set.
+pub fn evaluate_with(
+    m: &Module,
+    func: &str,
+    args: &[&TensorData],
+    interrupt: Option<&AtomicBool>,
+) -> Result<Output, EvalError> {
+    let f = m
+        .get(func)
+        .ok_or_else(|| plain(format!("the module has no function @{func}")))?;
+    let fun = f
+        .as_function()
+        .ok_or_else(|| plain(format!("@{func} is not a function")))?;
+    if fun.params.len() != args.len() {
+        return Err(plain(format!(
+            "@{func} takes {} argument(s), got {}",
+            fun.params.len(),
+            args.len()
+        )));
+    }
+    let mut values = Vec::with_capacity(args.len());
+    for (i, (p, a)) in fun.params.iter().zip(args).enumerate() {
+        if let Some(want) = p.ann.as_ref().and_then(Type::as_tensor) {
+            let shape_ok = want.static_shape().is_none_or(|s| s == a.shape);
+            if want.dtype != a.dtype || !shape_ok || want.shape.len() != a.shape.len() {
+                return Err(plain(format!(
+                    "argument {} (%{}) of @{func} must be {}, got {}",
+                    i + 1,
+                    p.name,
+                    crate::ir::Type::from(want.clone()),
+                    describe(a)
+                )));
+            }
+        }
+        let v = Value::from_data(a).ok_or_else(|| {
+            plain(format!(
+                "argument {} (%{}): {} tensors are not evaluated",
+                i + 1,
+                p.name,
+                a.dtype
+            ))
+        })?;
+        values.push(RV::Tensor(Rc::new(v)));
+    }
+    let mut machine = Machine::new(m, interrupt);
+    let out = machine.call(f, values)?;
+    to_output(&out).ok_or_else(|| plain(format!("@{func} returned a function, not tensors")))
+}
+
+fn to_output(v: &RV) -> Option<Output> {
+    crate::ir::deep(|| match v {
+        RV::Tensor(t) => Some(Output::Tensor(t.to_data())),
+        RV::Tuple(fs) => {
+            let TupleVal(items) = &**fs;
+            Some(Output::Tuple(
+                items.iter().map(to_output).collect::<Option<_>>()?,
+            ))
+        }
+        RV::Closure(_) => None,
+    })
+}

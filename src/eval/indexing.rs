@@ -1,0 +1,290 @@
+//! Evaluation of the ops that pick elements by index: `strided_slice`, `take`, `gather`,
+//! `tile`, `repeat`, `reverse`.
+//!
+//! Each computes, per axis, the list of source indices it reads (or, for `take` and
+//! `gather`, reads them from the index tensor) and copies the elements in one pass over the
+//! output with an odometer over the axes: no allocation per element. Indices out of range
+//! (`take` in `fast` / `nan` mode, `gather`) give `None`; negative ones count from the end.
+
+use super::shape_ops::bounded;
+use super::value::{each, norm_axis, Arr, Value};
+use crate::ir::Attrs;
+use ndarray::{ArrayD, IxDyn};
+
+/// The sub-array made of the given source indices on each axis.
+pub(crate) fn gather_axes<T: Copy>(a: &ArrayD<T>, idx: &[Vec<usize>]) -> Option<ArrayD<T>> {
+    let shape: Vec<usize> = idx.iter().map(Vec::len).collect();
+    let total = bounded(&shape)?;
+    let src = a.as_standard_layout();
+    let s = src.as_slice()?;
+    let nd = idx.len();
+    let mut out = Vec::with_capacity(total);
+    if nd == 0 {
+        out.push(*s.first()?);
+    } else if total > 0 {
+        let dims = a.shape();
+        let mut strides = vec![1usize; nd];
+        for k in (0..nd - 1).rev() {
+            strides[k] = strides[k + 1] * dims[k + 1];
+        }
+        let mut pos = vec![0usize; nd];
+        'rows: loop {
+            let base: usize = (0..nd - 1).map(|k| idx[k][pos[k]] * strides[k]).sum();
+            let last = strides[nd - 1];
+            out.extend(idx[nd - 1].iter().map(|&j| s[base + j * last]));
+            let mut k = nd - 1;
+            loop {
+                if k == 0 {
+                    break 'rows;
+                }
+                k -= 1;
+                pos[k] += 1;
+                if pos[k] < idx[k].len() {
+                    break;
+                }
+                pos[k] = 0;
+            }
+        }
+    }
+    ArrayD::from_shape_vec(IxDyn(&shape), out).ok()
+}
+
+fn pick(x: &Value, idx: &[Vec<usize>]) -> Option<Value> {
+    Value::new(x.dtype, each!(&x.arr, a => gather_axes(a, idx)?))
+}
+
+fn every(shape: &[usize]) -> Vec<Vec<usize>> {
+    shape.iter().map(|&d| (0..d).collect()).collect()
+}
+
+/// `strided_slice(x, begin, end, strides, axes, slice_mode)`.
+pub(crate) fn strided_slice(attrs: &Attrs, x: &Value) -> Option<Value> {
+    let idx = slice_indices(attrs, x.shape())?;
+    pick(x, &idx)
+}
+
+/// `tile(x, reps)`: the rank is the larger of the two, both padded with leading 1s.
+pub(crate) fn tile(attrs: &Attrs, x: &Value) -> Option<Value> {
+    let reps = attrs.get_ints("reps")?;
+    let n = reps.len().max(x.ndim());
+    let mut shape = vec![1usize; n - x.ndim()];
+    shape.extend_from_slice(x.shape());
+    let mut r = vec![1i64; n - reps.len()];
+    r.extend_from_slice(&reps);
+    let x = Value::new(
+        x.dtype,
+        each!(&x.arr, a => a.to_shape(IxDyn(&shape)).ok()?.to_owned()),
+    )?;
+    let idx = shape
+        .iter()
+        .zip(&r)
+        .map(|(&d, &k)| {
+            let k = usize::try_from(k).ok()?;
+            bounded(&[d, k])?;
+            Some((0..d * k).map(|i| i % d.max(1)).collect())
+        })
+        .collect::<Option<Vec<Vec<usize>>>>()?;
+    pick(&x, &idx)
+}
+
+/// `repeat(x, repeats, axis)`: each element repeated along the axis.
+pub(crate) fn repeat(attrs: &Attrs, x: &Value) -> Option<Value> {
+    let r = usize::try_from(attrs.get_int("repeats")?).ok()?;
+    let axis = norm_axis(attrs.get_int("axis")?, x.ndim())?;
+    let mut idx = every(x.shape());
+    let d = x.shape()[axis];
+    bounded(&[d, r])?;
+    idx[axis] = (0..d * r).map(|i| i / r).collect();
+    pick(x, &idx)
+}
+
+/// `reverse(x, axis)`.
+pub(crate) fn reverse(attrs: &Attrs, x: &Value) -> Option<Value> {
+    let axis = norm_axis(attrs.get_int("axis")?, x.ndim())?;
+    let mut idx = every(x.shape());
+    idx[axis].reverse();
+    pick(x, &idx)
+}
+
+/// `take(data, indices, axis, mode)` (`batch_dims = 0` only; no axis: the flattened data).
+pub(crate) fn take(attrs: &Attrs, x: &Value, indices: &Value) -> Option<Value> {
+    if attrs.get_int("batch_dims").unwrap_or(0) != 0 || !indices.dtype.is_int() {
+        return None;
+    }
+    let Arr::Int(ind) = &indices.arr else {
+        return None;
+    };
+    let (dshape, axis) = match attrs.get("axis").and_then(|v| v.as_int()) {
+        Some(a) => (x.shape().to_vec(), norm_axis(a, x.ndim())?),
+        None => (vec![x.shape().iter().product()], 0),
+    };
+    let extent = dshape[axis] as i64;
+    let mode = attrs.get_str("mode").unwrap_or("clip");
+    let fix = |i: i64| -> Option<usize> {
+        let j = match mode {
+            "wrap" if extent > 0 => i.rem_euclid(extent),
+            "clip" if extent > 0 => i.clamp(0, extent - 1),
+            "fast" | "nan" => {
+                let j = if i < 0 { i + extent } else { i };
+                (0..extent).contains(&j).then_some(j)?
+            }
+            _ => return None,
+        };
+        Some(j as usize)
+    };
+    let flat: Vec<usize> = ind.iter().map(|&i| fix(i)).collect::<Option<_>>()?;
+    let outer: usize = dshape[..axis].iter().product();
+    let inner: usize = dshape[axis + 1..].iter().product();
+    let mut out_shape = dshape[..axis].to_vec();
+    out_shape.extend_from_slice(ind.shape());
+    out_shape.extend_from_slice(&dshape[axis + 1..]);
+    bounded(&out_shape)?;
+    let extent = dshape[axis];
+    Value::new(
+        x.dtype,
+        each!(&x.arr, a => take_rows(a, &flat, outer, extent, inner, &out_shape)?),
+    )
+}
+
+fn take_rows<T: Copy>(
+    a: &ArrayD<T>,
+    flat: &[usize],
+    outer: usize,
+    extent: usize,
+    inner: usize,
+    shape: &[usize],
+) -> Option<ArrayD<T>> {
+    let src = a.as_standard_layout();
+    let s = src.as_slice()?;
+    let mut out = Vec::with_capacity(outer * flat.len() * inner);
+    for o in 0..outer {
+        for &j in flat {
+            let at = (o * extent + j) * inner;
+            out.extend_from_slice(&s[at..at + inner]);
+        }
+    }
+    ArrayD::from_shape_vec(IxDyn(shape), out).ok()
+}
+
+/// `gather(data, axis, indices)`: `out[i] = data[i with axis replaced by indices[i]]`.
+pub(crate) fn gather(attrs: &Attrs, x: &Value, indices: &Value) -> Option<Value> {
+    let axis = norm_axis(attrs.get_int("axis").unwrap_or(0), x.ndim())?;
+    let Arr::Int(ind) = &indices.arr else {
+        return None;
+    };
+    let (ds, is) = (x.shape(), ind.shape());
+    if is.len() != ds.len() || (0..ds.len()).any(|k| k != axis && is[k] > ds[k]) {
+        return None;
+    }
+    let mut strides = vec![1usize; ds.len()];
+    for k in (0..ds.len().saturating_sub(1)).rev() {
+        strides[k] = strides[k + 1] * ds[k + 1];
+    }
+    let extent = ds[axis] as i64;
+    let ind = ind.as_standard_layout();
+    let mut offsets = Vec::with_capacity(ind.len());
+    let mut pos = vec![0usize; is.len()];
+    for &i in ind.iter() {
+        let j = if i < 0 { i + extent } else { i };
+        if !(0..extent).contains(&j) {
+            return None;
+        }
+        let at: usize = (0..is.len())
+            .map(|k| if k == axis { j as usize } else { pos[k] } * strides[k])
+            .sum();
+        offsets.push(at);
+        for k in (0..is.len()).rev() {
+            pos[k] += 1;
+            if pos[k] < is[k] {
+                break;
+            }
+            pos[k] = 0;
+        }
+    }
+    let shape = is.to_vec();
+    Value::new(x.dtype, each!(&x.arr, a => by_offset(a, &offsets, &shape)?))
+}
+
+fn by_offset<T: Copy>(a: &ArrayD<T>, offsets: &[usize], shape: &[usize]) -> Option<ArrayD<T>> {
+    let src = a.as_standard_layout();
+    let s = src.as_slice()?;
+    ArrayD::from_shape_vec(IxDyn(shape), offsets.iter().map(|&o| s[o]).collect()).ok()
+}
+
+fn canonical(index: i64, extent: i64, stride: i64) -> i64 {
+    let (lo, hi) = if stride < 0 {
+        (-1, extent - 1)
+    } else {
+        (0, extent)
+    };
+    let index = if index < 0 {
+        index.saturating_add(extent)
+    } else {
+        index
+    };
+    index.clamp(lo, hi)
+}
+
+/// For each axis, the input indices `strided_slice` selects.
+fn slice_indices(attrs: &Attrs, shape: &[usize]) -> Option<Vec<Vec<usize>>> {
+    let n = shape.len();
+    let begin = attrs.get_ints("begin")?;
+    let end = attrs.get_ints("end")?;
+    let strides = attrs.get_ints("strides").unwrap_or_else(|| vec![1]);
+    let size_mode = attrs.get_str("slice_mode") == Some("size");
+    let given = attrs.get("axes").and_then(|v| v.as_int_list());
+    let axes_given = given.is_some();
+    let axes: Vec<usize> = match given {
+        Some(list) => list
+            .iter()
+            .map(|&a| norm_axis(a, n))
+            .collect::<Option<_>>()?,
+        None => (0..n.min(begin.len().max(end.len()).max(strides.len()))).collect(),
+    };
+    let mut idx: Vec<Vec<usize>> = shape.iter().map(|&d| (0..d).collect()).collect();
+    for (k, &ax) in axes.iter().enumerate() {
+        let stride = match strides.get(k) {
+            _ if size_mode => 1,
+            Some(&s) => s,
+            None if axes_given && strides.len() == 1 => strides[0],
+            None => 1,
+        };
+        if stride == 0 {
+            return None;
+        }
+        let d = shape[ax] as i64;
+        let b = begin
+            .get(k)
+            .copied()
+            .unwrap_or(if stride > 0 { 0 } else { i64::MAX });
+        let e = match end.get(k).copied() {
+            Some(s) if size_mode => {
+                if s < 0 {
+                    i64::MAX
+                } else {
+                    b.saturating_add(s)
+                }
+            }
+            Some(e) => e,
+            None => {
+                if stride < 0 {
+                    0
+                } else {
+                    i64::MAX
+                }
+            }
+        };
+        let (b, e) = (canonical(b, d, stride), canonical(e, d, stride));
+        if (stride > 0 && b > e) || (stride < 0 && e > b) {
+            return None;
+        }
+        let mut v = Vec::new();
+        let mut i = b;
+        while (stride > 0 && i < e) || (stride < 0 && i > e) {
+            v.push(i as usize);
+            i += stride;
+        }
+        idx[ax] = v;
+    }
+    Some(idx)
+}

@@ -1,0 +1,475 @@
+//! The reference evaluator's machine: runs an expression on values, TVM's
+//! `relay.create_executor("debug")` (the interpreter) for the Relay subset passlab has.
+//!
+//! An explicit task stack and value stack replace recursion, so a million-deep let chain or
+//! nesting of calls runs in constant native stack. Each call of a function literal, closure
+//! or global pushes a frame: its variables (parameters and lets, each bound once) in a table
+//! whose parent is the table of the scope the closure was made in, so a closure sees the
+//! variables of its definition without copying them (a recursive `let %f = fn ...` sees
+//! itself). A node with more than one parent is evaluated once per frame and remembered
+//! (graph-form dataflow shares nodes: evaluating each use again would be exponential). Ops
+//! run through [`super::ops::apply`], the kernels FoldConstant folds with; `on_device`,
+//! `device_copy` and the annotations are the identity, `shape_of` and `ndarray_size` read
+//! the value's shape.
+//!
+//! Bounded: at most [`MAX_CALL_DEPTH`] nested calls and [`MAX_STEPS`] steps (an infinitely
+//! recursive program is an error, not a hang), and an interrupt flag is polled.
+
+use super::ops::{apply, has_kernel, Arg, OpOut};
+use super::value::Value;
+use super::{describe_args, EvalError};
+use crate::ir::{DType, Expr, ExprKind, Module, NodeMap, TensorData, VarMap};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Nested calls (frames) at most: deeper recursion is an error.
+pub const MAX_CALL_DEPTH: usize = 1 << 20;
+/// Steps (nodes entered) at most in one evaluation.
+pub const MAX_STEPS: u64 = 1 << 32;
+
+/// A run-time value.
+#[derive(Clone)]
+pub(crate) enum RV {
+    Tensor(Rc<Value>),
+    Tuple(Rc<TupleVal>),
+    Closure(Rc<Closure>),
+}
+
+/// The fields of a tuple value; dropped iteratively (tuples may nest a million deep).
+pub(crate) struct TupleVal(pub Vec<RV>);
+
+impl Drop for TupleVal {
+    fn drop(&mut self) {
+        let mut stack = std::mem::take(&mut self.0);
+        while let Some(v) = stack.pop() {
+            if let RV::Tuple(rc) = v {
+                if let Ok(mut t) = Rc::try_unwrap(rc) {
+                    stack.append(&mut t.0);
+                }
+            }
+        }
+    }
+}
+
+/// A function value: a literal with the scope it was made in, or a global (no scope).
+pub(crate) struct Closure {
+    func: Expr,
+    env: Option<Rc<Env>>,
+}
+
+/// One frame's variables, and the scope its function was defined in.
+pub(crate) struct Env {
+    vars: RefCell<VarMap<RV>>,
+    parent: Option<Rc<Env>>,
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        let mut next = self.parent.take();
+        while let Some(p) = next {
+            next = match Rc::try_unwrap(p) {
+                Ok(mut env) => env.parent.take(),
+                Err(_) => None,
+            };
+        }
+    }
+}
+
+impl Env {
+    fn lookup(self: &Rc<Env>, id: u64) -> Option<RV> {
+        let mut at: Option<&Rc<Env>> = Some(self);
+        while let Some(env) = at {
+            if let Some(v) = env.vars.borrow().get(id) {
+                return Some(v.clone());
+            }
+            at = env.parent.as_ref();
+        }
+        None
+    }
+}
+
+enum Task {
+    Eval(Expr),
+    /// The call node; its arguments (and callee, unless an op) are on the value stack.
+    Call(Expr),
+    Tuple(usize),
+    Proj(Expr, usize),
+    /// The let node; its value is on the value stack.
+    Bind(Expr),
+    /// The if node; its condition is on the value stack.
+    Branch(Expr),
+    /// Remember the value on top of the stack for this shared node.
+    Memo(usize),
+    Return,
+}
+
+struct Frame {
+    env: Rc<Env>,
+    memo: NodeMap<RV>,
+}
+
+/// One evaluation.
+pub(crate) struct Machine<'m> {
+    module: &'m Module,
+    tasks: Vec<Task>,
+    values: Vec<RV>,
+    frames: Vec<Frame>,
+    constants: NodeMap<Rc<Value>>,
+    steps: u64,
+    interrupt: Option<&'m AtomicBool>,
+}
+
+fn err(msg: impl Into<String>, at: &Expr) -> EvalError {
+    EvalError {
+        message: msg.into(),
+        span: Some(at.span()),
+    }
+}
+
+impl<'m> Machine<'m> {
+    pub(crate) fn new(module: &'m Module, interrupt: Option<&'m AtomicBool>) -> Machine<'m> {
+        Machine {
+            module,
+            tasks: Vec::new(),
+            values: Vec::new(),
+            frames: Vec::new(),
+            constants: NodeMap::default(),
+            steps: 0,
+            interrupt,
+        }
+    }
+
+    /// Calls the function `f` (a function expression) on `args`.
+    pub(crate) fn call(&mut self, f: &Expr, args: Vec<RV>) -> Result<RV, EvalError> {
+        let closure = RV::Closure(Rc::new(Closure {
+            func: f.clone(),
+            env: None,
+        }));
+        self.enter(closure, args, f)?;
+        self.run()?;
+        self.values
+            .pop()
+            .ok_or_else(|| err("the evaluation produced no value", f))
+    }
+
+    /// Pushes a frame for calling `callee` on `args` and schedules its body.
+    fn enter(&mut self, callee: RV, args: Vec<RV>, at: &Expr) -> Result<(), EvalError> {
+        let RV::Closure(c) = callee else {
+            return Err(err("the callee is not a function (a tensor or tuple)", at));
+        };
+        let Some(f) = c.func.as_function() else {
+            return Err(err("the callee is not a function", at));
+        };
+        if f.params.len() != args.len() {
+            return Err(err(
+                format!(
+                    "the function takes {} argument(s), the call gives {}",
+                    f.params.len(),
+                    args.len()
+                ),
+                at,
+            ));
+        }
+        if self.frames.len() >= MAX_CALL_DEPTH {
+            return Err(err(
+                format!("calls nest deeper than {MAX_CALL_DEPTH} (unbounded recursion?)"),
+                at,
+            ));
+        }
+        let mut vars = VarMap::new();
+        for (p, a) in f.params.iter().zip(args) {
+            vars.insert(p.id(), a);
+        }
+        self.frames.push(Frame {
+            env: Rc::new(Env {
+                vars: RefCell::new(vars),
+                parent: c.env.clone(),
+            }),
+            memo: NodeMap::default(),
+        });
+        self.tasks.push(Task::Return);
+        self.tasks.push(Task::Eval(f.body.clone()));
+        Ok(())
+    }
+
+    fn frame(&mut self) -> &mut Frame {
+        self.frames.last_mut().expect("a frame is entered")
+    }
+
+    fn pop(&mut self, at: &Expr) -> Result<RV, EvalError> {
+        self.values
+            .pop()
+            .ok_or_else(|| err("internal: the value stack is empty", at))
+    }
+
+    fn run(&mut self) -> Result<(), EvalError> {
+        while let Some(task) = self.tasks.pop() {
+            match task {
+                Task::Eval(e) => self.eval(e)?,
+                Task::Call(e) => self.apply_call(&e)?,
+                Task::Tuple(n) => {
+                    let fields = self.values.split_off(self.values.len() - n);
+                    self.values.push(RV::Tuple(Rc::new(TupleVal(fields))));
+                }
+                Task::Proj(e, i) => {
+                    let v = self.pop(&e)?;
+                    let RV::Tuple(t) = v else {
+                        return Err(err("projection `.i` of a value that is not a tuple", &e));
+                    };
+                    let field = t.0.get(i).cloned().ok_or_else(|| {
+                        err(
+                            format!("projection .{i} of a tuple of {} field(s)", t.0.len()),
+                            &e,
+                        )
+                    })?;
+                    self.values.push(field);
+                }
+                Task::Bind(e) => {
+                    let v = self.pop(&e)?;
+                    let ExprKind::Let(l) = e.kind() else {
+                        unreachable!("Bind holds a let")
+                    };
+                    self.frame().env.vars.borrow_mut().insert(l.var.id(), v);
+                    self.tasks.push(Task::Eval(l.body.clone()));
+                }
+                Task::Branch(e) => {
+                    let c = self.pop(&e)?;
+                    let ExprKind::If(i) = e.kind() else {
+                        unreachable!("Branch holds an if")
+                    };
+                    let taken = truth(&c).ok_or_else(|| {
+                        err(
+                            "the condition of `if` is not a scalar boolean tensor",
+                            &i.cond,
+                        )
+                    })?;
+                    let next = if taken {
+                        &i.then_branch
+                    } else {
+                        &i.else_branch
+                    };
+                    self.tasks.push(Task::Eval(next.clone()));
+                }
+                Task::Memo(id) => {
+                    let v = self.values.last().cloned().expect("a value to remember");
+                    self.frame().memo.insert(id, v);
+                }
+                Task::Return => {
+                    self.frames.pop();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn eval(&mut self, e: Expr) -> Result<(), EvalError> {
+        self.steps += 1;
+        if self.steps.is_multiple_of(4096) {
+            if self.interrupt.is_some_and(|f| f.load(Ordering::Relaxed)) {
+                return Err(err("interrupted", &e));
+            }
+            if self.steps > MAX_STEPS {
+                return Err(err(
+                    format!("the evaluation took more than {MAX_STEPS} steps"),
+                    &e,
+                ));
+            }
+        }
+        // The task's handle and the parent's edge: more than that is a shared node.
+        let shared = e.strong_count() > 2;
+        if shared {
+            if let Some(v) = self.frame().memo.get(&e.id()) {
+                let v = v.clone();
+                self.values.push(v);
+                return Ok(());
+            }
+        }
+        let memo = |tasks: &mut Vec<Task>| {
+            if shared {
+                tasks.push(Task::Memo(e.id()));
+            }
+        };
+        match e.kind() {
+            ExprKind::Var(v) => {
+                let val = self.frame().env.lookup(v.id()).ok_or_else(|| {
+                    err(format!("the variable %{} has no value here", v.name), &e)
+                })?;
+                self.values.push(val);
+            }
+            ExprKind::GlobalVar(g) => {
+                let f = self
+                    .module
+                    .get(g.name())
+                    .ok_or_else(|| err(format!("no function @{} in the module", g.name()), &e))?;
+                self.values.push(RV::Closure(Rc::new(Closure {
+                    func: f.clone(),
+                    env: None,
+                })));
+            }
+            ExprKind::Constant(c) => {
+                let v = match self.constants.get(&e.id()) {
+                    Some(v) => v.clone(),
+                    None => {
+                        let data = c.data.as_ref().ok_or_else(|| {
+                            err(
+                                "a constant without data (an opaque meta[relay.Constant])",
+                                &e,
+                            )
+                        })?;
+                        let v = Rc::new(Value::from_data(data).ok_or_else(|| {
+                            err(
+                                format!("constants of dtype {} are not evaluated", data.dtype),
+                                &e,
+                            )
+                        })?);
+                        self.constants.insert(e.id(), v.clone());
+                        v
+                    }
+                };
+                self.values.push(RV::Tensor(v));
+            }
+            ExprKind::Tuple(fields) => {
+                memo(&mut self.tasks);
+                self.tasks.push(Task::Tuple(fields.len()));
+                self.tasks
+                    .extend(fields.iter().rev().map(|f| Task::Eval(f.clone())));
+            }
+            ExprKind::TupleGetItem(t, i) => {
+                memo(&mut self.tasks);
+                self.tasks.push(Task::Proj(e.clone(), *i));
+                self.tasks.push(Task::Eval(t.clone()));
+            }
+            ExprKind::Call(c) => {
+                memo(&mut self.tasks);
+                self.tasks.push(Task::Call(e.clone()));
+                self.tasks
+                    .extend(c.args.iter().rev().map(|a| Task::Eval(a.clone())));
+                if !matches!(c.callee.kind(), ExprKind::Op(_)) {
+                    self.tasks.push(Task::Eval(c.callee.clone()));
+                }
+            }
+            ExprKind::Let(l) => {
+                memo(&mut self.tasks);
+                self.tasks.push(Task::Bind(e.clone()));
+                self.tasks.push(Task::Eval(l.value.clone()));
+            }
+            ExprKind::If(i) => {
+                memo(&mut self.tasks);
+                self.tasks.push(Task::Branch(e.clone()));
+                self.tasks.push(Task::Eval(i.cond.clone()));
+            }
+            ExprKind::Function(_) => {
+                let env = self.frame().env.clone();
+                self.values.push(RV::Closure(Rc::new(Closure {
+                    func: e.clone(),
+                    env: Some(env),
+                })));
+            }
+            ExprKind::Op(op) => {
+                return Err(err(
+                    format!(
+                        "the op {} is used as a value (only calls of ops are evaluated)",
+                        op.name()
+                    ),
+                    &e,
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_call(&mut self, e: &Expr) -> Result<(), EvalError> {
+        let ExprKind::Call(c) = e.kind() else {
+            unreachable!("Call holds a call")
+        };
+        let n = c.args.len();
+        if self.values.len() < n {
+            return Err(err("internal: missing arguments", e));
+        }
+        let args = self.values.split_off(self.values.len() - n);
+        let ExprKind::Op(op) = c.callee.kind() else {
+            let callee = self.pop(e)?;
+            return self.enter(callee, args, e);
+        };
+        let name = op.name();
+        let out = match name {
+            "on_device"
+            | "device_copy"
+            | "annotation.stop_fusion"
+            | "annotation.checkpoint"
+            | "debug"
+                if n == 1 =>
+            {
+                self.values.extend(args);
+                return Ok(());
+            }
+            "shape_of" | "vm.shape_of" | "ndarray_size" if n == 1 => {
+                let RV::Tensor(t) = &args[0] else {
+                    return Err(err(format!("{name} of a value that is not a tensor"), e));
+                };
+                shape_value(name, &c.attrs, t)
+                    .ok_or_else(|| err(format!("{name}: unsupported dtype"), e))?
+            }
+            _ => {
+                let argv: Vec<Arg<'_>> = args
+                    .iter()
+                    .map(as_arg)
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| err(format!("{name}: a function passed to an op"), e))?;
+                match apply(name, &c.attrs, &argv) {
+                    Some(OpOut::Tensor(v)) => RV::Tensor(Rc::new(v)),
+                    Some(OpOut::Tuple(vs)) => RV::Tuple(Rc::new(TupleVal(
+                        vs.into_iter().map(|v| RV::Tensor(Rc::new(v))).collect(),
+                    ))),
+                    None if !has_kernel(name) => {
+                        return Err(err(
+                            format!("the op {name} has no evaluator (see `help evaluate` for the ops that have one)"),
+                            e,
+                        ))
+                    }
+                    None => {
+                        return Err(err(
+                            format!(
+                                "{name} could not be evaluated on {} with these attributes (an unsupported dtype, layout or attribute, or shapes the op rejects)",
+                                describe_args(&argv)
+                            ),
+                            e,
+                        ))
+                    }
+                }
+            }
+        };
+        self.values.push(out);
+        Ok(())
+    }
+}
+
+fn as_arg(v: &RV) -> Option<Arg<'_>> {
+    crate::ir::deep(|| match v {
+        RV::Tensor(t) => Some(Arg::Tensor(t)),
+        RV::Tuple(fs) => Some(Arg::Tuple(fs.0.iter().map(as_arg).collect::<Option<_>>()?)),
+        RV::Closure(_) => None,
+    })
+}
+
+fn truth(v: &RV) -> Option<bool> {
+    let RV::Tensor(t) = v else { return None };
+    if t.ndim() != 0 {
+        return None;
+    }
+    let d = t.to_data();
+    (d.num_elements() == 1).then(|| d.get_f64(0) != 0.0)
+}
+
+fn shape_value(name: &str, attrs: &crate::ir::Attrs, t: &Value) -> Option<RV> {
+    let shape: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
+    let data = if name == "ndarray_size" {
+        TensorData::from_i64(DType::INT32, vec![], &[shape.iter().product()])
+    } else {
+        TensorData::from_i64(DType::INT32, vec![shape.len() as i64], &shape)
+    };
+    let dtype = super::value::attr_dtype(attrs, "dtype").unwrap_or(DType::INT32);
+    let v = super::elementwise::cast(&Value::from_data(&data)?, dtype)?;
+    Some(RV::Tensor(Rc::new(v)))
+}

@@ -1,0 +1,183 @@
+//! The one dispatch from an op name to its kernel, used by FoldConstant and by the reference
+//! evaluator alike, so both compute the same numbers.
+//!
+//! [`apply`] answers `None` when the op has no kernel, a dtype is not supported, or the
+//! arguments or attributes are ones the op rejects; [`has_kernel`] tells the first case from
+//! the others, so the evaluator can say which it was.
+
+use super::value::Value;
+use super::{elementwise, indexing, nn, norm, pool, reduce, resize, shape_ops};
+use crate::ir::Attrs;
+
+/// An argument of an op call: a tensor, or a tuple of arguments (`concatenate((a, b))`).
+#[derive(Clone, Debug)]
+pub enum Arg<'a> {
+    Tensor(&'a Value),
+    Tuple(Vec<Arg<'a>>),
+}
+
+/// The result of an op call.
+#[derive(Debug)]
+pub enum OpOut {
+    Tensor(Value),
+    Tuple(Vec<Value>),
+}
+
+impl<'a> Arg<'a> {
+    pub fn tensor(&self) -> Option<&'a Value> {
+        match self {
+            Arg::Tensor(v) => Some(v),
+            Arg::Tuple(_) => None,
+        }
+    }
+
+    /// The fields of a tuple of tensors.
+    pub fn tensors(&self) -> Option<Vec<&'a Value>> {
+        match self {
+            Arg::Tuple(fs) => fs.iter().map(Arg::tensor).collect(),
+            Arg::Tensor(_) => None,
+        }
+    }
+}
+
+/// Ops with a kernel besides the elementwise ones (`elementwise::binary_name`, `is_unary`).
+const KERNELS: &[&str] = &[
+    "split",
+    "concatenate",
+    "stack",
+    "where",
+    "full",
+    "full_like",
+    "zeros",
+    "ones",
+    "nn.pad",
+    "take",
+    "gather",
+    "tile",
+    "repeat",
+    "reverse",
+    "strided_slice",
+    "reshape",
+    "reshape_like",
+    "nn.batch_flatten",
+    "expand_dims",
+    "squeeze",
+    "transpose",
+    "broadcast_to",
+    "broadcast_to_like",
+    "cast_like",
+    "nn.dense",
+    "nn.matmul",
+    "nn.batch_matmul",
+    "nn.conv2d",
+    "nn.bias_add",
+    "nn.max_pool2d",
+    "nn.avg_pool2d",
+    "nn.global_max_pool2d",
+    "nn.global_avg_pool2d",
+    "nn.adaptive_max_pool2d",
+    "nn.adaptive_avg_pool2d",
+    "nn.batch_norm",
+    "nn.layer_norm",
+    "nn.instance_norm",
+    "nn.lrn",
+    "nn.prelu",
+    "nn.dropout",
+    "image.resize2d",
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "prod",
+    "all",
+    "any",
+    "argmax",
+    "argmin",
+    "nn.softmax",
+    "nn.log_softmax",
+];
+
+/// Whether `op` has a kernel at all (it may still refuse particular arguments).
+pub fn has_kernel(op: &str) -> bool {
+    elementwise::binary_name(op).is_some() || elementwise::is_unary(op) || KERNELS.contains(&op)
+}
+
+/// Every op with a kernel, sorted (for documentation and tests).
+pub fn kernels() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = KERNELS.to_vec();
+    v.extend(elementwise::names());
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Evaluates `op(args)` with `attrs`. `None`: not evaluated (no kernel, an unsupported dtype,
+/// or arguments the op rejects).
+pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
+    let t = |i: usize| args.get(i).and_then(Arg::tensor);
+    let one = |v: Option<Value>| v.map(OpOut::Tensor);
+    let many = |v: Option<Vec<Value>>| v.map(OpOut::Tuple);
+    if args.len() == 2 {
+        if let Some(name) = elementwise::binary_name(op) {
+            return one(elementwise::binary(name, t(0)?, t(1)?));
+        }
+    }
+    if args.len() == 1 && elementwise::is_unary(op) {
+        return one(elementwise::unary(op, attrs, t(0)?));
+    }
+    let arity = match op {
+        "zeros" | "ones" => 0,
+        "concatenate" | "stack" | "split" | "full" | "nn.lrn" | "nn.dropout" | "tile"
+        | "repeat" | "reverse" | "strided_slice" | "image.resize2d" => 1,
+        "where" | "nn.layer_norm" | "nn.instance_norm" => 3,
+        "nn.batch_norm" => 5,
+        _ if reduce::is_reduction(op) || shape_ops::is_layout(op) || pool::is_pool(op) => 1,
+        _ => 2,
+    };
+    if args.len() != arity {
+        return None;
+    }
+    match op {
+        "split" => many(shape_ops::split(attrs, t(0)?)),
+        "concatenate" | "stack" => one(shape_ops::join(op, attrs, &args.first()?.tensors()?)),
+        "where" => one(elementwise::where_(t(0)?, t(1)?, t(2)?)),
+        "full" => one(shape_ops::full(attrs, t(0)?)),
+        "full_like" => one(shape_ops::full_like(t(0)?, t(1)?)),
+        "zeros" | "ones" => one(shape_ops::zeros_ones(op == "ones", attrs)),
+        "nn.pad" => one(shape_ops::pad(attrs, t(0)?, t(1)?)),
+        "take" => one(indexing::take(attrs, t(0)?, t(1)?)),
+        "gather" => one(indexing::gather(attrs, t(0)?, t(1)?)),
+        "tile" => one(indexing::tile(attrs, t(0)?)),
+        "repeat" => one(indexing::repeat(attrs, t(0)?)),
+        "reverse" => one(indexing::reverse(attrs, t(0)?)),
+        "strided_slice" => one(indexing::strided_slice(attrs, t(0)?)),
+        "reshape_like" | "broadcast_to_like" => one(shape_ops::like(op, t(0)?, t(1)?)),
+        "cast_like" => one(elementwise::cast(t(0)?, t(1)?.dtype)),
+        "nn.dense" => one(nn::dense(attrs, t(0)?, t(1)?)),
+        "nn.matmul" => one(nn::matmul(attrs, t(0)?, t(1)?)),
+        "nn.batch_matmul" => one(nn::batch_matmul(attrs, t(0)?, t(1)?)),
+        "nn.conv2d" => one(nn::conv2d(attrs, t(0)?, t(1)?)),
+        "nn.bias_add" => one(nn::bias_add(attrs, t(0)?, t(1)?)),
+        "nn.max_pool2d" | "nn.avg_pool2d" => one(pool::pool2d(op == "nn.max_pool2d", attrs, t(0)?)),
+        "nn.global_max_pool2d" | "nn.global_avg_pool2d" => one(pool::global_pool2d(
+            op == "nn.global_max_pool2d",
+            attrs,
+            t(0)?,
+        )),
+        "nn.adaptive_max_pool2d" | "nn.adaptive_avg_pool2d" => one(pool::adaptive_pool2d(
+            op == "nn.adaptive_max_pool2d",
+            attrs,
+            t(0)?,
+        )),
+        "nn.batch_norm" => many(norm::batch_norm(attrs, [t(0)?, t(1)?, t(2)?, t(3)?, t(4)?])),
+        "nn.layer_norm" => one(norm::layer_norm(attrs, t(0)?, t(1)?, t(2)?)),
+        "nn.instance_norm" => one(norm::instance_norm(attrs, t(0)?, t(1)?, t(2)?)),
+        "nn.lrn" => one(norm::lrn(attrs, t(0)?)),
+        "nn.prelu" => one(norm::prelu(attrs, t(0)?, t(1)?)),
+        "nn.dropout" => many(norm::dropout(t(0)?)),
+        "image.resize2d" => one(resize::resize2d(attrs, t(0)?)),
+        _ if reduce::is_reduction(op) => one(reduce::evaluate(op, attrs, t(0)?)),
+        _ if shape_ops::is_layout(op) => one(shape_ops::unary_layout(op, attrs, t(0)?)),
+        _ => None,
+    }
+}

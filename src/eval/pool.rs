@@ -1,0 +1,250 @@
+//! Evaluation of pooling in NCHW: `nn.max_pool2d`, `nn.avg_pool2d` (pool_size, strides,
+//! dilation, padding in its 1-, 2- and 4-value forms, `ceil_mode`, `count_include_pad`),
+//! `nn.global_max_pool2d`, `nn.global_avg_pool2d`, `nn.adaptive_max_pool2d` and
+//! `nn.adaptive_avg_pool2d` (`output_size`).
+//!
+//! As TVM's `topi.nn.pool2d`: padded positions never win a max; an average divides the sum
+//! of the window (taken row by row, in the dtype) by the positions inside the input, or with
+//! `count_include_pad` inside the padded input (the extra rows `ceil_mode` adds are not
+//! counted). An adaptive window `i` covers `floor(i * in / out)` to `ceil((i + 1) * in /
+//! out)`. Integer averages are not evaluated.
+
+use super::nn::{padding, pair};
+use super::reduce::round_to;
+use super::shape_ops::bounded;
+use super::value::{Arr, Value};
+use crate::ir::Attrs;
+use ndarray::{ArrayD, IxDyn};
+use num_traits::Float;
+
+/// One axis of a pooling: for each output position, the input range it reads.
+struct Windows {
+    /// (first, last + 1, count for the average), per output position.
+    ranges: Vec<(usize, usize, usize)>,
+    dilation: usize,
+}
+
+fn windows(
+    size: usize,
+    k: usize,
+    stride: usize,
+    dil: usize,
+    (before, after): (usize, usize),
+    ceil: bool,
+    include_pad: bool,
+) -> Option<Windows> {
+    let ek = (k - 1) * dil + 1;
+    let padded = size + before + after;
+    if padded < ek {
+        return None;
+    }
+    let span = padded - ek + if ceil { stride - 1 } else { 0 };
+    let mut out = span / stride + 1;
+    // A last window that would start in the padding after the input is dropped (TVM, like
+    // PyTorch, keeps every window starting inside the input or the leading padding).
+    if ceil && (out - 1) * stride >= size + before {
+        out -= 1;
+    }
+    let mut ranges = Vec::with_capacity(out);
+    for o in 0..out {
+        let start = (o * stride) as i64 - before as i64;
+        let taps = (0..k).map(|t| start + (t * dil) as i64);
+        let inside = taps.clone().filter(|&i| i >= 0 && (i as usize) < size);
+        let first = inside.clone().next().unwrap_or(0) as usize;
+        let last = inside.clone().next_back().map_or(first, |l| l as usize + 1);
+        let count = if include_pad {
+            taps.filter(|&i| i < (size + after) as i64).count()
+        } else {
+            inside.count()
+        };
+        ranges.push((first, last, count));
+    }
+    Some(Windows {
+        ranges,
+        dilation: dil,
+    })
+}
+
+/// Whether `op` is one of this module's ops.
+pub(crate) fn is_pool(op: &str) -> bool {
+    matches!(
+        op,
+        "nn.max_pool2d"
+            | "nn.avg_pool2d"
+            | "nn.global_max_pool2d"
+            | "nn.global_avg_pool2d"
+            | "nn.adaptive_max_pool2d"
+            | "nn.adaptive_avg_pool2d"
+    )
+}
+
+fn nchw_ok(attrs: &Attrs) -> bool {
+    attrs.get_str("layout").unwrap_or("NCHW") == "NCHW"
+        && matches!(attrs.get_str("out_layout").unwrap_or(""), "" | "NCHW")
+}
+
+/// `nn.max_pool2d` / `nn.avg_pool2d`.
+pub(crate) fn pool2d(max: bool, attrs: &Attrs, x: &Value) -> Option<Value> {
+    if !nchw_ok(attrs) {
+        return None;
+    }
+    let &[n, c, h, w] = x.shape() else {
+        return None;
+    };
+    let [kh, kw] = pair(attrs, "pool_size")?;
+    let [sh, sw] = pair(attrs, "strides")?;
+    let [dh, dw] = pair(attrs, "dilation")?;
+    let [pt, pl, pb, pr] = padding(attrs)?;
+    let ceil = attrs.get_bool("ceil_mode").unwrap_or(false);
+    let inc = attrs.get_bool("count_include_pad").unwrap_or(false);
+    let rows = windows(h, kh, sh, dh, (pt, pb), ceil, inc)?;
+    let cols = windows(w, kw, sw, dw, (pl, pr), ceil, inc)?;
+    run(max, x, n * c, (h, w), &rows, &cols)
+}
+
+/// `nn.global_max_pool2d` / `nn.global_avg_pool2d`.
+pub(crate) fn global_pool2d(max: bool, attrs: &Attrs, x: &Value) -> Option<Value> {
+    if !nchw_ok(attrs) {
+        return None;
+    }
+    let &[n, c, h, w] = x.shape() else {
+        return None;
+    };
+    let whole = |size: usize| Windows {
+        ranges: vec![(0, size, size)],
+        dilation: 1,
+    };
+    run(max, x, n * c, (h, w), &whole(h), &whole(w))
+}
+
+/// `nn.adaptive_max_pool2d` / `nn.adaptive_avg_pool2d`.
+pub(crate) fn adaptive_pool2d(max: bool, attrs: &Attrs, x: &Value) -> Option<Value> {
+    if !nchw_ok(attrs) {
+        return None;
+    }
+    let &[n, c, h, w] = x.shape() else {
+        return None;
+    };
+    let size = attrs.get_ints("output_size").unwrap_or_default();
+    let (oh, ow) = match size.as_slice() {
+        [] => (h, w),
+        [a] => (*a as usize, *a as usize),
+        [a, b] => (*a as usize, *b as usize),
+        _ => return None,
+    };
+    if oh == 0 || ow == 0 {
+        return None;
+    }
+    bounded(&[n, c, oh, ow])?;
+    let adaptive = |size: usize, out: usize| Windows {
+        ranges: (0..out)
+            .map(|i| {
+                let (s, e) = (i * size / out, ((i + 1) * size).div_ceil(out));
+                (s, e, e - s)
+            })
+            .collect(),
+        dilation: 1,
+    };
+    run(max, x, n * c, (h, w), &adaptive(h, oh), &adaptive(w, ow))
+}
+
+fn run(
+    max: bool,
+    x: &Value,
+    planes: usize,
+    (h, w): (usize, usize),
+    rows: &Windows,
+    cols: &Windows,
+) -> Option<Value> {
+    let (oh, ow) = (rows.ranges.len(), cols.ranges.len());
+    let mut shape = x.shape()[..2].to_vec();
+    shape.extend([oh, ow]);
+    let arr = match &x.arr {
+        Arr::F32(a) => Arr::F32(pool_float(
+            max,
+            a,
+            planes,
+            (h, w),
+            rows,
+            cols,
+            &shape,
+            &round_to(x.dtype),
+        )?),
+        Arr::F64(a) => Arr::F64(pool_float(
+            max,
+            a,
+            planes,
+            (h, w),
+            rows,
+            cols,
+            &shape,
+            &|v| v,
+        )?),
+        Arr::Int(a) if max => {
+            let src = a.as_standard_layout();
+            let src = src.as_slice()?;
+            let mut out = Vec::with_capacity(planes * oh * ow);
+            for p in 0..planes {
+                let plane = &src[p * h * w..(p + 1) * h * w];
+                for &(y0, y1, _) in &rows.ranges {
+                    for &(x0, x1, _) in &cols.ranges {
+                        let mut best = i64::MIN;
+                        for y in (y0..y1).step_by(rows.dilation) {
+                            for xx in (x0..x1).step_by(cols.dilation) {
+                                best = best.max(plane[y * w + xx]);
+                            }
+                        }
+                        out.push(best);
+                    }
+                }
+            }
+            Arr::Int(ArrayD::from_shape_vec(IxDyn(&shape), out).ok()?)
+        }
+        Arr::Int(_) => return None,
+    };
+    Value::new(x.dtype, arr)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn pool_float<F: Float>(
+    max: bool,
+    a: &ArrayD<F>,
+    planes: usize,
+    (h, w): (usize, usize),
+    rows: &Windows,
+    cols: &Windows,
+    shape: &[usize],
+    r: &dyn Fn(F) -> F,
+) -> Option<ArrayD<F>> {
+    let src = a.as_standard_layout();
+    let src = src.as_slice()?;
+    let mut out = Vec::with_capacity(planes * rows.ranges.len() * cols.ranges.len());
+    for p in 0..planes {
+        let plane = &src[p * h * w..(p + 1) * h * w];
+        for &(y0, y1, ny) in &rows.ranges {
+            for &(x0, x1, nx) in &cols.ranges {
+                let mut acc = if max { F::neg_infinity() } else { F::zero() };
+                for y in (y0..y1).step_by(rows.dilation) {
+                    let line = &plane[y * w..(y + 1) * w];
+                    for xx in (x0..x1).step_by(cols.dilation) {
+                        let v = line[xx];
+                        acc = if max {
+                            if v > acc || v.is_nan() {
+                                v
+                            } else {
+                                acc
+                            }
+                        } else {
+                            r(acc + v)
+                        };
+                    }
+                }
+                if !max {
+                    acc = r(acc / F::from(ny * nx)?);
+                }
+                out.push(acc);
+            }
+        }
+    }
+    ArrayD::from_shape_vec(IxDyn(shape), out).ok()
+}
