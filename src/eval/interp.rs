@@ -375,6 +375,15 @@ impl<'m> Machine<'m> {
                     &e,
                 ))
             }
+            ExprKind::Constructor(_) | ExprKind::Match(_) => {
+                return Err(err(
+                    "algebraic data types (constructors and `match`) are not evaluated",
+                    &e,
+                ))
+            }
+            ExprKind::RefNew(_) | ExprKind::RefRead(_) | ExprKind::RefWrite(..) => {
+                return Err(err("references are not evaluated", &e))
+            }
         }
         Ok(())
     }
