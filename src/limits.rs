@@ -18,3 +18,6 @@ pub const MAX_TENSOR_ELEMENTS: u64 = 1 << 32;
 /// Attribute values one metadata attrs object may expand to: the JSON shares objects by
 /// index, so a few hundred bytes can describe a tree of 2^64 values.
 pub const MAX_METADATA_VALUES: usize = 1 << 20;
+
+/// Bytes of one ONNX file (a model or a tensor): protobuf's own bound on a message, 2 GiB.
+pub const MAX_ONNX_BYTES: u64 = 2 << 30;

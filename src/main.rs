@@ -63,17 +63,30 @@ enum ModelKind {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Parse a Relay file and print it back in TVM's conventions.
+    /// Import an ONNX model and write it as Relay text (to a file, atomically, or to stdout).
+    Import {
+        file: String,
+        /// The file to write (stdout when absent).
+        #[arg(short, long)]
+        out: Option<String>,
+        /// Keep initializers as parameters of @main instead of constants.
+        #[arg(long)]
+        no_freeze_params: bool,
+        /// Leave out the `/* ty=... */` annotations.
+        #[arg(long)]
+        no_types: bool,
+    },
+    /// Parse a Relay file (or import an .onnx model) and print it back in TVM's conventions.
     Print {
         file: String,
         /// Leave out the `/* ty=... */` annotations.
         #[arg(long)]
         no_types: bool,
     },
-    /// Parse a Relay file and check that it is well-formed.
+    /// Parse a Relay file (or import an .onnx model) and check that it is well-formed.
     Check { file: String },
-    /// Time passes on a Relay file (median of --runs, with the fastest and slowest run) and the
-    /// pass manager's cost per pass.
+    /// Time passes on a Relay file or an .onnx model (median of --runs, with the fastest and
+    /// slowest run) and the pass manager's cost per pass; for a model, its import too.
     Bench {
         file: String,
         /// A registered pass to time (repeatable).
@@ -195,13 +208,50 @@ fn read(file: &str) -> Result<String, String> {
 }
 
 fn load(file: &str, color: bool) -> Result<(passlab::ir::Module, String), String> {
+    if passlab::onnx::is_onnx_path(file) {
+        return import(file, &passlab::onnx::ImportOptions::default());
+    }
     let src = read(file)?;
     let m = text::parse_module(&src, file).map_err(|e| e.render(file, &src, color))?;
     Ok((m, src))
 }
 
+/// Imports an ONNX model; the text is its list of node names (what spans point into).
+fn import(
+    file: &str,
+    opts: &passlab::onnx::ImportOptions,
+) -> Result<(passlab::ir::Module, String), String> {
+    let m = passlab::onnx::import_file(file.as_ref(), opts).map_err(|e| format!("error: {e}"))?;
+    let src = m.source.as_ref().map(|s| s.text.clone()).unwrap_or_default();
+    Ok((m, src))
+}
+
 fn run(cmd: Command, color: bool) -> Result<(), String> {
     match cmd {
+        Command::Import {
+            file,
+            out,
+            no_freeze_params,
+            no_types,
+        } => {
+            let opts = passlab::onnx::ImportOptions {
+                freeze_params: !no_freeze_params,
+            };
+            let (m, _) = import(&file, &opts)?;
+            let popts = PrintOptions {
+                types: !no_types,
+                ..PrintOptions::default()
+            };
+            let text = text::try_print_module_with(&m, popts).map_err(|e| format!("error: {e}"))?;
+            match out {
+                Some(path) => passlab::files::write_atomic(path.as_ref(), text.as_bytes())
+                    .map_err(|e| format!("error: cannot write {path}: {e}")),
+                None => {
+                    stdio::out(&text);
+                    Ok(())
+                }
+            }
+        }
         Command::Print { file, no_types } => {
             let (m, _) = load(&file, color)?;
             let opts = PrintOptions {
@@ -266,19 +316,30 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             cold,
             walk,
         } => {
-            if passes.is_empty() && overhead.is_none() && !walk {
+            let onnx = passlab::onnx::is_onnx_path(&file);
+            if passes.is_empty() && overhead.is_none() && !walk && !onnx {
                 return Err("error: nothing to measure: give --pass NAME (repeatable), \
                             --overhead N or --walk"
                     .to_string());
             }
-            let (m, _) = load(&file, color)?;
+            let (m, import_time) = if onnx {
+                let opts = passlab::onnx::ImportOptions::default();
+                let (m, t) = passlab::bench::time_onnx_import(file.as_ref(), &opts, runs as usize)
+                    .map_err(|e| format!("error: {e}"))?;
+                (m, Some(t))
+            } else {
+                (load(&file, color)?.0, None)
+            };
             let what = passlab::bench::Timed {
                 passes: &passes,
                 walk,
             };
             let (runs, overhead) = (runs as usize, overhead.map(|n| n as usize));
-            let report = passlab::bench::bench(&m, what, runs, overhead, cold)
+            let mut report = passlab::bench::bench(&m, what, runs, overhead, cold)
                 .map_err(|e| format!("error: {e}"))?;
+            if let Some(t) = import_time {
+                report.passes.insert(0, t);
+            }
             if json {
                 stdio::out(&format!("{}\n", report.to_json()));
             } else {

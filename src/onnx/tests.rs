@@ -1,0 +1,1 @@
+//! Unit tests of the ONNX reader on protobuf built in Rust.
