@@ -166,9 +166,8 @@ impl Importer {
                 );
                 let var = self.new_var(&name, ty);
                 self.param_values.insert(var.id(), data);
-                if inputs.contains(name.as_str()) {
-                    self.params.push((name.clone(), var.clone()));
-                } else {
+                // A graph input too: a parameter at its place among the inputs (below).
+                if !inputs.contains(name.as_str()) {
                     self.unused_params.push((name.clone(), var.clone()));
                 }
                 var_expr(&var)
@@ -179,9 +178,16 @@ impl Importer {
     }
 
     fn inputs(&mut self, graph: &GraphProto) -> Result<(), OnnxError> {
+        let mut seen = FxHashSet::default();
         for i in &graph.input {
             let name = i.name.as_deref().unwrap_or("").to_string();
-            if self.values.contains_key(&name) {
+            if let Some(v) = self.values.get(&name) {
+                // An initializer: a parameter here when kept as one, else a constant.
+                if let ExprKind::Var(var) = v.kind() {
+                    if seen.insert(var.id()) {
+                        self.params.push((name.clone(), var.clone()));
+                    }
+                }
                 continue;
             }
             let ty = i

@@ -505,6 +505,24 @@ fn b_load(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
         .str("path")?
         .ok_or_else(|| at("load needs a path", a.span))?;
     let full = resolve(s, &path);
+    let freeze = a.bool("freeze_params")?;
+    if crate::onnx::is_onnx_path(&path) {
+        let opts = crate::onnx::ImportOptions {
+            freeze_params: freeze.unwrap_or(true),
+        };
+        return crate::onnx::import_file(&full, &opts)
+            .map(Value::Module)
+            .map_err(|e| {
+                let msg = e.message.replacen(&full.display().to_string(), &path, 1);
+                at(msg, a.span_of("path"))
+            });
+    }
+    if freeze.is_some() {
+        return Err(at(
+            "freeze_params applies to ONNX models (.onnx files) only",
+            a.span_of("freeze_params"),
+        ));
+    }
     let text =
         crate::files::read_text(&full).map_err(|e| at(e.message(&path), a.span_of("path")))?;
     crate::text::parse_module(&text, &path)
@@ -817,7 +835,7 @@ macro_rules! builtin {
 pub static BUILTINS: &[Builtin] = &[
     builtin!("parse", Function, ["text", "meta"], "parse(\"\"\"<Relay text>\"\"\", meta=[const(...), ...])", "a module from Relay text (meta supplies meta[relay.Constant][i])", b_parse),
     builtin!("const", Function, ["data", "dtype"], "const([1, 2, 3], dtype=\"float32\")", "a constant tensor (nested lists give the shape)", b_const),
-    builtin!("load", Function, ["path"], "load(\"path.relay\")", "a module from a Relay file", b_load),
+    builtin!("load", Function, ["path", "freeze_params"], "load(\"path.relay\") or load(\"model.onnx\", freeze_params=true)", "a module from a Relay file or an ONNX model (by extension)", b_load),
     builtin!("save", Function, ["module", "path"], "save(mod, \"path.relay\")", "write the printed module (atomically)", b_save),
     builtin!("equal", Function, ["a", "b"], "equal(a, b)", "structural equality up to variable names", b_equal),
     Builtin {
