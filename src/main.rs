@@ -222,7 +222,11 @@ fn import(
     opts: &passlab::onnx::ImportOptions,
 ) -> Result<(passlab::ir::Module, String), String> {
     let m = passlab::onnx::import_file(file.as_ref(), opts).map_err(|e| format!("error: {e}"))?;
-    let src = m.source.as_ref().map(|s| s.text.clone()).unwrap_or_default();
+    let src = m
+        .source
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default();
     Ok((m, src))
 }
 

@@ -15,21 +15,73 @@ use std::path::Path;
 /// Operator models passlab cannot import, each with the reason, and a piece of the error.
 const CANNOT: &[(&str, &str, &str)] = &[
     // A shape that is a graph input: a run-time value, and passlab's IR has no dynamic ops.
-    ("simple/test_expand_shape_model1", "run-time shape", "Expand's shape must be a constant"),
-    ("simple/test_expand_shape_model2", "run-time shape", "Expand's shape must be a constant"),
-    ("simple/test_expand_shape_model3", "run-time shape", "Expand's shape must be a constant"),
-    ("simple/test_expand_shape_model4", "run-time shape", "Expand's shape must be a constant"),
-    ("simple/test_sequence_model8", "run-time split sizes", "split must be a constant"),
+    (
+        "simple/test_expand_shape_model1",
+        "run-time shape",
+        "Expand's shape must be a constant",
+    ),
+    (
+        "simple/test_expand_shape_model2",
+        "run-time shape",
+        "Expand's shape must be a constant",
+    ),
+    (
+        "simple/test_expand_shape_model3",
+        "run-time shape",
+        "Expand's shape must be a constant",
+    ),
+    (
+        "simple/test_expand_shape_model4",
+        "run-time shape",
+        "Expand's shape must be a constant",
+    ),
+    (
+        "simple/test_sequence_model8",
+        "run-time split sizes",
+        "split must be a constant",
+    ),
     // The training operator set (TVM has no converter either).
-    ("simple/test_gradient_of_add", "training op", "`ai.onnx.preview.training`"),
-    ("simple/test_gradient_of_add_and_mul", "training op", "`ai.onnx.preview.training`"),
+    (
+        "simple/test_gradient_of_add",
+        "training op",
+        "`ai.onnx.preview.training`",
+    ),
+    (
+        "simple/test_gradient_of_add_and_mul",
+        "training op",
+        "`ai.onnx.preview.training`",
+    ),
     // String tensors (StringNormalizer): Relay has no string dtype.
-    ("simple/test_strnorm_model_monday_casesensintive_lower", "strings", "STRING tensors"),
-    ("simple/test_strnorm_model_monday_casesensintive_nochangecase", "strings", "STRING"),
-    ("simple/test_strnorm_model_monday_casesensintive_upper", "strings", "STRING tensors"),
-    ("simple/test_strnorm_model_monday_empty_output", "strings", "STRING tensors"),
-    ("simple/test_strnorm_model_monday_insensintive_upper_twodim", "strings", "STRING"),
-    ("simple/test_strnorm_model_nostopwords_nochangecase", "strings", "STRING tensors"),
+    (
+        "simple/test_strnorm_model_monday_casesensintive_lower",
+        "strings",
+        "STRING tensors",
+    ),
+    (
+        "simple/test_strnorm_model_monday_casesensintive_nochangecase",
+        "strings",
+        "STRING",
+    ),
+    (
+        "simple/test_strnorm_model_monday_casesensintive_upper",
+        "strings",
+        "STRING tensors",
+    ),
+    (
+        "simple/test_strnorm_model_monday_empty_output",
+        "strings",
+        "STRING tensors",
+    ),
+    (
+        "simple/test_strnorm_model_monday_insensintive_upper_twodim",
+        "strings",
+        "STRING",
+    ),
+    (
+        "simple/test_strnorm_model_nostopwords_nochangecase",
+        "strings",
+        "STRING tensors",
+    ),
 ];
 
 /// The tensor types of `@main`'s result (one, or the fields of a tuple).
@@ -49,7 +101,12 @@ fn check_against(name: &str, ty: &Type, pb: &Path) {
         .as_tensor()
         .unwrap_or_else(|| panic!("{name}: {ty} is not a tensor"));
     assert_eq!(t.dtype, want.dtype, "{name}: dtype of {}", pb.display());
-    assert_eq!(t.shape.len(), want.shape.len(), "{name}: rank, {ty} vs {:?}", want.shape);
+    assert_eq!(
+        t.shape.len(),
+        want.shape.len(),
+        "{name}: rank, {ty} vs {:?}",
+        want.shape
+    );
     for (d, w) in t.shape.iter().zip(&want.shape) {
         if let Some(d) = d.as_static() {
             assert_eq!(d, *w, "{name}: {ty} vs {:?}", want.shape);
@@ -130,11 +187,14 @@ fn the_light_models_run_through_the_standard_pipeline_at_opt_level_3() {
         "FuseOps",
     ];
     let pipeline = sequential(names.iter().map(|n| pm.pass(n).expect("a pass")).collect());
-    let ctx = PassContext::builder().opt_level(3).build().expect("a context");
+    let ctx = PassContext::builder()
+        .opt_level(3)
+        .build()
+        .expect("a context");
     for path in &models {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let m = import_file(path, &ImportOptions::default())
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let m =
+            import_file(path, &ImportOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
         let typed = infer_module(&m).unwrap_or_else(|e| panic!("{name}: {}", e.message));
         // The result has the type of the expected output the package ships beside the model.
         let pb = path.with_file_name(name.replace(".onnx", "_output_0.pb"));
@@ -183,7 +243,10 @@ fn initializers_become_parameters_without_freezing() {
     let typed = infer_module(&free).expect("type-checks");
     let f = typed.get_function("main").expect("@main");
     assert_eq!(
-        f.params[0].ann().and_then(|t| t.as_tensor()).map(|t| t.dtype),
+        f.params[0]
+            .ann()
+            .and_then(|t| t.as_tensor())
+            .map(|t| t.dtype),
         Some(DType::FLOAT32)
     );
 }

@@ -13,8 +13,8 @@
 use super::proto::{attr_type, AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto};
 use super::{tensor, ImportOptions, OnnxError};
 use crate::ir::{
-    AttrValue, Attrs, Constant, DType, Dim, Expr, ExprKind, Function, Module, Op, SourceFile,
-    Span, TensorData, Type, Var,
+    AttrValue, Attrs, Constant, DType, Dim, Expr, ExprKind, Function, Module, Op, SourceFile, Span,
+    TensorData, Type, Var,
 };
 use crate::passes::infer_type::{call_type, call_type_error, constant_type, node_type};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -280,9 +280,8 @@ impl Importer {
         let op_type = node.op_type.as_deref().unwrap_or("");
         let span = self.node_span(node, op_type);
         let node_name = self.names[span.lo as usize..span.hi as usize].to_string();
-        let fail = |msg: String| {
-            OnnxError::new(format!("node `{node_name}` ({op_type}): {msg}")).at(span)
-        };
+        let fail =
+            |msg: String| OnnxError::new(format!("node `{node_name}` ({op_type}): {msg}")).at(span);
         let domain = node.domain.as_deref().unwrap_or("");
         if !matches!(domain, "" | "ai.onnx") {
             return Err(fail(format!(
@@ -428,11 +427,15 @@ impl Cx<'_> {
     }
 
     pub fn floats(&self, name: &str) -> CResult<Option<Vec<f32>>> {
-        Ok(self.attr(name, attr_type::FLOATS)?.map(|a| a.floats.clone()))
+        Ok(self
+            .attr(name, attr_type::FLOATS)?
+            .map(|a| a.floats.clone()))
     }
 
     pub fn tensor_attr(&self, name: &str) -> CResult<Option<&TensorProto>> {
-        Ok(self.attr(name, attr_type::TENSOR)?.and_then(|a| a.t.as_ref()))
+        Ok(self
+            .attr(name, attr_type::TENSOR)?
+            .and_then(|a| a.t.as_ref()))
     }
 
     pub fn graph_attr_present(&self) -> bool {
@@ -534,13 +537,21 @@ impl Cx<'_> {
         attrs: &[(&'static str, AttrValue)],
     ) -> CResult<Expr> {
         let op = Op::get(name).ok_or_else(|| ConvertError::Invalid(format!("no op `{name}`")))?;
+        let mut given: Vec<_> = attrs
+            .iter()
+            .map(|(k, v)| (crate::ir::attrs::static_str(k), v.clone()))
+            .collect();
+        // A field without a default that the converter leaves out is `None`, as TVM's Python
+        // op wrappers pass it.
+        if let Some(schema) = op.schema {
+            for f in schema.fields {
+                if f.default.is_none() && !attrs.iter().any(|(k, _)| *k == f.name) {
+                    given.push((crate::ir::attrs::static_str(f.name), AttrValue::Null));
+                }
+            }
+        }
         let attrs: Attrs = op
-            .make_attrs(
-                attrs
-                    .iter()
-                    .map(|(k, v)| (crate::ir::attrs::static_str(k), v.clone()))
-                    .collect(),
-            )
+            .make_attrs(given)
             .map_err(|e| ConvertError::Invalid(format!("`{name}`: {}", e.message)))?;
         let ty = call_type(op, &attrs, &args);
         if ty.is_none() {

@@ -173,11 +173,7 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
             })?;
             one(cast(cx, input(inputs, 0)?, dt))
         }
-        "CastLike" => one(cx.op(
-            "cast_like",
-            vec![input(inputs, 0)?, input(inputs, 1)?],
-            &[],
-        )),
+        "CastLike" => one(cx.op("cast_like", vec![input(inputs, 0)?, input(inputs, 1)?], &[])),
         "Reshape" => one(reshape(cx, inputs)),
         "Flatten" => one(flatten(cx, inputs)),
         "Transpose" => {
@@ -263,9 +259,11 @@ pub(super) fn missing() -> ConvertError {
 
 /// Input `i`, which must be present.
 pub(super) fn input(inputs: &In, i: usize) -> CResult<Expr> {
-    inputs.get(i).cloned().flatten().ok_or_else(|| {
-        ConvertError::Invalid(format!("input {} is required and missing", i + 1))
-    })
+    inputs
+        .get(i)
+        .cloned()
+        .flatten()
+        .ok_or_else(|| ConvertError::Invalid(format!("input {} is required and missing", i + 1)))
 }
 
 /// Input `i` when present.
@@ -279,7 +277,11 @@ pub(super) fn f32c(cx: &Cx, v: f64) -> Expr {
 }
 
 pub(super) fn cast(cx: &Cx, x: Expr, to: DType) -> CResult<Expr> {
-    cx.op("cast", vec![x], &[("dtype", AttrValue::str(&to.to_string()))])
+    cx.op(
+        "cast",
+        vec![x],
+        &[("dtype", AttrValue::str(&to.to_string()))],
+    )
 }
 
 fn unary(cx: &Cx, name: &str, inputs: &In) -> CResult<Expr> {
@@ -406,7 +408,10 @@ pub(super) fn clip(cx: &Cx, x: Expr, lo: f64, hi: f64) -> CResult<Expr> {
     cx.op(
         "clip",
         vec![x],
-        &[("a_min", AttrValue::Float(lo)), ("a_max", AttrValue::Float(hi))],
+        &[
+            ("a_min", AttrValue::Float(lo)),
+            ("a_max", AttrValue::Float(hi)),
+        ],
     )
 }
 
@@ -448,11 +453,19 @@ fn shrink(cx: &Cx, inputs: &In) -> CResult<Expr> {
     let lo = cx.binary("less", x.clone(), neg_l)?;
     let lo = cx.op(
         "where",
-        vec![lo, cx.binary("add", x.clone(), bias.clone())?, zeros.clone()],
+        vec![
+            lo,
+            cx.binary("add", x.clone(), bias.clone())?,
+            zeros.clone(),
+        ],
         &[],
     )?;
     let hi = cx.binary("greater", x.clone(), lambd)?;
-    let hi = cx.op("where", vec![hi, cx.binary("subtract", x, bias)?, zeros], &[])?;
+    let hi = cx.op(
+        "where",
+        vec![hi, cx.binary("subtract", x, bias)?, zeros],
+        &[],
+    )?;
     cx.binary("add", lo, hi)
 }
 
@@ -526,7 +539,11 @@ fn softmax(cx: &Cx, inputs: &In) -> CResult<Expr> {
     } else {
         vec![shape[..axis as usize].iter().product(), -1]
     };
-    let r = cx.op("reshape", vec![x], &[("newshape", AttrValue::ints(&new_shape))])?;
+    let r = cx.op(
+        "reshape",
+        vec![x],
+        &[("newshape", AttrValue::ints(&new_shape))],
+    )?;
     let s = cx.op("nn.softmax", vec![r], &[("axis", AttrValue::int(-1))])?;
     cx.op("reshape", vec![s], &[("newshape", AttrValue::ints(&shape))])
 }
@@ -677,7 +694,11 @@ fn flatten(cx: &Cx, inputs: &In) -> CResult<Expr> {
     let axis = axis.clamp(0, ndim) as usize;
     let pre: i64 = s[..axis].iter().product();
     let post: i64 = s[axis..].iter().product();
-    cx.op("reshape", vec![x], &[("newshape", AttrValue::ints(&[pre, post]))])
+    cx.op(
+        "reshape",
+        vec![x],
+        &[("newshape", AttrValue::ints(&[pre, post]))],
+    )
 }
 
 fn split(cx: &Cx, inputs: &In) -> CResult<Vec<Expr>> {
@@ -706,7 +727,10 @@ fn split(cx: &Cx, inputs: &In) -> CResult<Vec<Expr>> {
     let t = cx.op(
         "split",
         vec![x],
-        &[("indices_or_sections", sections), ("axis", AttrValue::int(axis))],
+        &[
+            ("indices_or_sections", sections),
+            ("axis", AttrValue::int(axis)),
+        ],
     )?;
     Ok((0..cx.num_outputs).map(|i| cx.get(&t, i)).collect())
 }
@@ -832,7 +856,10 @@ fn unsqueeze(cx: &Cx, inputs: &In) -> CResult<Expr> {
         x = cx.op(
             "expand_dims",
             vec![x],
-            &[("axis", AttrValue::int(a)), ("num_newaxis", AttrValue::int(1))],
+            &[
+                ("axis", AttrValue::int(a)),
+                ("num_newaxis", AttrValue::int(1)),
+            ],
         )?;
     }
     Ok(x)
@@ -846,7 +873,10 @@ fn gather(cx: &Cx, inputs: &In) -> CResult<Expr> {
     let ax = if axis < 0 { axis + rank } else { axis };
     let dt = cx.dtype(&indices)?;
     // Negative indices count from the end of the axis (TVM's `normalize_gather_indices`).
-    let extent = cx.dims(&data)?.get(ax.max(0) as usize).and_then(|d| d.as_static());
+    let extent = cx
+        .dims(&data)?
+        .get(ax.max(0) as usize)
+        .and_then(|d| d.as_static());
     let indices = match (cx.value(&indices), extent) {
         (Some(v), Some(n)) => {
             let vals: Vec<i64> = v
@@ -863,7 +893,11 @@ fn gather(cx: &Cx, inputs: &In) -> CResult<Expr> {
         }
         _ => indices,
     };
-    cx.op("take", vec![data, indices], &[("axis", AttrValue::int(axis))])
+    cx.op(
+        "take",
+        vec![data, indices],
+        &[("axis", AttrValue::int(axis))],
+    )
 }
 
 fn expand(cx: &Cx, inputs: &In) -> CResult<Expr> {
@@ -902,7 +936,11 @@ fn pad(cx: &Cx, inputs: &In) -> CResult<Expr> {
                 Some(d) if d.num_elements() > 0 => {
                     cx.constant(TensorData::from_f64(d.dtype, vec![], &[d.get_f64(0)]))
                 }
-                _ => return Err(ConvertError::Invalid("Pad's value must be a constant".into())),
+                _ => {
+                    return Err(ConvertError::Invalid(
+                        "Pad's value must be a constant".into(),
+                    ))
+                }
             },
             None => f32c(cx, 0.0),
         };
@@ -977,7 +1015,9 @@ fn constant(cx: &Cx) -> CResult<Expr> {
     if let Some(v) = cx.ints("value_ints")? {
         return Ok(cx.ints_const(&v, DType::INT64));
     }
-    Err(ConvertError::Invalid("no supported value attribute in Constant".into()))
+    Err(ConvertError::Invalid(
+        "no supported value attribute in Constant".into(),
+    ))
 }
 
 /// A sequence's fields, when it is a tuple literal (every sequence the importer makes is).
@@ -1013,7 +1053,9 @@ fn sequence(cx: &Cx, op: &str, inputs: &In) -> CResult<Expr> {
             let p = position(2)?.unwrap_or(-1);
             let p = if p < 0 { n + p + 1 } else { p };
             if !(0..=n).contains(&p) {
-                return Err(ConvertError::Invalid(format!("position {p} is out of bounds")));
+                return Err(ConvertError::Invalid(format!(
+                    "position {p} is out of bounds"
+                )));
             }
             seq.insert(p as usize, input(inputs, 1)?);
             Ok(cx.tuple(seq))
@@ -1023,7 +1065,9 @@ fn sequence(cx: &Cx, op: &str, inputs: &In) -> CResult<Expr> {
             let p = position(1)?.unwrap_or(-1);
             let p = if p < 0 { n + p } else { p };
             if !(0..n).contains(&p) {
-                return Err(ConvertError::Invalid(format!("position {p} is out of bounds")));
+                return Err(ConvertError::Invalid(format!(
+                    "position {p} is out of bounds"
+                )));
             }
             seq.remove(p as usize);
             Ok(cx.tuple(seq))
@@ -1040,9 +1084,10 @@ fn split_to_sequence(cx: &Cx, inputs: &In) -> CResult<Expr> {
             let s = cx.shape(&x)?;
             let rank = s.len() as i64;
             let a = if axis < 0 { axis + rank } else { axis };
-            AttrValue::int(*s.get(a as usize).ok_or_else(|| {
-                ConvertError::Invalid(format!("axis {axis} is out of range"))
-            })?)
+            AttrValue::int(
+                *s.get(a as usize)
+                    .ok_or_else(|| ConvertError::Invalid(format!("axis {axis} is out of range")))?,
+            )
         }
         Some(split) => {
             let v = cx.need_ints(&split, "SplitToSequence's split")?;
@@ -1067,7 +1112,10 @@ fn split_to_sequence(cx: &Cx, inputs: &In) -> CResult<Expr> {
     let t = cx.op(
         "split",
         vec![x],
-        &[("indices_or_sections", sections), ("axis", AttrValue::int(axis))],
+        &[
+            ("indices_or_sections", sections),
+            ("axis", AttrValue::int(axis)),
+        ],
     )?;
     let mut outs = Vec::with_capacity(n);
     for i in 0..n {

@@ -166,8 +166,7 @@ fn conv_transpose(cx: &Cx, inputs: &In) -> CResult<Expr> {
         let total: Vec<i64> = (0..n)
             .map(|i| match &output_shape {
                 Some(os) => {
-                    s[i] * (ishape[ndim - n + i] - 1) + op[i] + ((kshape[i] - 1) * d[i] + 1)
-                        - os[i]
+                    s[i] * (ishape[ndim - n + i] - 1) + op[i] + ((kshape[i] - 1) * d[i] + 1) - os[i]
                 }
                 None => op[i] + ((kshape[i] - 1) * d[i] + 1) - s[i],
             })
@@ -175,8 +174,7 @@ fn conv_transpose(cx: &Cx, inputs: &In) -> CResult<Expr> {
         let left: Vec<i64> = total.iter().map(|p| p / 2).collect();
         let right: Vec<i64> = total.iter().zip(&left).map(|(t, l)| t - l).collect();
         // TVM (onnxruntime newer than 1.12.1): SAME_UPPER puts the extra padding at the end.
-        let p = if output_shape.is_some() && auto_pad == "NOTSET" || auto_pad.contains("LOWER")
-        {
+        let p = if output_shape.is_some() && auto_pad == "NOTSET" || auto_pad.contains("LOWER") {
             [right, left].concat()
         } else {
             [left, right].concat()
@@ -326,7 +324,9 @@ fn global_pool(cx: &Cx, kind: &str, inputs: &In) -> CResult<Expr> {
 }
 
 fn batch_norm(cx: &Cx, inputs: &In) -> CResult<Vec<Expr>> {
-    let args = (0..5).map(|i| input(inputs, i)).collect::<CResult<Vec<_>>>()?;
+    let args = (0..5)
+        .map(|i| input(inputs, i))
+        .collect::<CResult<Vec<_>>>()?;
     let mut attrs = Vec::new();
     if cx.has("epsilon") {
         attrs.push(("epsilon", AttrValue::Float(cx.float("epsilon", 1e-5)?)));
@@ -369,7 +369,11 @@ fn layer_norm(cx: &Cx, inputs: &In) -> CResult<Vec<Expr>> {
     )?;
     let denom = cx.unary("sqrt", cx.binary("add", var, cx.scalar(eps, dt))?)?;
     let inv = cx.binary("divide", cx.scalar(1.0, dt), denom)?;
-    let norm = cx.binary("multiply", cx.binary("subtract", x, mean.clone())?, inv.clone())?;
+    let norm = cx.binary(
+        "multiply",
+        cx.binary("subtract", x, mean.clone())?,
+        inv.clone(),
+    )?;
     let mut ln = cx.binary("multiply", norm, gamma)?;
     if let Some(b) = beta {
         ln = cx.binary("add", ln, b)?;
@@ -400,7 +404,11 @@ fn gemm(cx: &Cx, inputs: &In) -> CResult<Expr> {
     if alpha != 1.0 {
         a = cx.binary("multiply", a, cx.scalar(alpha, dt))?;
     }
-    let mut out = cx.op("nn.dense", vec![a, b], &[("units", AttrValue::int(channels))])?;
+    let mut out = cx.op(
+        "nn.dense",
+        vec![a, b],
+        &[("units", AttrValue::int(channels))],
+    )?;
     if let Some(c) = opt_input(inputs, 2) {
         let c = if beta != 1.0 {
             cx.binary("multiply", cx.scalar(beta, dt), c)?
@@ -493,13 +501,28 @@ fn matmul(cx: &Cx, inputs: &In) -> CResult<Expr> {
             cx.op(
                 "reshape",
                 vec![x],
-                &[("newshape", AttrValue::ints(&[-1, s[s.len() - 2], s[s.len() - 1]]))],
+                &[(
+                    "newshape",
+                    AttrValue::ints(&[-1, s[s.len() - 2], s[s.len() - 1]]),
+                )],
             )
         };
         let a3 = to3(a, &a_b)?;
         let b3 = to3(b, &b_b)?;
-        let bt = cx.op("transpose", vec![b3], &[("axes", AttrValue::ints(&[0, 2, 1]))])?;
-        cx.op("nn.batch_matmul", vec![a3, bt], &[("out_dtype", out_dtype)])?
+        let bt = cx.op(
+            "transpose",
+            vec![b3],
+            &[("axes", AttrValue::ints(&[0, 2, 1]))],
+        )?;
+        cx.op(
+            "nn.batch_matmul",
+            vec![a3, bt],
+            &[
+                ("out_dtype", out_dtype),
+                ("transpose_a", AttrValue::Bool(false)),
+                ("transpose_b", AttrValue::Bool(true)),
+            ],
+        )?
     };
     let final_shape = [batch, vec![ashape[ar - 2]], vec![bshape[br - 1]]].concat();
     cx.op(
@@ -519,9 +542,20 @@ fn prelu(cx: &Cx, inputs: &In) -> CResult<Expr> {
         return cx.op("nn.prelu", vec![x, slope], &[("axis", AttrValue::int(1))]);
     }
     let alpha = cx.op("broadcast_to_like", vec![slope, x.clone()], &[])?;
-    let alpha = cx.op("reshape", vec![alpha], &[("newshape", AttrValue::ints(&[-1]))])?;
+    let alpha = cx.op(
+        "reshape",
+        vec![alpha],
+        &[("newshape", AttrValue::ints(&[-1]))],
+    )?;
     let flat = cx.op("reshape", vec![x], &[("newshape", AttrValue::ints(&[-1]))])?;
-    let out = cx.op("nn.prelu", vec![flat, alpha], &[("axis", AttrValue::int(0))])?;
-    cx.op("reshape", vec![out], &[("newshape", AttrValue::ints(&shape))])
+    let out = cx.op(
+        "nn.prelu",
+        vec![flat, alpha],
+        &[("axis", AttrValue::int(0))],
+    )?;
+    cx.op(
+        "reshape",
+        vec![out],
+        &[("newshape", AttrValue::ints(&shape))],
+    )
 }
-
