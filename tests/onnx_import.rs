@@ -631,3 +631,93 @@ fn the_language_loads_onnx_models_by_extension() {
         out.plain()
     );
 }
+
+/// The result types of `@main` after InferType, printed.
+fn result_types(bytes: &[u8]) -> String {
+    let m = import_bytes(bytes, "test.onnx", &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let typed = infer_module(&m).unwrap_or_else(|e| panic!("InferType: {}", e.message));
+    let f = typed.get_function("main").expect("@main");
+    f.body.ty().expect("typed").to_string()
+}
+
+/// A recurrent layer of `op` with `gates` gates: hidden 3, input 2, batch 1, 4 steps.
+fn recurrent(
+    op: &str,
+    gates: i64,
+    dirs: i64,
+    opset: i64,
+    attrs: Vec<passlab::onnx::proto::AttributeProto>,
+    batch_first: bool,
+) -> Vec<u8> {
+    let (h, i) = (3, 2);
+    let w = vec![0.1; (dirs * gates * h * i) as usize];
+    let r = vec![0.2; (dirs * gates * h * h) as usize];
+    let b = vec![0.3; (dirs * 2 * gates * h) as usize];
+    let x_dims: &[i64] = if batch_first { &[1, 4, 2] } else { &[4, 1, 2] };
+    let outputs: &[&str] = if op == "LSTM" {
+        &["y", "y_h", "y_c"]
+    } else {
+        &["y", "y_h"]
+    };
+    let mut attrs = attrs;
+    attrs.push(attr_i("hidden_size", h));
+    if dirs == 2 {
+        attrs.push(attr_s("direction", "bidirectional"));
+    }
+    model(
+        opset,
+        vec![node(op, &["x", "w", "r", "b"], outputs, attrs)],
+        vec![value_info("x", FLOAT, x_dims)],
+        outputs,
+        vec![
+            tensor_f32("w", &[dirs, gates * h, i], &w),
+            tensor_f32("r", &[dirs, gates * h, h], &r),
+            tensor_f32("b", &[dirs, 2 * gates * h], &b),
+        ],
+    )
+}
+
+#[test]
+fn recurrent_layers_unroll_over_the_sequence() {
+    expect![[
+        r#"(Tensor[(4, 1, 1, 3), float32], Tensor[(1, 1, 3), float32], Tensor[(1, 1, 3), float32])"#
+    ]]
+    .assert_eq(&result_types(&recurrent("LSTM", 4, 1, 13, vec![], false)));
+    expect![[r#"(Tensor[(4, 2, 1, 3), float32], Tensor[(2, 1, 3), float32])"#]]
+        .assert_eq(&result_types(&recurrent("GRU", 3, 2, 13, vec![], false)));
+    expect![[r#"(Tensor[(4, 2, 1, 3), float32], Tensor[(2, 1, 3), float32])"#]].assert_eq(
+        &result_types(&recurrent(
+            "GRU",
+            3,
+            2,
+            13,
+            vec![attr_i("linear_before_reset", 1)],
+            false,
+        )),
+    );
+    // Opset 14's batch-first layout.
+    expect![[r#"(Tensor[(1, 4, 1, 3), float32], Tensor[(1, 1, 3), float32])"#]].assert_eq(
+        &result_types(&recurrent("RNN", 1, 1, 14, vec![attr_i("layout", 1)], true)),
+    );
+    let relu = passlab::onnx::proto::AttributeProto {
+        name: Some("activations".into()),
+        r#type: Some(passlab::onnx::proto::attr_type::STRINGS),
+        strings: vec![b"Relu".to_vec()],
+        ..Default::default()
+    };
+    let text = print_module_with(
+        &import_bytes(
+            &recurrent("RNN", 1, 1, 13, vec![relu], false),
+            "t.onnx",
+            &ImportOptions::default(),
+        )
+        .unwrap(),
+        PrintOptions {
+            types: false,
+            ..Default::default()
+        },
+    );
+    assert_eq!(text.matches("nn.relu(").count(), 4, "{text}");
+    assert_eq!(text.matches("nn.dense(").count(), 8, "{text}");
+}

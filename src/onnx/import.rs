@@ -432,6 +432,15 @@ impl Cx<'_> {
             .map(|a| a.floats.clone()))
     }
 
+    pub fn strings(&self, name: &str) -> CResult<Option<Vec<String>>> {
+        Ok(self.attr(name, attr_type::STRINGS)?.map(|a| {
+            a.strings
+                .iter()
+                .map(|s| String::from_utf8_lossy(s).into_owned())
+                .collect()
+        }))
+    }
+
     pub fn tensor_attr(&self, name: &str) -> CResult<Option<&TensorProto>> {
         Ok(self
             .attr(name, attr_type::TENSOR)?
