@@ -31,6 +31,9 @@ mod nn;
 mod reduce;
 mod shape_ops;
 
+/// The largest tensor folding builds from an attribute-given shape (`full`, `zeros`, ...).
+pub(crate) use shape_ops::MAX_ELEMENTS;
+
 use crate::ir::mutate::{
     mutate, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_let,
     rebuild_tuple, Mutator,

@@ -364,8 +364,12 @@ pub(super) fn constant_of_shape(cx: &Cx, inputs: &In) -> CResult<Expr> {
     // `full` of a constant folds at once (as TVM folds the node's output): the element's
     // bytes repeated, without going through the evaluator (the `light/` models make every
     // weight this way, 25 million elements for ResNet-50).
-    if let Some(v) = cx.value(&value) {
-        let n = shape.iter().product::<i64>() as usize;
+    // FoldConstant's bound applies: a larger `full` stays a call, as FoldConstant leaves it.
+    let n = shape.iter().product::<i64>() as usize;
+    if let Some(v) = cx
+        .value(&value)
+        .filter(|_| n <= crate::passes::fold_constant::MAX_ELEMENTS)
+    {
         let one = if v.dtype == dtype {
             v.bytes.clone()
         } else if dtype.is_float() {
