@@ -18,6 +18,7 @@ use crate::ir::{
 };
 use crate::passes::infer_type::{call_type, call_type_error, constant_type, node_type};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// The opsets whose converters the importer follows (TVM v0.18's, by version).
@@ -43,6 +44,7 @@ pub fn import_model(
         type_counts: FxHashMap::default(),
         var_names: FxHashSet::default(),
         param_values: FxHashMap::default(),
+        fills: RefCell::default(),
         opset,
     };
     g.initializers(graph, opts)?;
@@ -140,8 +142,13 @@ struct Importer {
     /// The values of initializers kept as parameters, by variable id: a converter that needs
     /// a constant (a shape, axes) reads them, as TVM's converters read `params`.
     param_values: FxHashMap<u64, TensorData>,
+    /// Constant fills made so far (see [`Cx::fill`]).
+    fills: RefCell<Fills>,
     opset: i64,
 }
+
+/// Constant fills by dtype, shape and element bytes.
+type Fills = FxHashMap<(DType, Vec<i64>, Vec<u8>), Arc<TensorData>>;
 
 impl Importer {
     fn initializers(&mut self, graph: &GraphProto, opts: &ImportOptions) -> Result<(), OnnxError> {
@@ -318,6 +325,7 @@ impl Importer {
             span,
             opset: self.opset,
             param_values: &self.param_values,
+            fills: &self.fills,
             attrs,
             num_outputs: outputs.len(),
         };
@@ -376,6 +384,7 @@ pub(super) struct Cx<'a> {
     pub opset: i64,
     /// Values of initializers kept as parameters (see `Importer::param_values`).
     pub param_values: &'a FxHashMap<u64, TensorData>,
+    fills: &'a RefCell<Fills>,
     pub attrs: FxHashMap<&'a str, &'a AttributeProto>,
     pub num_outputs: usize,
 }
@@ -522,6 +531,44 @@ impl Cx<'_> {
 
     pub fn constant(&self, data: TensorData) -> Expr {
         constant(data, self.span)
+    }
+
+    /// A constant of `shape` with every element `elem` (its little-endian bytes). Equal fills
+    /// share their data (a constant is immutable; each use is still its own node): exporters
+    /// that make weights with ConstantOfShape ask for the same fill many times, and the
+    /// `light/` models' weights then take a few buffers instead of hundreds of megabytes.
+    pub fn fill(&self, dtype: DType, shape: Vec<i64>, elem: Vec<u8>) -> Expr {
+        let mut fills = self.fills.borrow_mut();
+        let key = (dtype, shape, elem);
+        let data = match fills.get(&key) {
+            Some(d) => d.clone(),
+            None => {
+                let n: usize = key.1.iter().map(|&d| d as usize).product();
+                let bytes = if key.2.iter().all(|&b| b == 0) {
+                    vec![0; n * key.2.len()]
+                } else {
+                    key.2.repeat(n)
+                };
+                let d = Arc::new(TensorData {
+                    dtype,
+                    shape: key.1.clone(),
+                    bytes,
+                });
+                fills.insert(key, d.clone());
+                d
+            }
+        };
+        let ty = crate::ir::TensorType::new(
+            data.shape.iter().map(|&d| Dim::Static(d)).collect(),
+            data.dtype,
+        );
+        let c = Constant {
+            ty: Some(ty),
+            data: Some(data),
+            meta_index: None,
+        };
+        let t = constant_type(&c);
+        Expr::with_info(ExprKind::Constant(Arc::new(c)), t, self.span)
     }
 
     pub fn scalar(&self, v: f64, dtype: DType) -> Expr {

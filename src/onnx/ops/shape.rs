@@ -377,16 +377,7 @@ pub(super) fn constant_of_shape(cx: &Cx, inputs: &In) -> CResult<Expr> {
         } else {
             TensorData::from_i64(dtype, vec![], &[v.get_i64(0)]).bytes
         };
-        let bytes = if one.iter().all(|&b| b == 0) {
-            vec![0; n * one.len()]
-        } else {
-            one.repeat(n)
-        };
-        return Ok(cx.constant(TensorData {
-            dtype,
-            shape,
-            bytes,
-        }));
+        return Ok(cx.fill(dtype, shape, one));
     }
     cx.op(
         "full",
