@@ -52,6 +52,18 @@ pub struct Timed<'a> {
     pub print: bool,
 }
 
+/// Imports an ONNX model `runs` times (reading the file each time, as TVM's `onnx.load`
+/// plus `from_onnx` does) and returns the module with the times as `import`.
+pub fn time_onnx_import(
+    path: &std::path::Path,
+    opts: &crate::onnx::ImportOptions,
+    runs: usize,
+) -> Result<(Module, PassTime), String> {
+    let m = crate::onnx::import_file(path, opts).map_err(|e| e.to_string())?;
+    let times = time_runs(runs.max(1), None, || crate::onnx::import_file(path, opts));
+    Ok((m, PassTime::of("import", times)))
+}
+
 /// Reads every node of every function of `m` once (as [`each_node`](crate::ir::visit::each_node)
 /// reaches them, shared nodes once) and counts them: the least any pass that must look at
 /// every node does, so its growth with the module's size is the floor under theirs (what the

@@ -25,7 +25,7 @@ mod pool;
 pub mod random;
 mod reduce;
 mod resize;
-mod shape_ops;
+pub(crate) mod shape_ops;
 pub mod summary;
 pub mod value;
 

@@ -188,15 +188,31 @@ impl ReadError {
     }
 }
 
-/// A binary file's bytes (tensor files: `.npy`).
-pub fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadError> {
-    fs::read(path).map_err(ReadError::Io)
-}
-
 /// Reads a text file, saying where the first invalid UTF-8 byte is if there is one.
 pub fn read_text(path: &Path) -> Result<String, ReadError> {
     let bytes = fs::read(path).map_err(ReadError::Io)?;
     text_of(bytes)
+}
+
+/// Reads a binary file of at most `max` bytes (checked before reading, and again while
+/// reading in case the file grows), so a huge file is refused instead of exhausting memory.
+pub fn read_bytes(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let f = File::open(path)?;
+    let len = f.metadata()?.len();
+    if len > max {
+        return Err(io::Error::other(format!(
+            "the file has {len} bytes, more than the {max} allowed"
+        )));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    f.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(io::Error::other(format!(
+            "the file has more than the {max} bytes allowed"
+        )));
+    }
+    Ok(bytes)
 }
 
 /// `bytes` as text, or where its first invalid UTF-8 byte is.

@@ -18,6 +18,7 @@ pub mod ir;
 pub mod lang;
 pub mod limits;
 pub mod notebook;
+pub mod onnx;
 pub mod pass;
 pub mod passes;
 pub mod repl;

@@ -22,3 +22,5 @@ pub const MAX_METADATA_VALUES: usize = 1 << 20;
 /// How deep `match` patterns may nest (`Cons(Cons(Cons(...)))`): walks over one pattern
 /// recurse, so the parser refuses deeper ones.
 pub const MAX_PATTERN_DEPTH: usize = 256;
+/// Bytes of one ONNX file (a model or a tensor): protobuf's own bound on a message, 2 GiB.
+pub const MAX_ONNX_BYTES: u64 = 2 << 30;

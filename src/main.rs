@@ -65,17 +65,30 @@ enum ModelKind {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Parse a Relay file and print it back in TVM's conventions.
+    /// Import an ONNX model and write it as Relay text (to a file, atomically, or to stdout).
+    Import {
+        file: String,
+        /// The file to write (stdout when absent).
+        #[arg(short, long)]
+        out: Option<String>,
+        /// Keep initializers as parameters of @main instead of constants.
+        #[arg(long)]
+        no_freeze_params: bool,
+        /// Leave out the `/* ty=... */` annotations.
+        #[arg(long)]
+        no_types: bool,
+    },
+    /// Parse a Relay file (or import an .onnx model) and print it back in TVM's conventions.
     Print {
         file: String,
         /// Leave out the `/* ty=... */` annotations.
         #[arg(long)]
         no_types: bool,
     },
-    /// Parse a Relay file and check that it is well-formed.
+    /// Parse a Relay file (or import an .onnx model) and check that it is well-formed.
     Check { file: String },
-    /// Time passes on a Relay file (median of --runs, with the fastest and slowest run) and the
-    /// pass manager's cost per pass.
+    /// Time passes on a Relay file or an .onnx model (median of --runs, with the fastest and
+    /// slowest run) and the pass manager's cost per pass; for a model, its import too.
     Bench {
         file: String,
         /// A registered pass to time (repeatable).
@@ -204,13 +217,54 @@ fn read(file: &str) -> Result<String, String> {
 }
 
 fn load(file: &str, color: bool) -> Result<(passlab::ir::Module, String), String> {
+    if passlab::onnx::is_onnx_path(file) {
+        return import(file, &passlab::onnx::ImportOptions::default());
+    }
     let src = read(file)?;
     let m = text::parse_module(&src, file).map_err(|e| e.render(file, &src, color))?;
     Ok((m, src))
 }
 
+/// Imports an ONNX model; the text is its list of node names (what spans point into).
+fn import(
+    file: &str,
+    opts: &passlab::onnx::ImportOptions,
+) -> Result<(passlab::ir::Module, String), String> {
+    let m = passlab::onnx::import_file(file.as_ref(), opts).map_err(|e| format!("error: {e}"))?;
+    let src = m
+        .source
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default();
+    Ok((m, src))
+}
+
 fn run(cmd: Command, color: bool) -> Result<(), String> {
     match cmd {
+        Command::Import {
+            file,
+            out,
+            no_freeze_params,
+            no_types,
+        } => {
+            let opts = passlab::onnx::ImportOptions {
+                freeze_params: !no_freeze_params,
+            };
+            let (m, _) = import(&file, &opts)?;
+            let popts = PrintOptions {
+                types: !no_types,
+                ..PrintOptions::default()
+            };
+            let text = text::try_print_module_with(&m, popts).map_err(|e| format!("error: {e}"))?;
+            match out {
+                Some(path) => passlab::files::write_atomic(path.as_ref(), text.as_bytes())
+                    .map_err(|e| format!("error: cannot write {path}: {e}")),
+                None => {
+                    stdio::out(&text);
+                    Ok(())
+                }
+            }
+        }
         Command::Print { file, no_types } => {
             let (m, _) = load(&file, color)?;
             let opts = PrintOptions {
@@ -288,21 +342,38 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             parse,
             print,
         } => {
-            if passes.is_empty() && overhead.is_none() && !walk && !parse && !print {
+            let onnx = passlab::onnx::is_onnx_path(&file);
+            if passes.is_empty() && overhead.is_none() && !walk && !parse && !print && !onnx {
                 return Err("error: nothing to measure: give --pass NAME (repeatable), \
                             --overhead N, --walk, --parse or --print"
                     .to_string());
             }
-            let (m, src) = load(&file, color)?;
+            let (m, import_time, src) = if onnx {
+                if parse {
+                    return Err("error: --parse times reading Relay text; an ONNX file is \
+                                imported instead (its time is reported as import)"
+                        .to_string());
+                }
+                let opts = passlab::onnx::ImportOptions::default();
+                let (m, t) = passlab::bench::time_onnx_import(file.as_ref(), &opts, runs as usize)
+                    .map_err(|e| format!("error: {e}"))?;
+                (m, Some(t), None)
+            } else {
+                let (m, src) = load(&file, color)?;
+                (m, None, Some(src))
+            };
             let what = passlab::bench::Timed {
                 passes: &passes,
                 walk,
-                parse: parse.then_some((src.as_str(), file.as_str())),
+                parse: src.as_deref().filter(|_| parse).map(|s| (s, file.as_str())),
                 print,
             };
             let (runs, overhead) = (runs as usize, overhead.map(|n| n as usize));
-            let report = passlab::bench::bench(&m, what, runs, overhead, cold)
+            let mut report = passlab::bench::bench(&m, what, runs, overhead, cold)
                 .map_err(|e| format!("error: {e}"))?;
+            if let Some(t) = import_time {
+                report.passes.insert(0, t);
+            }
             if json {
                 stdio::out(&format!("{}\n", report.to_json()));
             } else {

@@ -29,6 +29,10 @@
 
 use crate::eval::ops::{apply, Arg, OpOut};
 use crate::eval::Value;
+
+/// The largest tensor folding builds from an attribute-given shape (`full`, `zeros`, ...).
+pub(crate) use crate::eval::shape_ops::MAX_ELEMENTS;
+
 use crate::ir::mutate::{
     mutate, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_let,
     rebuild_tuple, Mutator,

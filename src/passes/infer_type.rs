@@ -43,7 +43,8 @@ mod solver;
 mod walk;
 
 pub use on_build::{
-    call_type, constant_type, node_type, typed_call, typed_constant, typed_node, with_node_type,
+    call_type, call_type_error, constant_type, node_type, typed_call, typed_constant, typed_node,
+    with_node_type,
 };
 
 use crate::diagnostic::Diagnostic;

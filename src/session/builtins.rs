@@ -523,6 +523,24 @@ fn b_load(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
         .str("path")?
         .ok_or_else(|| at("load needs a path", a.span))?;
     let full = resolve(s, &path);
+    let freeze = a.bool("freeze_params")?;
+    if crate::onnx::is_onnx_path(&path) {
+        let opts = crate::onnx::ImportOptions {
+            freeze_params: freeze.unwrap_or(true),
+        };
+        return crate::onnx::import_file(&full, &opts)
+            .map(Value::Module)
+            .map_err(|e| {
+                let msg = e.message.replacen(&full.display().to_string(), &path, 1);
+                at(msg, a.span_of("path"))
+            });
+    }
+    if freeze.is_some() {
+        return Err(at(
+            "freeze_params applies to ONNX models (.onnx files) only",
+            a.span_of("freeze_params"),
+        ));
+    }
     let text =
         crate::files::read_text(&full).map_err(|e| at(e.message(&path), a.span_of("path")))?;
     crate::text::parse_module(&text, &path)
@@ -864,7 +882,7 @@ pub static BUILTINS: &[Builtin] = &[
     builtin!("save_tensor", Function, ["tensor", "path"], "save_tensor(t, \"x.npy\")", "write a tensor as a NumPy .npy file (atomically)", b_save_tensor),
     builtin!("evaluate", Function, ["module", "inputs", "func"], "evaluate(mod, [t1, t2], func=\"main\")", "run a module's function on tensors: a tensor, or a list for a tuple", b_evaluate),
     builtin!("allclose", Function, ["a", "b", "rtol", "atol", "equal_nan"], "allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=false)", "whether tensors (or lists of them) agree within atol + rtol * |b|; says by how much when not", b_allclose),
-    builtin!("load", Function, ["path"], "load(\"path.relay\")", "a module from a Relay file", b_load),
+    builtin!("load", Function, ["path", "freeze_params"], "load(\"path.relay\") or load(\"model.onnx\", freeze_params=true)", "a module from a Relay file or an ONNX model (by extension)", b_load),
     builtin!("save", Function, ["module", "path"], "save(mod, \"path.relay\")", "write the printed module (atomically)", b_save),
     builtin!("equal", Function, ["a", "b"], "equal(a, b)", "structural equality up to variable names", b_equal),
     Builtin {

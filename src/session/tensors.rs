@@ -19,9 +19,19 @@ pub(super) fn b_tensor(s: &mut Session, a: Bound) -> Result<Value, SessionError>
             a.span_of("dtype"),
         ));
     }
+    if path.ends_with(".pb") {
+        // An ONNX TensorProto (the `input_0.pb` files of ONNX test data).
+        let full = resolve(s, path);
+        return crate::onnx::read_tensor_file(&full)
+            .map(|t| Value::Tensor(Arc::new(t)))
+            .map_err(|e| at(format!("{path}: {e}"), a.span_of("data")));
+    }
     if !path.ends_with(".npy") {
         return Err(at(
-            format!("tensor reads NumPy .npy files; {path:?} does not end in .npy"),
+            format!(
+                "tensor reads NumPy .npy files and ONNX TensorProto .pb files; {path:?} ends in \
+                 neither"
+            ),
             a.span_of("data"),
         ));
     }
@@ -34,8 +44,8 @@ pub(super) fn b_tensor(s: &mut Session, a: Bound) -> Result<Value, SessionError>
             a.span_of("data"),
         ));
     }
-    let bytes =
-        crate::files::read_bytes(&full).map_err(|e| at(e.message(path), a.span_of("data")))?;
+    let bytes = crate::files::read_bytes(&full, most)
+        .map_err(|e| at(format!("cannot read {path}: {e}"), a.span_of("data")))?;
     crate::eval::npy::read(&bytes)
         .map(|t| Value::Tensor(Arc::new(t)))
         .map_err(|e| {

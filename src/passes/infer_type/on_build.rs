@@ -85,6 +85,31 @@ pub fn call_type(op: Op, attrs: &Attrs, args: &[Expr]) -> Option<Type> {
     }
 }
 
+/// Why `op(args)` with `attrs` is ill-typed: the op's rule's message when every argument's
+/// type is known and the rule rejects them (or the argument count is wrong); `None` when the
+/// call is well-typed or cannot be judged from the arguments alone. For front ends that build
+/// calls and report a bad one where it was made (the ONNX importer).
+pub fn call_type_error(op: Op, attrs: &Attrs, args: &[Expr]) -> Option<String> {
+    if op.num_inputs >= 0 && op.num_inputs as usize != args.len() {
+        return Some(format!(
+            "`{}` takes {} argument(s), given {}",
+            op.name(),
+            op.num_inputs,
+            args.len()
+        ));
+    }
+    let Rule::Fn(f) = rule_for(op)? else {
+        return None;
+    };
+    let mut types = args
+        .iter()
+        .map(|a| child_type(a).map(Some))
+        .collect::<Option<Vec<_>>>()?;
+    types.push(None);
+    let mut rel = Rel::new(op.name(), attrs, &types);
+    f(&mut rel).err()
+}
+
 thread_local! {
     /// The last results of [`call_type`] (see [`super::recent`]).
     static RECENT_CALLS: RefCell<Recent<Option<Type>>> = RefCell::new(Recent::new(256));
