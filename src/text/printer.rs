@@ -353,7 +353,7 @@ struct Printer<'w> {
     /// The longest text to make (and to hold, in chunks); past it `too_large` is set and
     /// lines are dropped.
     cap: usize,
-    /// Bytes of chunk text made (see [`Printer::chunks`]).
+    /// Bytes of chunk text held: made and not yet written (see [`Printer::chunks`]).
     held: usize,
     too_large: bool,
     /// Texts of nested scopes (function literals, `if`s and `let`s printed apart), each
@@ -390,11 +390,12 @@ const SPACES: &str = "                                                          
 /// by the chunk's text, recursively, each chunk's lines after its first indented by its depth
 /// (plus the depth of the chunk it is in), taking each chunk as it is written. A reference
 /// that does not name an unwritten chunk is copied as text. Stops when `emit` returns false;
-/// returns whether it ran to the end.
+/// returns whether it ran to the end. The bytes of the chunks taken are added to `taken`.
 fn splice(
     text: &str,
     chunks: &mut [Option<(String, usize)>],
     mark: &str,
+    taken: &mut usize,
     emit: &mut dyn FnMut(&str) -> bool,
 ) -> bool {
     let finder = memchr::memmem::Finder::new(mark.as_bytes());
@@ -450,6 +451,7 @@ fn splice(
             .and_then(Option::take);
         match chunk {
             Some((chunk, base)) => {
+                *taken += chunk.len();
                 let next = at + k + mark.len() + digits + MARK_END.len_utf8();
                 stack.push((t, next, depth));
                 stack.push((chunk.into(), 0, depth + base));
@@ -516,10 +518,12 @@ impl Printer<'_> {
         };
         if self.io_error.is_none() && !self.too_large {
             let mut error = None;
+            let mut taken = 0;
             splice(
                 text,
                 &mut self.chunks,
                 &self.mark,
+                &mut taken,
                 &mut |s| match sink.write_all(s.as_bytes()) {
                     Ok(()) => true,
                     Err(e) => {
@@ -528,6 +532,8 @@ impl Printer<'_> {
                     }
                 },
             );
+            // What was written is no longer held: the cap is on what a print holds at once.
+            self.held -= taken.min(self.held);
             if error.is_some() {
                 self.io_error = error;
                 self.too_large = true;
@@ -747,7 +753,8 @@ impl Printer<'_> {
                     .sum::<usize>(),
         );
         let cap = self.cap;
-        let whole = splice(&text, &mut self.chunks, &self.mark, &mut |s| {
+        let mut taken = 0;
+        let whole = splice(&text, &mut self.chunks, &self.mark, &mut taken, &mut |s| {
             out.push_str(s);
             out.len() <= cap
         });
