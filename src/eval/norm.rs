@@ -97,20 +97,7 @@ pub(crate) fn layer_norm(attrs: &Attrs, x: &Value, gamma: &Value, beta: &Value) 
     if gamma.shape() != [c] || beta.shape() != [c] {
         return None;
     }
-    let (eps, center, scale) = flags(attrs);
-    let (mean, var) = moments(x, &[axis])?;
-    let (g, b) = (
-        along_axis(gamma, x.ndim(), axis)?,
-        along_axis(beta, x.ndim(), axis)?,
-    );
-    normalize(
-        x,
-        &mean,
-        &var,
-        eps,
-        scale.then_some(&g),
-        center.then_some(&b),
-    )
+    affine_norm(attrs, x, gamma, beta, axis, &[axis])
 }
 
 /// `nn.instance_norm(x, gamma, beta, axis=1)`: statistics over every axis but 0 and `axis`.
@@ -126,8 +113,21 @@ pub(crate) fn instance_norm(
         return None;
     }
     let axes: Vec<usize> = (1..x.ndim()).filter(|&a| a != axis).collect();
+    affine_norm(attrs, x, gamma, beta, axis, &axes)
+}
+
+/// `x` normalized by its mean and variance over `axes`, then scaled by `gamma` and shifted by
+/// `beta` (each of the length of `axis`) as the attributes `epsilon`, `scale` and `center` say.
+fn affine_norm(
+    attrs: &Attrs,
+    x: &Value,
+    gamma: &Value,
+    beta: &Value,
+    axis: usize,
+    axes: &[usize],
+) -> Option<Value> {
     let (eps, center, scale) = flags(attrs);
-    let (mean, var) = moments(x, &axes)?;
+    let (mean, var) = moments(x, axes)?;
     let (g, b) = (
         along_axis(gamma, x.ndim(), axis)?,
         along_axis(beta, x.ndim(), axis)?,
