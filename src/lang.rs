@@ -6,4 +6,4 @@ pub mod complete;
 pub mod parser;
 
 pub use complete::{is_complete, Completeness, Scanner};
-pub use parser::{parse_program, MAX_NESTING};
+pub use parser::{parse_program, parse_program_range, MAX_NESTING};

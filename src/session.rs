@@ -21,7 +21,7 @@ mod suspend;
 mod tensors;
 pub mod value;
 
-pub use error::SessionError;
+pub use error::{Origin, SessionError};
 pub use outputs::{Outputs, Part, PartKind};
 pub use value::Value;
 
@@ -53,8 +53,12 @@ pub struct Session {
     interrupt: Arc<AtomicBool>,
     /// The name used for the input in error locations (`<input>`, a file name, `In [3]`).
     pub(crate) source_name: String,
-    /// The text being executed (for error carets).
-    pub(crate) source: String,
+    /// The text being executed, under its name (for error carets).
+    pub(crate) input: Arc<Origin>,
+    /// The names the executing top-level statement bound, each with its value before, in
+    /// order: a failing statement (or `with` body) is undone by popping back to where it
+    /// started, so a statement costs what it binds, not the number of variables.
+    pub(crate) undo: Vec<(String, Option<Value>)>,
     /// Set by `clear_output()`; the statement's outputs then end with a clear part.
     pub(crate) clear_requested: bool,
     /// Breakpoints, the paused run, the last run's history.
@@ -89,7 +93,8 @@ impl Session {
             last_timing: None,
             interrupt,
             source_name: "<input>".into(),
-            source: String::new(),
+            input: Origin::new("<input>", ""),
+            undo: Vec::new(),
             clear_requested: false,
             debug: Debugger::default(),
             contexts: contexts::Contexts::default(),
@@ -181,11 +186,24 @@ impl Session {
 
     /// Parses and runs `src`; stops at the first failing statement.
     pub fn execute(&mut self, src: &str) -> Outputs {
-        self.source = src.to_string();
+        self.execute_in(Arc::from(src), 0..src.len())
+    }
+
+    /// Parses and runs the statements in `text[range]`; error locations count lines and
+    /// columns in the whole `text` (a script runs statement by statement this way, sharing
+    /// one copy of its text).
+    pub fn execute_in(&mut self, text: Arc<str>, range: std::ops::Range<usize>) -> Outputs {
+        self.input = Arc::new(Origin {
+            name: self.source_name.clone(),
+            text,
+        });
         self.interrupt
             .store(false, std::sync::atomic::Ordering::SeqCst);
         let mut out = Outputs::new();
-        let parsed = catch_unwind(AssertUnwindSafe(|| crate::lang::parse_program(src)));
+        let text = self.input.text.clone();
+        let parsed = catch_unwind(AssertUnwindSafe(|| {
+            crate::lang::parse_program_range(&text, range.clone())
+        }));
         let stmts = match parsed {
             Ok(Ok(s)) => s,
             Ok(Err(e)) => {
@@ -195,19 +213,20 @@ impl Session {
             }
             Err(payload) => {
                 let message = crate::pass::error::panic_message(&*payload);
-                let whole = crate::ir::Span::new(0, src.len());
+                let whole = crate::ir::Span::new(range.start, range.end);
                 self.push_error(&mut out, &SessionError::panicked(&message, whole));
                 return out;
             }
         };
-        let origin = Arc::new((self.source_name.clone(), self.source.clone()));
+        let origin = self.input.clone();
         for stmt in &stmts {
-            self.debug.assigned.clear();
-            match self.run_guarded(stmt, &origin, &mut out) {
-                Ok(()) => {}
+            let r = self.run_guarded(stmt, &origin, &mut out);
+            match r {
+                Ok(()) => self.undo.clear(),
                 // The statement waits at a breakpoint; the next ones run while it is paused.
-                Err(e) if e.is_pause() => self.suspend(Vec::new(), origin.clone(), &mut out),
+                Err(e) if e.is_pause() => self.suspend(0, origin.clone(), &mut out),
                 Err(e) => {
+                    self.undo.clear();
                     self.push_error(&mut out, &e);
                     break;
                 }
@@ -223,10 +242,9 @@ impl Session {
     fn run_guarded(
         &mut self,
         stmt: &Stmt,
-        origin: &Arc<(String, String)>,
+        origin: &Arc<Origin>,
         out: &mut Outputs,
     ) -> Result<(), SessionError> {
-        let vars = self.vars.clone();
         let entries = self.pm.entries().to_vec();
         let run = catch_unwind(AssertUnwindSafe(|| self.run_stmt(stmt, out)));
         let payload = match run {
@@ -238,14 +256,13 @@ impl Session {
         let at = self.running.last().copied().unwrap_or(stmt.span);
         self.running.clear();
         let message = crate::pass::error::panic_message(&*payload);
-        let err = SessionError::panicked(&message, at).in_source(&self.source_name, &self.source);
-        self.vars = vars;
+        let err = SessionError::panicked(&message, at).in_source(&self.input);
+        self.undo_to(0);
         self.debug.pending = None;
         self.debug.replay.clear();
         self.debug.stmt_runs.clear();
-        self.debug.assigned.clear();
         self.clear_requested = false;
-        (self.source_name, self.source) = (origin.0.clone(), origin.1.clone());
+        self.input = origin.clone();
         self.exit_orphaned_contexts(&entries);
         self.drain_sink(out);
         Err(err)
@@ -253,10 +270,8 @@ impl Session {
 
     fn push_error(&self, out: &mut Outputs, e: &SessionError) {
         self.drain_sink(out);
-        let plain = e.render(&self.source_name, &self.source, false);
-        let ansi = self
-            .color
-            .then(|| e.render(&self.source_name, &self.source, true));
+        let plain = e.render(&self.input, false);
+        let ansi = self.color.then(|| e.render(&self.input, true));
         out.error(plain, ansi);
     }
 
@@ -267,13 +282,13 @@ impl Session {
 
     /// The input text a span covers.
     pub(crate) fn source_text(&self, span: crate::ir::Span) -> Option<&str> {
-        self.source.get(span.lo as usize..span.hi as usize)
+        self.input.text.get(span.lo as usize..span.hi as usize)
     }
 
     /// Runs one statement as a transaction: on failure the variables are restored. A pause is
     /// not a failure: the statement records itself as the one to finish (see `suspend.rs`).
     pub(crate) fn run_stmt(&mut self, stmt: &Stmt, out: &mut Outputs) -> Result<(), SessionError> {
-        let snapshot = self.vars.clone();
+        let mark = self.undo.len();
         let history_before = self.debug.history.clone();
         let outer_runs = std::mem::take(&mut self.debug.stmt_runs);
         self.running.push(stmt.span);
@@ -299,7 +314,7 @@ impl Session {
                     }
                 }
             }
-            Err(_) => self.vars = snapshot,
+            Err(_) => self.undo_to(mark),
             Ok(()) => {}
         }
         r
@@ -319,11 +334,7 @@ impl Session {
                     ));
                 }
                 let v = self.eval(value)?;
-                if !self.debug.assigned.iter().any(|(n, _)| n == name) {
-                    let before = self.vars.get(name).cloned();
-                    self.debug.assigned.push((name.clone(), before));
-                }
-                self.vars.insert(name.clone(), v);
+                self.bind(name, v);
                 Ok(())
             }
             StmtKind::Expr(e) => {
@@ -369,6 +380,24 @@ impl Session {
                 self.cmd_history(out);
                 Ok(())
             }
+        }
+    }
+
+    /// Binds `name`, remembering its value before in the undo log.
+    pub(crate) fn bind(&mut self, name: &str, v: Value) {
+        let before = self.vars.insert(name.to_string(), v);
+        self.undo.push((name.to_string(), before));
+    }
+
+    /// Puts back the values the bindings after the first `mark` entries of the undo log
+    /// replaced, latest first (a name the statement introduced is removed).
+    pub(crate) fn undo_to(&mut self, mark: usize) {
+        while self.undo.len() > mark {
+            let (name, before) = self.undo.pop().expect("longer than mark");
+            match before {
+                Some(v) => self.vars.insert(name, v),
+                None => self.vars.remove(&name),
+            };
         }
     }
 

@@ -19,11 +19,36 @@ pub const MAX_NESTING: usize = 256;
 
 /// Parses a whole input (a cell, a script, a REPL entry) into statements.
 pub fn parse_program(src: &str) -> Result<Vec<Stmt>, ParseError> {
+    parse_program_range(src, 0..src.len())
+}
+
+/// Parses the statements in `text[range]`, with spans that are offsets into `text` (a
+/// script's statement keeps its line and column without copying or padding the script).
+/// A range that is out of bounds or not on character boundaries is an error.
+pub fn parse_program_range(
+    text: &str,
+    range: std::ops::Range<usize>,
+) -> Result<Vec<Stmt>, ParseError> {
+    let Some(input) = text.get(range.clone()) else {
+        return Err(ParseError {
+            message: format!(
+                "{}..{} is not a range of the {}-byte input",
+                range.start,
+                range.end,
+                text.len()
+            ),
+            span: Span::new(0, 0),
+            label: None,
+        });
+    };
+    // Offsets are `src.len() - rest.len()`: with `src` ending where the input ends, they
+    // count from the start of `text`.
+    let src = &text[..range.end];
     let p = LangParser {
         src,
         depth: Cell::new(0),
     };
-    match p.program(src, None) {
+    match p.program(input, None) {
         Ok((_, stmts)) => Ok(stmts),
         Err(nom::Err::Error(e)) | Err(nom::Err::Failure(e)) => Err(p.to_error(e)),
         Err(nom::Err::Incomplete(_)) => Err(ParseError {

@@ -42,7 +42,7 @@ pub(crate) struct Entered {
     /// The entering statement's context expression, in `origin`.
     span: Span,
     /// The input the statement came from: (source name, text).
-    origin: Arc<(String, String)>,
+    origin: Arc<super::Origin>,
 }
 
 /// The records and the block whose body is running.
@@ -88,7 +88,7 @@ impl Session {
             by,
             block,
             span,
-            origin: Arc::new((self.source_name.clone(), self.source.clone())),
+            origin: self.input.clone(),
         });
         self.note_timing(ctx);
         Ok(id)
@@ -128,12 +128,12 @@ impl Session {
                 )
                 .with_label(Some("`continue` or `abort` the run first".into())));
             }
-            let (line, col) = crate::diagnostic::line_col(&origin.1, with_span.lo as usize);
+            let (line, col) = crate::diagnostic::line_col(&origin.text, with_span.lo as usize);
             return Err(SessionError::at(
                 format!(
                     "the innermost PassContext belongs to the `with` block at {}:{line}:{col}; \
                      the block exits it when it ends",
-                    origin.0
+                    origin.name
                 ),
                 span,
             )
@@ -201,7 +201,7 @@ impl Session {
                         .with_label(Some(
                             "entered here, and exited when the session ended".into(),
                         ))
-                        .in_source(&origin.0, &origin.1),
+                        .in_source(&origin),
                     None => SessionError::new(x.to_string()),
                 };
                 self.push_error(out, &err);

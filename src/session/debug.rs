@@ -41,9 +41,6 @@ pub(crate) struct Debugger {
     pub replay: VecDeque<RunDone>,
     /// Results of the runs the executing statement made so far.
     pub stmt_runs: Vec<RunDone>,
-    /// Names the executing top-level statement bound, with their values before it (so a
-    /// paused statement that is aborted or fails binds nothing).
-    pub assigned: Vec<(String, Option<Value>)>,
 }
 
 /// A run a statement made: its result and its history. A resumed statement is executed

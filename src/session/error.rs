@@ -10,6 +10,23 @@ use std::sync::Arc;
 pub(crate) const PANIC_NOTE: &str = "note: this is a bug in passlab; only this statement failed, \
      and the session and its variables are as they were before it";
 
+/// An input text and the name its locations are shown under (`<input>`, `In [3]`, a script's
+/// file name). Statements, errors and entered contexts share one, never a copy of the text.
+#[derive(Debug, PartialEq)]
+pub struct Origin {
+    pub name: String,
+    pub text: Arc<str>,
+}
+
+impl Origin {
+    pub fn new(name: impl Into<String>, text: impl Into<Arc<str>>) -> Arc<Origin> {
+        Arc::new(Origin {
+            name: name.into(),
+            text: text.into(),
+        })
+    }
+}
+
 /// An error while executing a statement.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SessionError {
@@ -19,8 +36,8 @@ pub struct SessionError {
     /// Extra lines after the location (e.g. an error inside IR text, already rendered).
     pub detail: Option<String>,
     /// The input the span points into, when it is not the statement being executed (a paused
-    /// statement that fails after `continue`): (source name, text).
-    pub origin: Option<Arc<(String, String)>>,
+    /// statement that fails after `continue`).
+    pub origin: Option<Arc<Origin>>,
     /// Not an error: a run paused at a breakpoint, unwinding the statement (see `suspend.rs`).
     pub(crate) paused: bool,
 }
@@ -78,10 +95,10 @@ impl SessionError {
         self.paused
     }
 
-    /// Points the span into `source` (named `name`) rather than the statement being executed.
-    pub fn in_source(mut self, name: &str, source: &str) -> SessionError {
+    /// Points the span into `origin` rather than the statement being executed.
+    pub fn in_source(mut self, origin: &Arc<Origin>) -> SessionError {
         if self.origin.is_none() {
-            self.origin = Some(Arc::new((name.to_string(), source.to_string())));
+            self.origin = Some(origin.clone());
         }
         self
     }
@@ -107,12 +124,11 @@ impl SessionError {
         }
     }
 
-    /// `error: message`, then the location in `source` when there is one.
-    pub fn render(&self, source_name: &str, source: &str, color: bool) -> String {
-        let (source_name, source) = match &self.origin {
-            Some(o) => (o.0.as_str(), o.1.as_str()),
-            None => (source_name, source),
-        };
+    /// `error: message`, then the location in its origin, or else in `input` (the statement
+    /// being executed), when there is one.
+    pub fn render(&self, input: &Origin, color: bool) -> String {
+        let o = self.origin.as_deref().unwrap_or(input);
+        let (source_name, source) = (o.name.as_str(), &*o.text);
         let mut out = match self.span {
             Some(span) => Diagnostic {
                 message: self.message.clone(),

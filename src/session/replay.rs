@@ -6,6 +6,7 @@
 use super::Session;
 use crate::lang::{Completeness, Scanner};
 use regex::Regex;
+use std::sync::Arc;
 
 /// One statement of a script with what surrounds it.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,6 +19,9 @@ pub struct Item {
     pub expected: Vec<String>,
     /// 1-based line of the statement's first line.
     pub line: usize,
+    /// The statement's bytes in the script (from its first line's start to its last line's
+    /// end, without the line break).
+    pub range: std::ops::Range<usize>,
 }
 
 /// Splits a script into statements (multi-line ones kept whole) and expectations.
@@ -27,7 +31,14 @@ pub fn split(text: &str) -> (Vec<Item>, Vec<String>) {
     let mut pending: Vec<String> = Vec::new();
     let mut scan = Scanner::new();
     let mut start = 0;
-    for (i, line) in text.lines().enumerate() {
+    let mut start_byte = 0;
+    let mut at = 0;
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let line_start = at;
+        at += raw.len();
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let line_end = line_start + line.len();
         if pending.is_empty() {
             if let Some(rest) = line.strip_prefix("#>") {
                 let rest = rest.strip_prefix(' ').unwrap_or(rest);
@@ -43,6 +54,7 @@ pub fn split(text: &str) -> (Vec<Item>, Vec<String>) {
                 continue;
             }
             start = i + 1;
+            start_byte = line_start;
         }
         if !pending.is_empty() {
             scan.feed("\n");
@@ -56,6 +68,7 @@ pub fn split(text: &str) -> (Vec<Item>, Vec<String>) {
                 source: std::mem::take(&mut pending),
                 expected: Vec::new(),
                 line: start,
+                range: start_byte..line_end,
             });
         }
     }
@@ -65,19 +78,15 @@ pub fn split(text: &str) -> (Vec<Item>, Vec<String>) {
             source: pending,
             expected: Vec::new(),
             line: start,
+            range: start_byte..text.len(),
         });
     }
     (items, leading)
 }
 
-/// Runs one item, with line numbers matching the file.
-fn run_item(s: &mut Session, item: &Item) -> crate::session::Outputs {
-    let padded = format!(
-        "{}{}",
-        "\n".repeat(item.line.saturating_sub(1)),
-        item.source.join("\n")
-    );
-    s.execute(&padded)
+/// Runs one item of `text` (shared, not copied), with line numbers matching the file.
+fn run_item(s: &mut Session, text: &Arc<str>, item: &Item) -> crate::session::Outputs {
+    s.execute_in(text.clone(), item.range.clone())
 }
 
 /// The result of running a script.
@@ -93,10 +102,11 @@ pub struct RunReport {
 /// instrument's `exit_pass_ctx`) counts as an error too.
 pub fn run(s: &mut Session, text: &str, keep_going: bool, mut emit: impl FnMut(&str)) -> RunReport {
     let (items, _) = split(text);
+    let shared: Arc<str> = Arc::from(text);
     let mut all = String::new();
     let mut errors = 0;
     for item in &items {
-        let out = run_item(s, item);
+        let out = run_item(s, &shared, item);
         let t = out.text(s.color);
         emit(&t);
         all.push_str(&t);
@@ -163,8 +173,9 @@ fn lines_of(out: &str) -> Vec<String> {
 /// Re-runs a transcript; `Ok(())` when every statement printed what its `#>` lines say.
 pub fn replay(s: &mut Session, text: &str) -> Result<(), Mismatch> {
     let (items, _) = split(text);
+    let shared: Arc<str> = Arc::from(text);
     for item in &items {
-        let out = run_item(s, item);
+        let out = run_item(s, &shared, item);
         let actual = lines_of(&out.plain());
         let expected: Vec<String> = item
             .expected
@@ -198,6 +209,7 @@ pub fn replay(s: &mut Session, text: &str) -> Result<(), Mismatch> {
 /// matches, `{{regex}}` included, is kept as written).
 pub fn bless(s: &mut Session, text: &str) -> String {
     let (items, trailing) = split(text);
+    let shared: Arc<str> = Arc::from(text);
     let mut out = String::new();
     for item in &items {
         for l in &item.leading {
@@ -208,7 +220,7 @@ pub fn bless(s: &mut Session, text: &str) -> String {
             out.push_str(l);
             out.push('\n');
         }
-        let actual = lines_of(&run_item(s, item).plain());
+        let actual = lines_of(&run_item(s, &shared, item).plain());
         for (k, a) in actual.iter().enumerate() {
             let keep = item
                 .expected

@@ -19,7 +19,7 @@ use super::contexts::BlockId;
 use super::debug::worker::{Msg, Pause, Resume, Run};
 use super::debug::RunDone;
 use super::history::RunHistory;
-use super::{Outputs, Session, SessionError, Value};
+use super::{Origin, Outputs, Session, SessionError, Value};
 use crate::ir::{Module, Span};
 use crate::lang::ast::Stmt;
 use crate::pass::PassError;
@@ -68,8 +68,8 @@ pub(crate) struct Suspended {
     frames: Vec<Frame>,
     /// The names the statement bound before pausing, with their values before it.
     restore: Vec<(String, Option<Value>)>,
-    /// The input the statement came from: (source name, text), for error locations.
-    source: Arc<(String, String)>,
+    /// The input the statement came from, for error locations.
+    source: Arc<Origin>,
 }
 
 impl Suspended {
@@ -81,7 +81,7 @@ impl Suspended {
     /// The first line of the paused statement, for `where`.
     pub fn statement_line(&self) -> String {
         let (lo, hi) = (self.stmt.span.lo as usize, self.stmt.span.hi as usize);
-        let text = self.source.1.get(lo..hi).unwrap_or("");
+        let text = self.source.text.get(lo..hi).unwrap_or("");
         let first = text.lines().next().unwrap_or("").trim();
         if text.trim().lines().count() > 1 {
             format!("{first} ...")
@@ -135,24 +135,15 @@ impl Session {
         result
     }
 
-    /// Makes the pending pause the session's paused state and shows where it is.
-    /// `restore` holds the names bound by an earlier part of the same statement.
-    pub(crate) fn suspend(
-        &mut self,
-        mut restore: Vec<(String, Option<Value>)>,
-        source: Arc<(String, String)>,
-        out: &mut Outputs,
-    ) {
+    /// Makes the pending pause the session's paused state and shows where it is. The
+    /// statement's bindings so far are the undo log's entries after `mark`.
+    pub(crate) fn suspend(&mut self, mark: usize, source: Arc<Origin>, out: &mut Outputs) {
         let p = self
             .debug
             .pending
             .take()
             .expect("a pause leaves a pending suspension");
-        for (name, before) in self.debug.assigned.drain(..) {
-            if !restore.iter().any(|(n, _)| *n == name) {
-                restore.push((name, before));
-            }
-        }
+        let restore = self.undo.split_off(mark.min(self.undo.len()));
         self.show_pause(&p.pause, out);
         self.debug.suspended = Some(Suspended {
             run: p.run,
@@ -216,11 +207,10 @@ impl Session {
         out: &mut Outputs,
     ) -> Result<(), SessionError> {
         let origin = s.source.clone();
-        let saved = (
-            std::mem::replace(&mut self.source_name, origin.0.clone()),
-            std::mem::replace(&mut self.source, origin.1.clone()),
-        );
-        self.debug.assigned.clear();
+        let saved = std::mem::replace(&mut self.input, origin.clone());
+        // The statement's bindings so far are undone with it if it fails.
+        let mark = self.undo.len();
+        self.undo.extend(s.restore);
         let r = match result {
             Err(err) => Err(self.pass_error(err, &s.input, s.call)),
             Ok(m) => {
@@ -259,15 +249,15 @@ impl Session {
         let outcome = match r {
             Ok(()) => Ok(()),
             Err(e) if e.is_pause() => {
-                self.suspend(s.restore, origin.clone(), out);
+                self.suspend(mark, origin.clone(), out);
                 Ok(())
             }
             Err(e) => {
-                self.restore_bindings(s.restore);
-                Err(e.in_source(&origin.0, &origin.1))
+                self.undo_to(mark);
+                Err(e.in_source(&origin))
             }
         };
-        (self.source_name, self.source) = saved;
+        self.input = saved;
         outcome
     }
 
@@ -292,10 +282,11 @@ impl Session {
         for f in frames {
             result = self.exit_block(f.block, f.span, result, out);
         }
-        self.debug.assigned.clear();
-        self.restore_bindings(restore);
+        let mark = self.undo.len();
+        self.undo.extend(restore);
+        self.undo_to(mark);
         let call = source
-            .1
+            .text
             .get(call.lo as usize..call.hi as usize)
             .unwrap_or("the run");
         out.display(
@@ -306,22 +297,6 @@ impl Session {
             None,
             None,
         );
-        result.map_err(|e| e.in_source(&source.0, &source.1))
-    }
-
-    /// Puts back the values names had before the statement (removing names it introduced),
-    /// including the names bound since it was resumed.
-    fn restore_bindings(&mut self, mut restore: Vec<(String, Option<Value>)>) {
-        for (name, before) in self.debug.assigned.drain(..) {
-            if !restore.iter().any(|(n, _)| *n == name) {
-                restore.push((name, before));
-            }
-        }
-        for (name, before) in restore {
-            match before {
-                Some(v) => self.vars.insert(name, v),
-                None => self.vars.remove(&name),
-            };
-        }
+        result.map_err(|e| e.in_source(&source))
     }
 }
