@@ -35,6 +35,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use suspend::Exec;
 
 /// One interactive session.
 pub struct Session {
@@ -222,9 +223,9 @@ impl Session {
         for stmt in &stmts {
             let r = self.run_guarded(stmt, &origin, &mut out);
             match r {
-                Ok(()) => self.undo.clear(),
+                Ok(Exec::Done) => self.undo.clear(),
                 // The statement waits at a breakpoint; the next ones run while it is paused.
-                Err(e) if e.is_pause() => self.suspend(0, origin.clone(), &mut out),
+                Ok(Exec::Paused(p)) => self.suspend(p, 0, &mut out),
                 Err(e) => {
                     self.undo.clear();
                     self.push_error(&mut out, &e);
@@ -244,9 +245,9 @@ impl Session {
         stmt: &Stmt,
         origin: &Arc<Origin>,
         out: &mut Outputs,
-    ) -> Result<(), SessionError> {
+    ) -> Result<Exec, SessionError> {
         let entries = self.pm.entries().to_vec();
-        let run = catch_unwind(AssertUnwindSafe(|| self.run_stmt(stmt, out)));
+        let run = catch_unwind(AssertUnwindSafe(|| self.run_stmt(stmt, None, out)));
         let payload = match run {
             Ok(r) => return r,
             Err(payload) => payload,
@@ -258,9 +259,6 @@ impl Session {
         let message = crate::pass::error::panic_message(&*payload);
         let err = SessionError::panicked(&message, at).in_source(&self.input);
         self.undo_to(0);
-        self.debug.pending = None;
-        self.debug.replay.clear();
-        self.debug.stmt_runs.clear();
         self.clear_requested = false;
         self.input = origin.clone();
         self.exit_orphaned_contexts(&entries);
@@ -285,14 +283,18 @@ impl Session {
         self.input.text.get(span.lo as usize..span.hi as usize)
     }
 
-    /// Runs one statement as a transaction: on failure the variables are restored. A pause is
-    /// not a failure: the statement records itself as the one to finish (see `suspend.rs`).
-    pub(crate) fn run_stmt(&mut self, stmt: &Stmt, out: &mut Outputs) -> Result<(), SessionError> {
+    /// Runs one statement as a transaction: on failure the names it bound are restored. A
+    /// statement whose run pauses returns its suspension (see `suspend.rs`); `resume`
+    /// continues a paused statement with the result of its paused pass application.
+    pub(crate) fn run_stmt(
+        &mut self,
+        stmt: &Stmt,
+        resume: Option<(eval::Progress, Value)>,
+        out: &mut Outputs,
+    ) -> Result<Exec, SessionError> {
         let mark = self.undo.len();
-        let history_before = self.debug.history.clone();
-        let outer_runs = std::mem::take(&mut self.debug.stmt_runs);
         self.running.push(stmt.span);
-        let mut r = self.run_stmt_inner(stmt, out);
+        let mut r = self.run_stmt_inner(stmt, resume, out);
         self.running.pop();
         if let Err(e) = &mut r {
             // Every error points somewhere: at least at its statement.
@@ -300,68 +302,79 @@ impl Session {
                 e.span = Some(stmt.span);
             }
         }
-        self.debug.stmt_runs = outer_runs;
         self.drain_sink(out);
         if std::mem::take(&mut self.clear_requested) {
             out.clear();
         }
-        match &r {
-            Err(e) if e.is_pause() => {
-                if let Some(p) = self.debug.pending.as_mut() {
-                    if p.stmt.is_none() {
-                        p.stmt = Some(stmt.clone());
-                        p.history_before = history_before;
-                    }
-                }
-            }
-            Err(_) => self.undo_to(mark),
-            Ok(()) => {}
+        if r.is_err() {
+            self.undo_to(mark);
         }
         r
     }
 
-    fn run_stmt_inner(&mut self, stmt: &Stmt, out: &mut Outputs) -> Result<(), SessionError> {
-        match &stmt.kind {
-            StmtKind::Assign {
-                name,
-                name_span,
-                value,
-            } => {
-                if name == "ir" && self.debug.suspended.is_some() {
-                    return Err(SessionError::at(
-                        "`ir` is the module at the pause point while a run is paused",
-                        *name_span,
-                    ));
-                }
-                let v = self.eval(value)?;
+    fn run_stmt_inner(
+        &mut self,
+        stmt: &Stmt,
+        resume: Option<(eval::Progress, Value)>,
+        out: &mut Outputs,
+    ) -> Result<Exec, SessionError> {
+        if let StmtKind::Assign {
+            name, name_span, ..
+        } = &stmt.kind
+        {
+            if name == "ir" && self.debug.suspended.is_some() {
+                return Err(SessionError::at(
+                    "`ir` is the module at the pause point while a run is paused",
+                    *name_span,
+                ));
+            }
+        }
+        let evaluated = match resume {
+            None => self.eval_stmt(stmt)?,
+            Some((progress, value)) => self.resume_eval(stmt, progress, value)?,
+        };
+        let mut values = match evaluated {
+            eval::Evaluated::Values(v) => v.into_iter(),
+            eval::Evaluated::Paused(s) => return Ok(Exec::Paused(s)),
+        };
+        let mut value = || values.next().expect("a value per expression");
+        let done = match &stmt.kind {
+            StmtKind::Assign { name, .. } => {
+                let v = value();
                 self.bind(name, v);
                 Ok(())
             }
-            StmtKind::Expr(e) => {
-                let v = self.eval(e)?;
+            StmtKind::Expr(_) => {
+                let v = value();
                 self.drain_sink(out);
                 if !matches!(v, Value::None) {
                     self.display_value(&v, false, out);
                 }
                 Ok(())
             }
-            StmtKind::Show(e) => {
-                let v = self.eval(e)?;
+            StmtKind::Show(_) => {
+                let v = value();
                 self.drain_sink(out);
                 self.display_value(&v, true, out);
                 Ok(())
             }
             StmtKind::Enter(e) => {
-                let ctx = self.eval_context(e)?;
+                let ctx = self.to_context(value(), e.span)?;
                 self.enter_context(&ctx, None, e.span).map(|_| ())
             }
+            StmtKind::With { ctx, body } => {
+                let c = self.to_context(value(), ctx.span)?;
+                return self.run_with(&c, ctx.span, body, out);
+            }
+            StmtKind::Diff { a, b, func } => {
+                let (va, vb) = (value(), value());
+                self.cmd_diff((va, a.span), (vb, b.span), func.as_deref(), out)
+            }
             StmtKind::Exit => self.exit_statement(stmt.span),
-            StmtKind::With { ctx, body } => self.run_with(ctx, body, out),
             StmtKind::Timing => self.cmd_timing(stmt.span, out),
             StmtKind::Passes => self.cmd_passes(out),
             StmtKind::Configs => self.cmd_configs(out),
             StmtKind::Vars => self.cmd_vars(out),
-            StmtKind::Diff { a, b, func } => self.cmd_diff(a, b, func.as_deref(), out),
             StmtKind::Help(name) => self.cmd_help(name.as_ref(), out),
             StmtKind::Break(spec) => {
                 self.cmd_break(spec, out);
@@ -380,7 +393,8 @@ impl Session {
                 self.cmd_history(out);
                 Ok(())
             }
-        }
+        };
+        done.map(|()| Exec::Done)
     }
 
     /// Binds `name`, remembering its value before in the undo log.
@@ -403,18 +417,16 @@ impl Session {
 
     fn run_with(
         &mut self,
-        ctx_expr: &crate::lang::ast::Expr,
+        ctx: &crate::pass::PassContext,
+        span: crate::ir::Span,
         body: &[Stmt],
         out: &mut Outputs,
-    ) -> Result<(), SessionError> {
-        let ctx = self.eval_context(ctx_expr)?;
-        // A resumed statement's earlier runs are all in its header.
-        self.debug.replay.clear();
+    ) -> Result<Exec, SessionError> {
         let block = self.contexts.new_block();
-        self.enter_context(&ctx, Some(block), ctx_expr.span)?;
+        self.enter_context(ctx, Some(block), span)?;
         let frame = suspend::Frame {
             block,
-            span: ctx_expr.span,
+            span,
             rest: body.to_vec(),
         };
         self.run_frames(vec![frame], Ok(()), out)

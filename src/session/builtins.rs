@@ -48,34 +48,6 @@ pub struct Args {
 }
 
 impl Args {
-    pub(crate) fn eval(
-        s: &mut Session,
-        args: &[crate::lang::ast::Arg],
-        span: Span,
-    ) -> Result<Args, SessionError> {
-        let mut out = Args {
-            pos: Vec::new(),
-            kw: Vec::new(),
-            span,
-        };
-        for a in args {
-            let v = s.eval(&a.value)?;
-            match &a.name {
-                Some((n, nspan)) => {
-                    if out.kw.iter().any(|(k, ..)| k == n) {
-                        return Err(SessionError::at(
-                            format!("argument `{n}` is given twice"),
-                            *nspan,
-                        ));
-                    }
-                    out.kw.push((n.clone(), *nspan, v, a.value.span));
-                }
-                None => out.pos.push((v, a.value.span)),
-            }
-        }
-        Ok(out)
-    }
-
     /// Binds the arguments to `b`'s parameters: unknown keywords and extra positionals are
     /// errors (with a suggestion).
     fn bind(self, b: &Builtin) -> Result<Bound, SessionError> {

@@ -5,8 +5,8 @@
 //!
 //! Every pass application a statement makes (`x = seq(m)`) runs on a worker thread
 //! (`worker.rs`) that records each pass in the run's history and pauses at breakpoints. When
-//! it pauses, the statement unwinds with a pause marker and the session keeps what is left of
-//! it (`suspend.rs`); the session then answers every statement as usual until `step`,
+//! it pauses, the statement stops where it is and the session keeps what is left of it
+//! (`suspend.rs`); the session then answers every statement as usual until `step`,
 //! `continue` or `abort`. The paused state lives in the session, so it lasts across
 //! `execute` calls (REPL lines, Jupyter cells).
 
@@ -15,13 +15,12 @@ pub mod worker;
 
 use super::history::RunHistory;
 use super::render::Tab;
-use super::suspend::{Pending, Suspended};
+use super::suspend::Suspension;
 use super::{Outputs, Session, SessionError, Value};
 use crate::ir::{Module, Span};
 use crate::lang::ast::BreakSpec;
 use crate::pass::sink::lock;
 use breakpoint::{Breakpoints, When};
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use worker::Resume;
 
@@ -33,24 +32,7 @@ pub(crate) struct Debugger {
     /// The last run's history (the paused run's, while paused).
     pub history: Option<Arc<Mutex<RunHistory>>>,
     /// The paused run and the rest of the statement that started it.
-    pub suspended: Option<Suspended>,
-    /// A pause on its way up: the statement is unwinding (see `suspend.rs`).
-    pub pending: Option<Pending>,
-    /// Results of the runs a resumed statement already made, handed back in order when it
-    /// is executed again.
-    pub replay: VecDeque<RunDone>,
-    /// Results of the runs the executing statement made so far.
-    pub stmt_runs: Vec<RunDone>,
-}
-
-/// A run a statement made: its result and its history. A resumed statement is executed
-/// again with these handed back in order, and each one makes its history the last run's
-/// again, so `history[k]` means in the re-execution what it meant when the statement first
-/// ran (`y = P(history[2])` that paused: `history` was the run before, then P's).
-#[derive(Clone)]
-pub(crate) struct RunDone {
-    pub module: Module,
-    pub history: Option<Arc<Mutex<RunHistory>>>,
+    pub suspended: Option<Box<Suspension>>,
 }
 
 impl Session {
@@ -179,8 +161,8 @@ impl Session {
         self.abort_suspended(out)
     }
 
-    fn paused_run(&self, span: Span) -> Result<&Suspended, SessionError> {
-        self.debug.suspended.as_ref().ok_or_else(|| {
+    fn paused_run(&self, span: Span) -> Result<&Suspension, SessionError> {
+        self.debug.suspended.as_deref().ok_or_else(|| {
             SessionError::at("no run is paused", span).with_label(Some(
                 "`break NAME` sets a breakpoint; a run that reaches it pauses".into(),
             ))

@@ -9,8 +9,7 @@ use super::render::{
 };
 use super::{Outputs, Session, SessionError, Value};
 use crate::instrument::PassTimingInstrument;
-use crate::ir::Module;
-use crate::lang::ast::Expr;
+use crate::ir::{Module, Span};
 
 impl Session {
     /// Shows a value: `full` for `show`, else a summary for big modules.
@@ -142,15 +141,14 @@ impl Session {
         Ok(())
     }
 
+    /// `diff a b [@f]`, with `a` and `b` evaluated (and where they were written).
     pub(crate) fn cmd_diff(
         &mut self,
-        a: &Expr,
-        b: &Expr,
+        (va, a_span): (Value, Span),
+        (vb, b_span): (Value, Span),
         func: Option<&str>,
         out: &mut Outputs,
     ) -> Result<(), SessionError> {
-        let va = self.eval(a)?;
-        let vb = self.eval(b)?;
         let module_of = |v: &Value, span| -> Result<Module, SessionError> {
             let m = match v {
                 Value::Module(m) => m.clone(),
@@ -172,10 +170,10 @@ impl Session {
                 None => Ok(m),
             }
         };
-        let ma = module_of(&va, a.span)?;
-        let mb = module_of(&vb, b.span)?;
-        let la = self.source_text(a.span).unwrap_or("a");
-        let lb = self.source_text(b.span).unwrap_or("b");
+        let ma = module_of(&va, a_span)?;
+        let mb = module_of(&vb, b_span)?;
+        let la = self.source_text(a_span).unwrap_or("a");
+        let lb = self.source_text(b_span).unwrap_or("b");
         let r = diff_rendering(&ma, la, &mb, lb, self.front());
         out.display(r.plain, r.ansi, r.html);
         Ok(())

@@ -38,8 +38,6 @@ pub struct SessionError {
     /// The input the span points into, when it is not the statement being executed (a paused
     /// statement that fails after `continue`).
     pub origin: Option<Arc<Origin>>,
-    /// Not an error: a run paused at a breakpoint, unwinding the statement (see `suspend.rs`).
-    pub(crate) paused: bool,
 }
 
 impl SessionError {
@@ -50,7 +48,6 @@ impl SessionError {
             label: None,
             detail: None,
             origin: None,
-            paused: false,
         }
     }
 
@@ -61,7 +58,6 @@ impl SessionError {
             label: None,
             detail: None,
             origin: None,
-            paused: false,
         }
     }
 
@@ -80,19 +76,6 @@ impl SessionError {
         SessionError::at(format!("internal error: {message}"), span)
             .with_label(Some("this statement panicked".into()))
             .with_detail(PANIC_NOTE.into())
-    }
-
-    /// The marker a pausing run unwinds the statement with.
-    pub(crate) fn paused() -> SessionError {
-        SessionError {
-            paused: true,
-            ..SessionError::new("paused")
-        }
-    }
-
-    /// True for the pause marker (not an error).
-    pub fn is_pause(&self) -> bool {
-        self.paused
     }
 
     /// Points the span into `origin` rather than the statement being executed.
@@ -120,7 +103,6 @@ impl SessionError {
             label: e.label,
             detail: None,
             origin: None,
-            paused: false,
         }
     }
 

@@ -1,59 +1,277 @@
 //! Expression evaluation: literals, variables, indexing (`mod["main"]`), calls of builtins,
 //! of registered pass constructors (`FoldConstant()`), and of pass values on modules
 //! (`seq(mod)`, run under the current context).
+//!
+//! The evaluator is a machine with an explicit stack of [`Frame`]s, so that a pass
+//! application that pauses at a breakpoint can leave the statement half evaluated and have it
+//! continued later exactly where it stopped: the frames hold the values computed so far and
+//! which child comes next, never references into the statement, and are kept in the
+//! [`Suspension`] with the statement itself. When the run ends, [`Session::resume_eval`]
+//! rebuilds the path to the paused call from the frames and hands the run's module to the
+//! frame that was waiting for it; nothing before it is evaluated again. The machine is
+//! iterative: nesting costs heap, not stack.
 
 use super::builtins::{self, Args};
 use super::debug::worker::{Msg, Run};
-use super::debug::RunDone;
 use super::history::RunHistory;
-use super::suspend::Pending;
+use super::suspend::Suspension;
 use super::{Session, SessionError, Value};
-use crate::lang::ast::{Expr, ExprKind};
+use crate::ir::Span;
+use crate::lang::ast::{Arg, Expr, ExprKind, Stmt};
 use crate::lang::MAX_NESTING;
-use crate::pass::{PassContext, PassOptions};
+use crate::pass::PassOptions;
 use std::sync::{Arc, Mutex};
 
-impl Session {
-    pub(crate) fn eval(&mut self, e: &Expr) -> Result<Value, SessionError> {
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.eval_inner(e))
-    }
+/// What is left of a partly evaluated statement: its frames, outermost first. The first
+/// frame is the statement's own expressions.
+pub(crate) struct Progress {
+    frames: Vec<Frame>,
+}
 
-    fn eval_inner(&mut self, e: &Expr) -> Result<Value, SessionError> {
-        let v = self.eval_kind(e)?;
-        if matches!(e.kind, ExprKind::List(_) | ExprKind::Map(_))
-            && v.nesting(MAX_NESTING + 1) > MAX_NESTING
-        {
-            // Values are built a level at a time by statements such as `x = [x]`: they are
-            // held to the nesting the language allows in one expression.
-            return Err(SessionError::at(
-                format!("a list or map nested more than {MAX_NESTING} levels deep"),
-                e.span,
-            ));
+/// One expression being evaluated: the values of the children evaluated so far. The child
+/// being evaluated is the next one in order (see [`next_child`]).
+enum Frame {
+    /// The statement's expressions (`diff a b` has two).
+    Root {
+        done: Vec<Value>,
+    },
+    List {
+        done: Vec<Value>,
+    },
+    Map {
+        done: Vec<(Value, Value)>,
+        key: Option<Value>,
+    },
+    /// `base[index]`; `history[k]` evaluates only its index.
+    Index {
+        base: Option<Value>,
+        index: Option<Value>,
+        history: bool,
+    },
+    Call {
+        target: Target,
+        args: Args,
+    },
+}
+
+/// What a call calls.
+enum Target {
+    /// A name that is not a variable: a builtin or a registered pass constructor, looked up
+    /// once its arguments are evaluated.
+    Named(String),
+    /// A value (a pass), once the callee is evaluated.
+    Callee(Option<Value>),
+}
+
+/// What evaluating a statement's expressions came to.
+pub(crate) enum Evaluated {
+    Values(Vec<Value>),
+    /// A pass application paused; the suspension holds the rest of the statement.
+    Paused(Box<Suspension>),
+}
+
+/// The expressions a statement evaluates before it acts, in order.
+pub(crate) fn stmt_exprs(stmt: &Stmt) -> Vec<&Expr> {
+    use crate::lang::ast::StmtKind as K;
+    match &stmt.kind {
+        K::Assign { value, .. } => vec![value],
+        K::Expr(e) | K::Show(e) | K::Enter(e) => vec![e],
+        K::With { ctx, .. } => vec![ctx],
+        K::Diff { a, b, .. } => vec![a, b],
+        _ => Vec::new(),
+    }
+}
+
+/// The child of `node` that `frame` evaluates next, or `None` when it has them all.
+fn next_child<'a>(frame: &Frame, node: &'a Expr) -> Option<&'a Expr> {
+    match (frame, &node.kind) {
+        (Frame::List { done }, ExprKind::List(items)) => items.get(done.len()),
+        (Frame::Map { done, key }, ExprKind::Map(items)) => {
+            let (k, v) = items.get(done.len())?;
+            Some(if key.is_none() { k } else { v })
         }
-        Ok(v)
+        (Frame::Index { base: None, .. }, ExprKind::Index { base, .. }) => Some(base),
+        (Frame::Index { index: None, .. }, ExprKind::Index { index, .. }) => Some(index),
+        (
+            Frame::Call { target, args },
+            ExprKind::Call {
+                callee,
+                args: given,
+            },
+        ) => match target {
+            Target::Callee(None) => Some(callee),
+            _ => given
+                .get(args.pos.len() + args.kw.len())
+                .map(|a: &Arg| &a.value),
+        },
+        _ => None,
+    }
+}
+
+/// The machine's next move.
+enum Step<'a> {
+    Eval(&'a Expr),
+    Return(Value),
+    /// The pass application just made paused.
+    Paused(PausedRun),
+}
+
+/// Adds a child's value to the frame evaluating `node`.
+fn deliver(frame: &mut Frame, node: &Expr, v: Value) -> Result<(), SessionError> {
+    match frame {
+        Frame::Root { done } | Frame::List { done } => done.push(v),
+        Frame::Map { done, key } => match key.take() {
+            None => *key = Some(v),
+            Some(k) => done.push((k, v)),
+        },
+        Frame::Index { base: b @ None, .. } => *b = Some(v),
+        Frame::Index { index, .. } => *index = Some(v),
+        Frame::Call { target, args } => match target {
+            Target::Callee(c @ None) => *c = Some(v),
+            _ => {
+                let ExprKind::Call { args: given, .. } = &node.kind else {
+                    unreachable!("a call frame evaluates a call")
+                };
+                let a = &given[args.pos.len() + args.kw.len()];
+                match &a.name {
+                    Some((n, nspan)) => {
+                        if args.kw.iter().any(|(k, ..)| k == n) {
+                            return Err(SessionError::at(
+                                format!("argument `{n}` is given twice"),
+                                *nspan,
+                            ));
+                        }
+                        args.kw.push((n.clone(), *nspan, v, a.value.span));
+                    }
+                    None => args.pos.push((v, a.value.span)),
+                }
+            }
+        },
+    }
+    Ok(())
+}
+
+/// A list or map built a level at a time by statements such as `x = [x]` is held to the
+/// nesting the language allows in one expression.
+fn nested_checked(v: Value, e: &Expr) -> Result<Value, SessionError> {
+    if v.nesting(MAX_NESTING + 1) > MAX_NESTING {
+        return Err(SessionError::at(
+            format!("a list or map nested more than {MAX_NESTING} levels deep"),
+            e.span,
+        ));
+    }
+    Ok(v)
+}
+
+/// What a pass application came to.
+pub(crate) enum Ran {
+    Done(crate::ir::Module),
+    Paused(PausedRun),
+}
+
+/// A run paused at a breakpoint, as its pass application left it.
+pub(crate) struct PausedRun {
+    pub run: Run,
+    pub pause: super::debug::worker::Pause,
+    /// The run's history.
+    pub history: Arc<Mutex<RunHistory>>,
+    /// The pass application (for errors) and its input module.
+    pub call: Span,
+    pub input: crate::ir::Module,
+}
+
+impl Session {
+    /// Evaluates `stmt`'s expressions in order.
+    pub(crate) fn eval_stmt(&mut self, stmt: &Stmt) -> Result<Evaluated, SessionError> {
+        let roots = stmt_exprs(stmt);
+        let Some(first) = roots.first().copied() else {
+            return Ok(Evaluated::Values(Vec::new()));
+        };
+        let frames = vec![Frame::Root { done: Vec::new() }];
+        self.drive(stmt, &roots, frames, Vec::new(), Step::Eval(first))
     }
 
-    fn eval_kind(&mut self, e: &Expr) -> Result<Value, SessionError> {
-        Ok(match &e.kind {
+    /// Continues `stmt`'s evaluation where it paused, with `value` as the result of the
+    /// pass application that paused.
+    pub(crate) fn resume_eval(
+        &mut self,
+        stmt: &Stmt,
+        progress: Progress,
+        value: Value,
+    ) -> Result<Evaluated, SessionError> {
+        let roots = stmt_exprs(stmt);
+        let frames = progress.frames;
+        // The path from the statement down to the paused call's parent.
+        let mut nodes: Vec<&Expr> = Vec::with_capacity(frames.len());
+        for k in 1..frames.len() {
+            let child = match (&frames[k - 1], nodes.last()) {
+                (Frame::Root { done }, _) => roots.get(done.len()).copied(),
+                (f, Some(node)) => next_child(f, node),
+                (_, None) => None,
+            };
+            nodes.push(child.ok_or_else(|| {
+                SessionError::at("internal error: the paused statement changed", stmt.span)
+            })?);
+        }
+        self.drive(stmt, &roots, frames, nodes, Step::Return(value))
+    }
+
+    /// Runs the machine: `frames[k]` (k >= 1) evaluates `nodes[k - 1]`.
+    fn drive<'a>(
+        &mut self,
+        stmt: &Stmt,
+        roots: &[&'a Expr],
+        mut frames: Vec<Frame>,
+        mut nodes: Vec<&'a Expr>,
+        mut step: Step<'a>,
+    ) -> Result<Evaluated, SessionError> {
+        loop {
+            step = match step {
+                Step::Eval(e) => match self.start(e)? {
+                    Ok(v) => Step::Return(v),
+                    Err(frame) => {
+                        frames.push(frame);
+                        nodes.push(e);
+                        self.advance(&mut frames, &mut nodes)?
+                    }
+                },
+                Step::Return(v) => {
+                    let top = frames.last_mut().expect("the root frame stays");
+                    if let Frame::Root { done } = top {
+                        done.push(v);
+                        match roots.get(done.len()) {
+                            Some(next) => Step::Eval(next),
+                            None => return Ok(Evaluated::Values(std::mem::take(done))),
+                        }
+                    } else {
+                        let node = *nodes.last().expect("a node per frame");
+                        deliver(top, node, v)?;
+                        self.advance(&mut frames, &mut nodes)?
+                    }
+                }
+                Step::Paused(run) => {
+                    let progress = Progress { frames };
+                    let source = self.input.clone();
+                    return Ok(Evaluated::Paused(Box::new(Suspension::new(
+                        run,
+                        stmt.clone(),
+                        progress,
+                        source,
+                    ))));
+                }
+            };
+        }
+    }
+
+    /// Starts evaluating `e`: a leaf's value, or the frame of a compound expression.
+    fn start(&mut self, e: &Expr) -> Result<Result<Value, Frame>, SessionError> {
+        Ok(Ok(match &e.kind {
             ExprKind::Int(i) => Value::Int(*i),
             ExprKind::Float(f) => Value::Float(*f),
             ExprKind::Str(s) => Value::Str(s.clone()),
             ExprKind::Bool(b) => Value::Bool(*b),
             ExprKind::None => Value::None,
             ExprKind::Global(g) => Value::Str(g.clone()),
-            ExprKind::List(items) => Value::List(
-                items
-                    .iter()
-                    .map(|i| self.eval(i))
-                    .collect::<Result<_, _>>()?,
-            ),
-            ExprKind::Map(items) => {
-                let mut out = Vec::new();
-                for (k, v) in items {
-                    out.push((self.eval(k)?, self.eval(v)?));
-                }
-                Value::Map(out)
-            }
             ExprKind::Ident(name) => match self.vars.get(name) {
                 _ if name == "ir" && self.paused_module().is_some() => {
                     Value::Module(self.paused_module().expect("checked"))
@@ -61,17 +279,99 @@ impl Session {
                 Some(v) => v.clone(),
                 None => return Err(self.unknown_name(name, e)),
             },
-            ExprKind::Index { base, index } if base.as_ident() == Some("history") => {
-                let i = self.eval(index)?;
-                self.history_module(&i, e.span)?
+            ExprKind::List(_) => return Ok(Err(Frame::List { done: Vec::new() })),
+            ExprKind::Map(_) => {
+                return Ok(Err(Frame::Map {
+                    done: Vec::new(),
+                    key: None,
+                }))
             }
-            ExprKind::Index { base, index } => {
-                let b = self.eval(base)?;
-                let i = self.eval(index)?;
-                self.index(b, i, e)?
+            ExprKind::Index { base, .. } => {
+                let history = base.as_ident() == Some("history");
+                return Ok(Err(Frame::Index {
+                    base: history.then_some(Value::None),
+                    index: None,
+                    history,
+                }));
             }
-            ExprKind::Call { callee, args } => self.call(callee, args, e)?,
-        })
+            ExprKind::Call { callee, .. } => {
+                let target = match callee.as_ident() {
+                    Some(name) if !self.vars.contains_key(name) => Target::Named(name.into()),
+                    _ => Target::Callee(None),
+                };
+                return Ok(Err(Frame::Call {
+                    target,
+                    args: Args {
+                        pos: Vec::new(),
+                        kw: Vec::new(),
+                        span: e.span,
+                    },
+                }));
+            }
+        }))
+    }
+
+    /// The top frame's next child, or, when it has all its children, its value (the frame
+    /// is popped).
+    fn advance<'a>(
+        &mut self,
+        frames: &mut Vec<Frame>,
+        nodes: &mut Vec<&'a Expr>,
+    ) -> Result<Step<'a>, SessionError> {
+        let node = *nodes.last().expect("a node per frame");
+        let frame = frames.last().expect("a frame per node");
+        if let Some(child) = next_child(frame, node) {
+            return Ok(Step::Eval(child));
+        }
+        let frame = frames.pop().expect("checked");
+        nodes.pop();
+        match frame {
+            Frame::List { done } => Ok(Step::Return(nested_checked(Value::List(done), node)?)),
+            Frame::Map { done, .. } => Ok(Step::Return(nested_checked(Value::Map(done), node)?)),
+            Frame::Index {
+                base: Some(base),
+                index: Some(index),
+                history,
+            } => Ok(Step::Return(if history {
+                self.history_module(&index, node.span)?
+            } else {
+                self.index(base, index, node)?
+            })),
+            Frame::Index { .. } | Frame::Root { .. } => {
+                unreachable!("an index has both parts; the root frame is never popped")
+            }
+            Frame::Call { target, args } => self.call(target, args, node),
+        }
+    }
+
+    /// A call whose arguments are all evaluated.
+    fn call<'a>(&mut self, target: Target, args: Args, e: &Expr) -> Result<Step<'a>, SessionError> {
+        let ExprKind::Call { callee, .. } = &e.kind else {
+            unreachable!("a call frame evaluates a call")
+        };
+        match target {
+            Target::Named(name) => {
+                if let Some(b) = builtins::find(&name) {
+                    return (b.run)(self, args).map(Step::Return);
+                }
+                if self.pm.registry().contains(&name) {
+                    return self.construct_pass(&name, args).map(Step::Return);
+                }
+                Err(self.unknown_name(&name, callee))
+            }
+            Target::Callee(Some(Value::Pass(p))) => {
+                let m = args.module_arg("module", p.info().name())?;
+                Ok(match self.run_pass(&p, &m, e.span)? {
+                    Ran::Done(out) => Step::Return(Value::Module(out)),
+                    Ran::Paused(run) => Step::Paused(run),
+                })
+            }
+            Target::Callee(Some(other)) => Err(SessionError::at(
+                format!("a {} cannot be called", other.kind()),
+                callee.span,
+            )),
+            Target::Callee(None) => unreachable!("the callee is evaluated first"),
+        }
     }
 
     /// An unknown name: suggest variables, builtins, passes and instruments.
@@ -157,39 +457,6 @@ impl Session {
         }
     }
 
-    fn call(
-        &mut self,
-        callee: &Expr,
-        args: &[crate::lang::ast::Arg],
-        e: &Expr,
-    ) -> Result<Value, SessionError> {
-        // A name that is not a variable: a builtin or a registered pass constructor.
-        if let Some(name) = callee.as_ident() {
-            if !self.vars.contains_key(name) {
-                let evaluated = Args::eval(self, args, e.span)?;
-                if let Some(b) = builtins::find(name) {
-                    return (b.run)(self, evaluated);
-                }
-                if self.pm.registry().contains(name) {
-                    return self.construct_pass(name, evaluated);
-                }
-                return Err(self.unknown_name(name, callee));
-            }
-        }
-        let f = self.eval(callee)?;
-        let evaluated = Args::eval(self, args, e.span)?;
-        match f {
-            Value::Pass(p) => {
-                let m = evaluated.module_arg("module", p.info().name())?;
-                self.run_pass(&p, &m, e)
-            }
-            other => Err(SessionError::at(
-                format!("a {} cannot be called", other.kind()),
-                callee.span,
-            )),
-        }
-    }
-
     fn construct_pass(&mut self, name: &str, args: Args) -> Result<Value, SessionError> {
         if let Some((_, span)) = args.pos.first() {
             return Err(SessionError::at(
@@ -229,32 +496,25 @@ impl Session {
     }
 
     /// Runs a pass under the current context; instrument output goes to the sink. The run
-    /// goes on a worker thread that records its history and may pause at a breakpoint (the
-    /// statement then unwinds with the pause marker). While a run is paused, other runs go
-    /// straight through: no breakpoints, no history.
+    /// goes on a worker thread that records its history and may pause at a breakpoint. While
+    /// a run is paused, other runs go straight through: no breakpoints, no history.
     pub(crate) fn run_pass(
         &mut self,
         pass: &crate::pass::Pass,
         m: &crate::ir::Module,
-        e: &Expr,
-    ) -> Result<Value, SessionError> {
-        if let Some(done) = self.debug.replay.pop_front() {
-            self.debug.history = done.history.clone();
-            let m = done.module.clone();
-            self.debug.stmt_runs.push(done);
-            return Ok(Value::Module(m));
-        }
+        call: Span,
+    ) -> Result<Ran, SessionError> {
         let ctx = self.pm.current().clone();
         self.note_timing(&ctx);
         if self.debug.suspended.is_some() {
             return self
                 .pm
                 .run(pass, m)
-                .map(Value::Module)
-                .map_err(|err| self.pass_error(err, m, e.span));
+                .map(Ran::Done)
+                .map_err(|err| self.pass_error(err, m, call));
         }
-        let call = self.source_text(e.span).unwrap_or(pass.info().name());
-        let history = Arc::new(Mutex::new(RunHistory::new(call, m.clone())));
+        let text = self.source_text(call).unwrap_or(pass.info().name());
+        let history = Arc::new(Mutex::new(RunHistory::new(text, m.clone())));
         self.debug.history = Some(history.clone());
         let mut run = Run::start(
             self.pm.cx(),
@@ -263,30 +523,17 @@ impl Session {
             self.debug.breakpoints.clone(),
             history.clone(),
         )
-        .map_err(|err| SessionError::at(format!("cannot start the run: {err}"), e.span))?;
+        .map_err(|err| SessionError::at(format!("cannot start the run: {err}"), call))?;
         match run.wait() {
-            Msg::Done(Ok(out)) => {
-                self.debug.stmt_runs.push(RunDone {
-                    module: out.clone(),
-                    history: Some(history),
-                });
-                Ok(Value::Module(out))
-            }
-            Msg::Done(Err(err)) => Err(self.pass_error(err, m, e.span)),
-            Msg::Paused(pause) => {
-                self.debug.pending = Some(Pending {
-                    run,
-                    pause,
-                    memo: self.debug.stmt_runs.clone(),
-                    history,
-                    history_before: None,
-                    call: e.span,
-                    input: m.clone(),
-                    stmt: None,
-                    frames: Vec::new(),
-                });
-                Err(SessionError::paused())
-            }
+            Msg::Done(Ok(out)) => Ok(Ran::Done(out)),
+            Msg::Done(Err(err)) => Err(self.pass_error(err, m, call)),
+            Msg::Paused(pause) => Ok(Ran::Paused(PausedRun {
+                run,
+                pause,
+                history,
+                call,
+                input: m.clone(),
+            })),
         }
     }
 
@@ -305,12 +552,17 @@ impl Session {
         se
     }
 
-    pub(crate) fn eval_context(&mut self, e: &Expr) -> Result<PassContext, SessionError> {
-        match self.eval(e)? {
+    /// A statement's context value (`enter`, `with`).
+    pub(crate) fn to_context(
+        &self,
+        v: Value,
+        span: Span,
+    ) -> Result<crate::pass::PassContext, SessionError> {
+        match v {
             Value::Context(c) => Ok(c),
             other => Err(SessionError::at(
                 format!("expected a PassContext, got a {}", other.kind()),
-                e.span,
+                span,
             )),
         }
     }

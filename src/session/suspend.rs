@@ -1,29 +1,36 @@
 //! Statements that pause halfway, and how they are finished.
 //!
-//! When a run pauses, the pass application returns the pause marker
-//! ([`SessionError::paused`]) and the statement unwinds. On the way up each level records
-//! what it still has to do in the [`Pending`] pause: the innermost statement records itself,
-//! each enclosing `with` block records a [`Frame`] (its remaining statements and the context
-//! to exit). At the top the pending pause becomes the session's [`Suspended`] state and
-//! the next statements run as usual (the `with` contexts stay entered: the session is "inside"
-//! the block while paused, so `current()` and `override_instruments` see the run's context).
+//! When a pass application pauses at a breakpoint, the evaluator (`eval.rs`) stops where it
+//! is and returns a [`Suspension`] holding the run, the statement and its evaluation so far.
+//! On the way up each enclosing `with` block adds a [`Frame`] (its remaining statements and
+//! the context to exit). At the top the suspension becomes the session's paused state and
+//! the next statements run as usual (the `with` contexts stay entered: the session is
+//! "inside" the block while paused, so `current()` and `override_instruments` see the run's
+//! context).
 //!
-//! When the run ends (`continue`, or `step` past the last pass) the paused statement is
-//! executed again from the start, with the results of the runs it already made handed back in
-//! order instead of running them again (so `x = B(A(m))` paused in `B` does not run `A`
-//! twice), then the frames run: the rest of each block, then its exit. That part may pause
-//! again, building a new suspension the same way. `abort` (or a failure) exits the frames'
-//! contexts and restores the names the statement had bound, so it binds nothing.
+//! When the run ends (`continue`, or `step` past the last pass) the statement continues
+//! where it stopped, with the run's module as the value of the paused application: nothing
+//! it did before the pause happens again. Then the frames run: the rest of each block, then
+//! its exit. That part may pause again, making a new suspension the same way. `abort` (or a
+//! failure) exits the frames' contexts and undoes the names the statement had bound, so it
+//! binds nothing.
 
 use super::contexts::BlockId;
 use super::debug::worker::{Msg, Pause, Resume, Run};
-use super::debug::RunDone;
+use super::eval::{PausedRun, Progress};
 use super::history::RunHistory;
 use super::{Origin, Outputs, Session, SessionError, Value};
 use crate::ir::{Module, Span};
 use crate::lang::ast::Stmt;
 use crate::pass::PassError;
 use std::sync::{Arc, Mutex};
+
+/// What running a statement came to.
+pub(crate) enum Exec {
+    Done,
+    /// A run paused inside it; the suspension holds the rest of the statement.
+    Paused(Box<Suspension>),
+}
 
 /// What an enclosing `with` block still has to do.
 pub(crate) struct Frame {
@@ -34,45 +41,43 @@ pub(crate) struct Frame {
     pub rest: Vec<Stmt>,
 }
 
-/// A pause on its way up through the statement.
-pub(crate) struct Pending {
+/// A statement paused at a breakpoint: the run, what the statement still has to do, and
+/// what to undo if it never finishes. The session holds at most one.
+pub(crate) struct Suspension {
     pub run: Run,
     pub pause: Pause,
-    /// The statement's runs that completed before this one.
-    pub memo: Vec<RunDone>,
     /// The paused run's history.
-    pub history: Arc<Mutex<RunHistory>>,
-    /// The last run's history when the innermost statement started (what `history` meant
-    /// before its first run).
-    pub history_before: Option<Arc<Mutex<RunHistory>>>,
-    /// The pass application (for errors) and its input module.
-    pub call: Span,
-    pub input: Module,
-    /// The innermost statement being executed.
-    pub stmt: Option<Stmt>,
-    /// Enclosing blocks, innermost first.
-    pub frames: Vec<Frame>,
-}
-
-/// The session's paused state.
-pub(crate) struct Suspended {
-    pub run: Run,
-    pub pause: Pause,
-    memo: Vec<RunDone>,
     history: Arc<Mutex<RunHistory>>,
-    history_before: Option<Arc<Mutex<RunHistory>>>,
+    /// The pass application (for errors) and its input module.
     call: Span,
     input: Module,
+    /// The innermost statement, and how far its evaluation got.
     stmt: Stmt,
+    progress: Progress,
     /// Enclosing blocks, innermost first.
-    frames: Vec<Frame>,
-    /// The names the statement bound before pausing, with their values before it.
+    pub frames: Vec<Frame>,
+    /// The names the statement bound before pausing, with their values before, in order.
     restore: Vec<(String, Option<Value>)>,
     /// The input the statement came from, for error locations.
     source: Arc<Origin>,
 }
 
-impl Suspended {
+impl Suspension {
+    pub fn new(run: PausedRun, stmt: Stmt, progress: Progress, source: Arc<Origin>) -> Self {
+        Suspension {
+            run: run.run,
+            pause: run.pause,
+            history: run.history,
+            call: run.call,
+            input: run.input,
+            stmt,
+            progress,
+            frames: Vec::new(),
+            restore: Vec::new(),
+            source,
+        }
+    }
+
     /// True when `block` is a `with` block the paused statement is inside.
     pub fn holds(&self, block: BlockId) -> bool {
         self.frames.iter().any(|f| f.block == block)
@@ -93,34 +98,29 @@ impl Suspended {
 
 impl Session {
     /// Runs `frames` (innermost last) after a statement ended with `result`: the rest of each
-    /// block (unless something failed), then its exit. A pause inside records the frames
-    /// still to run and returns the marker.
+    /// block (unless something failed), then its exit. A pause inside adds the frames still
+    /// to run to the suspension.
     pub(crate) fn run_frames(
         &mut self,
         mut frames: Vec<Frame>,
         mut result: Result<(), SessionError>,
         out: &mut Outputs,
-    ) -> Result<(), SessionError> {
+    ) -> Result<Exec, SessionError> {
         while let Some(Frame { block, span, rest }) = frames.pop() {
             if result.is_ok() {
                 let outer = self.contexts.block.replace(block);
                 for (i, s) in rest.iter().enumerate() {
-                    match self.run_stmt(s, out) {
-                        Ok(()) => {}
-                        Err(e) if e.is_pause() => {
+                    match self.run_stmt(s, None, out) {
+                        Ok(Exec::Done) => {}
+                        Ok(Exec::Paused(mut p)) => {
                             self.contexts.block = outer;
-                            let p = self
-                                .debug
-                                .pending
-                                .as_mut()
-                                .expect("a pause leaves a pending suspension");
                             p.frames.push(Frame {
                                 block,
                                 span,
                                 rest: rest[i + 1..].to_vec(),
                             });
                             p.frames.extend(frames.into_iter().rev());
-                            return Err(e);
+                            return Ok(Exec::Paused(p));
                         }
                         Err(e) => {
                             result = Err(e);
@@ -132,32 +132,15 @@ impl Session {
             }
             result = self.exit_block(block, span, result, out);
         }
-        result
+        result.map(|()| Exec::Done)
     }
 
-    /// Makes the pending pause the session's paused state and shows where it is. The
-    /// statement's bindings so far are the undo log's entries after `mark`.
-    pub(crate) fn suspend(&mut self, mark: usize, source: Arc<Origin>, out: &mut Outputs) {
-        let p = self
-            .debug
-            .pending
-            .take()
-            .expect("a pause leaves a pending suspension");
-        let restore = self.undo.split_off(mark.min(self.undo.len()));
-        self.show_pause(&p.pause, out);
-        self.debug.suspended = Some(Suspended {
-            run: p.run,
-            pause: p.pause,
-            memo: p.memo,
-            history: p.history,
-            history_before: p.history_before,
-            call: p.call,
-            input: p.input,
-            stmt: p.stmt.expect("the innermost statement records itself"),
-            frames: p.frames,
-            restore,
-            source,
-        });
+    /// Makes `s` the session's paused state and shows where it is. The statement's bindings
+    /// so far are the undo log's entries after `mark`.
+    pub(crate) fn suspend(&mut self, mut s: Box<Suspension>, mark: usize, out: &mut Outputs) {
+        s.restore = self.undo.split_off(mark.min(self.undo.len()));
+        self.show_pause(&s.pause, out);
+        self.debug.suspended = Some(s);
     }
 
     /// `breakpoint 3: ...` lines, then `paused before FoldConstant (2 of 4) in sequential`.
@@ -199,62 +182,60 @@ impl Session {
         }
     }
 
-    /// The run ended: execute the statement again with its runs' results, then its frames.
+    /// The run ended: the statement continues from the paused application with its result,
+    /// then its frames run.
     fn finish(
         &mut self,
-        s: Suspended,
+        s: Box<Suspension>,
         result: Result<Module, PassError>,
         out: &mut Outputs,
     ) -> Result<(), SessionError> {
-        let origin = s.source.clone();
-        let saved = std::mem::replace(&mut self.input, origin.clone());
+        let Suspension {
+            history,
+            call,
+            input,
+            stmt,
+            progress,
+            frames,
+            restore,
+            source,
+            ..
+        } = *s;
+        let saved = std::mem::replace(&mut self.input, source.clone());
         // The statement's bindings so far are undone with it if it fails.
         let mark = self.undo.len();
-        self.undo.extend(s.restore);
+        self.undo.extend(restore);
         let r = match result {
-            Err(err) => Err(self.pass_error(err, &s.input, s.call)),
+            Err(err) => Err(self.pass_error(err, &input, call)),
             Ok(m) => {
-                let last = RunDone {
-                    module: m,
-                    history: Some(s.history.clone()),
-                };
-                self.debug.replay = s.memo.into_iter().chain([last]).collect();
-                // Evaluated again as when it first ran: each replayed run makes its own
-                // history the last run's again (see `RunDone`).
-                self.debug.history = s.history_before.clone();
+                // Runs made while paused went straight through: the paused one is the last.
+                self.debug.history = Some(history);
                 // The statement is in the innermost block again.
                 let outer =
-                    std::mem::replace(&mut self.contexts.block, s.frames.first().map(|f| f.block));
-                let r = self.run_stmt(&s.stmt, out);
+                    std::mem::replace(&mut self.contexts.block, frames.first().map(|f| f.block));
+                let r = self.run_stmt(&stmt, Some((progress, Value::Module(m))), out);
                 self.contexts.block = outer;
-                if !self.debug.replay.is_empty() {
-                    // The statement failed before it reached the run: the run is still the
-                    // last one.
-                    self.debug.replay.clear();
-                    self.debug.history = Some(s.history.clone());
-                }
                 r
             }
         };
-        let frames: Vec<Frame> = s.frames.into_iter().rev().collect();
+        let mut frames: Vec<Frame> = frames.into_iter().rev().collect();
         let r = match r {
-            Err(e) if e.is_pause() => {
-                if let Some(p) = self.debug.pending.as_mut() {
-                    p.frames.extend(frames.into_iter().rev());
-                }
-                Err(e)
+            Ok(Exec::Paused(mut p)) => {
+                p.frames.extend(frames.drain(..).rev());
+                Ok(Exec::Paused(p))
             }
-            r => self.run_frames(frames, r, out),
+            Ok(Exec::Done) => self.run_frames(frames, Ok(()), out),
+            Err(e) => self.run_frames(frames, Err(e), out),
         };
         let outcome = match r {
-            Ok(()) => Ok(()),
-            Err(e) if e.is_pause() => {
-                self.suspend(mark, origin.clone(), out);
+            Ok(Exec::Done) => Ok(()),
+            Ok(Exec::Paused(p)) => {
+                self.suspend(p, mark, out);
                 Ok(())
             }
             Err(e) => {
                 self.undo_to(mark);
-                Err(e.in_source(&origin))
+                Err(e.in_source(&source))
             }
         };
         self.input = saved;
@@ -266,7 +247,7 @@ impl Session {
         let Some(s) = self.debug.suspended.take() else {
             return Ok(());
         };
-        let Suspended {
+        let Suspension {
             mut run,
             pause,
             call,
@@ -274,7 +255,7 @@ impl Session {
             restore,
             source,
             ..
-        } = s;
+        } = *s;
         // The worker answers with its `Aborted` error; nothing else can come back.
         let _ = run.resume(Resume::Abort);
         self.drain_sink(out);
