@@ -50,6 +50,9 @@ pub struct Timed<'a> {
     /// Also time printing the typed module (types and metadata, as `save` writes it),
     /// reported as `print`; the text's length is [`BenchReport::printed_bytes`].
     pub print: bool,
+    /// Also time `passes` as one Sequential: applied directly (`pipeline`), and as the
+    /// statement `out = seq(m)` in a session (`session`), the product's path.
+    pub session: bool,
 }
 
 /// Imports an ONNX model `runs` times (reading the file each time, as TVM's `onnx.load`
@@ -180,6 +183,11 @@ pub fn bench(
         let time = time_runs(runs, cold.then_some(&mut junk), || pm.run(&pass, m));
         out.push(PassTime::of(name, time));
     }
+    if what.session && !what.passes.is_empty() {
+        let (pipeline, session) = time_pipeline(&pm, m, what.passes, runs)?;
+        out.push(pipeline);
+        out.push(session);
+    }
     let overhead = overhead.filter(|n| *n > 0).map(|n| {
         // The peer's shape (tvm_bench.py): n distinct empty Sequentials named p0, p1, ...
         let seq = Sequential::new(
@@ -218,6 +226,46 @@ pub fn bench(
         overhead,
         printed_bytes,
     })
+}
+
+/// The passes as one Sequential on `m`, `runs` times each way: through the pass manager
+/// (`pipeline`) and through [`Session::execute`](crate::session::Session::execute)
+/// (`session`). Each session run rebinds `out`, dropping the previous result and run history
+/// as a user's next statement does; the previous ones are dropped (untimed) first, so both
+/// ways time the same work.
+fn time_pipeline(
+    pm: &PassManager,
+    m: &Module,
+    passes: &[String],
+    runs: usize,
+) -> Result<(PassTime, PassTime), String> {
+    use crate::session::{Session, Value};
+    let kids = passes
+        .iter()
+        .map(|n| pm.create(n, &PassOptions::new()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let seq = Sequential::new(kids).into_pass();
+    pm.run(&seq, m).map_err(|e| e.to_string())?;
+    let pipeline = PassTime::of("pipeline", time_runs(runs, None, || pm.run(&seq, m)));
+    let mut s = Session::new();
+    s.set_html(false);
+    s.set_var("m", Value::Module(m.clone()));
+    s.set_var("seq", Value::Pass(seq));
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..=runs {
+        s.execute("out = None");
+        s.forget_run_history();
+        let start = Instant::now();
+        let out = timed_run(&mut || s.execute("out = seq(m)"));
+        times.push(start.elapsed());
+        if out.is_error() {
+            return Err(out.plain());
+        }
+    }
+    // The first run warms up (its thread's stack, the allocator's pools).
+    times.remove(0);
+    Ok((pipeline, PassTime::of("session", times)))
 }
 
 impl BenchReport {

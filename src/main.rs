@@ -118,6 +118,11 @@ enum Command {
         /// report, with the text's length).
         #[arg(long)]
         print: bool,
+        /// Also time the --pass list as one Sequential, applied directly (`pipeline`) and as a
+        /// statement in a session (`session`: `out = seq(m)`, the path the REPL, scripts and
+        /// the kernel take, with its worker thread and run history).
+        #[arg(long)]
+        session: bool,
     },
     /// Measure how much cache this host leaves a process now: the latency of dependent random
     /// reads by working-set size (what decides a large model's pass times on a shared host).
@@ -341,6 +346,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             walk,
             parse,
             print,
+            session,
         } => {
             let onnx = passlab::onnx::is_onnx_path(&file);
             if passes.is_empty() && overhead.is_none() && !walk && !parse && !print && !onnx {
@@ -367,6 +373,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 walk,
                 parse: src.as_deref().filter(|_| parse).map(|s| (s, file.as_str())),
                 print,
+                session,
             };
             let (runs, overhead) = (runs as usize, overhead.map(|n| n as usize));
             let mut report = passlab::bench::bench(&m, what, runs, overhead, cold)

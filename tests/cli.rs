@@ -73,6 +73,25 @@ fn gen_writes_the_benchmark_models_that_bench_times() {
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         let t = |k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k} in {json}"));
         assert!(t("walk_min_s") <= t("walk_s") && t("walk_s") <= t("walk_max_s"));
+        // The passes as one pipeline, directly and through a session statement.
+        let out = passlab(&[
+            "bench",
+            file,
+            "--pass",
+            "FoldConstant",
+            "--pass",
+            "FuseOps",
+            "--session",
+            "--runs",
+            "2",
+            "--json",
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        let json = String::from_utf8(out.stdout).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        for k in ["pipeline_s", "session_s", "FuseOps_s"] {
+            assert!(v[k].as_f64().is_some_and(|t| t > 0.0), "{k} in {json}");
+        }
         let out = passlab(&["bench", file, "--pass", "FuseOps", "--runs", "3"]);
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(

@@ -205,6 +205,14 @@ impl Session {
         Ok(Value::Module(m))
     }
 
+    /// Drops the last run's history and the modules it holds (`history` then says no
+    /// pipeline has run).
+    pub fn forget_run_history(&mut self) {
+        if self.debug.suspended.is_none() {
+            self.debug.history = None;
+        }
+    }
+
     /// `ir`: the module at the pause point.
     pub(crate) fn paused_module(&self) -> Option<Module> {
         self.debug
