@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[global_allocator]
-static GLOBAL: passlab::alloc::MiMalloc = passlab::alloc::MiMalloc;
+static GLOBAL: passlab_alloc::MiMalloc = passlab_alloc::MiMalloc;
 
 fn time<R>(label: &str, runs: usize, mut f: impl FnMut() -> R) -> R {
     let mut times: Vec<Duration> = Vec::new();

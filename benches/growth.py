@@ -57,7 +57,7 @@ RUNS = 2
 
 # The function every timed run of `passlab bench` goes through (src/bench.rs); callgrind
 # counts only inside it.
-TIMED_RUN = "passlab::bench::timed_run*"
+TIMED_RUN = "passlab::cli::bench::timed_run*"
 
 
 def main():

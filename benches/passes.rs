@@ -27,7 +27,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 #[global_allocator]
-static GLOBAL: passlab::alloc::MiMalloc = passlab::alloc::MiMalloc;
+static GLOBAL: passlab_alloc::MiMalloc = passlab_alloc::MiMalloc;
 
 /// (label, ops, untyped module).
 fn models() -> Vec<(String, usize, Module)> {

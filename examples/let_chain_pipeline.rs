@@ -11,7 +11,7 @@ use passlab::text::{parse_module, print_module};
 use std::time::Instant;
 
 #[global_allocator]
-static GLOBAL: passlab::alloc::MiMalloc = passlab::alloc::MiMalloc;
+static GLOBAL: passlab_alloc::MiMalloc = passlab_alloc::MiMalloc;
 
 /// The process's resident and peak resident memory (Linux; empty elsewhere): on a VM whose
 /// fresh pages are slow to fault in, new memory is a large part of a stage's time.

@@ -5,11 +5,11 @@
 //! [`text`] (parse and print the Relay text format), [`diagnostic`] (rendering errors), [`files`] (reading text and writing files atomically),
 //! [`pass`] (the pass infrastructure: contexts, the funnel, Sequential, the registry),
 //! [`instrument`] (pass instruments) and [`passes`] (the passes and their table); above them
-//! [`lang`] and [`session`] (the command language and its engine), [`repl`], and
-//! [`notebook`] (rich displays in the evcxr Rust notebook kernel).
+//! [`lang`] and [`session`] (the command language and its engine), and [`notebook`] (rich
+//! displays in the evcxr Rust notebook kernel). The terminal REPL, the benchmark commands and
+//! the global allocator belong to the `passlab` binary (`src/main.rs`, `src/cli/`, the
+//! `passlab-alloc` crate), not to the library.
 
-pub mod alloc;
-pub mod bench;
 pub mod diagnostic;
 pub mod eval;
 pub mod files;
@@ -21,8 +21,10 @@ pub mod notebook;
 pub mod onnx;
 pub mod pass;
 pub mod passes;
-pub mod repl;
 pub mod session;
 pub mod suggest;
+/// Generated models of any size (the benchmarks' inputs and the tests' shapes); behind the
+/// `testgen` feature, which the binary's `cli` feature turns on.
+#[cfg(any(test, feature = "testgen"))]
 pub mod testgen;
 pub mod text;

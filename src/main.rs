@@ -2,9 +2,11 @@
 //! `print` / `check` Relay files, `bench` passes on one, `gen` the generated benchmark models and
 //! measure the `host`'s memory.
 
+mod cli;
+
 use clap::{Parser, Subcommand, ValueEnum};
+use cli::repl::stdio;
 use passlab::ir::well_formed;
-use passlab::repl::stdio;
 use passlab::session::{replay, Session};
 use passlab::text::{self, PrintOptions};
 use std::io::IsTerminal;
@@ -185,7 +187,7 @@ fn main() -> ExitCode {
             ColorChoice::Auto => color && tty,
             _ => color,
         };
-        return ExitCode::from(passlab::repl::run(color) as u8);
+        return ExitCode::from(cli::repl::run(color) as u8);
     };
     match run(command, color) {
         Ok(()) => ExitCode::SUCCESS,
@@ -361,14 +363,14 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                         .to_string());
                 }
                 let opts = passlab::onnx::ImportOptions::default();
-                let (m, t) = passlab::bench::time_onnx_import(file.as_ref(), &opts, runs as usize)
+                let (m, t) = cli::bench::time_onnx_import(file.as_ref(), &opts, runs as usize)
                     .map_err(|e| format!("error: {e}"))?;
                 (m, Some(t), None)
             } else {
                 let (m, src) = load(&file, color)?;
                 (m, None, Some(src))
             };
-            let what = passlab::bench::Timed {
+            let what = cli::bench::Timed {
                 passes: &passes,
                 walk,
                 parse: src.as_deref().filter(|_| parse).map(|s| (s, file.as_str())),
@@ -376,7 +378,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 session,
             };
             let (runs, overhead) = (runs as usize, overhead.map(|n| n as usize));
-            let mut report = passlab::bench::bench(&m, what, runs, overhead, cold)
+            let mut report = cli::bench::bench(&m, what, runs, overhead, cold)
                 .map_err(|e| format!("error: {e}"))?;
             if let Some(t) = import_time {
                 report.passes.insert(0, t);
@@ -393,8 +395,8 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             json,
             growth,
         } => {
-            let host = passlab::bench::HostMemory::measure((max_mib as usize) << 20);
-            let growth = growth.map(|n| passlab::bench::WalkGrowth::measure(n as usize, 5));
+            let host = cli::bench::HostMemory::measure((max_mib as usize) << 20);
+            let growth = growth.map(|n| cli::bench::WalkGrowth::measure(n as usize, 5));
             if json {
                 let mut v = host.to_json_value();
                 if let Some(g) = &growth {
@@ -457,4 +459,4 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
 // fifth of a pass's time consolidating free lists on 100k-node models. (Through our own
 // GlobalAlloc: see src/alloc.rs for why not the `mimalloc` crate's.)
 #[global_allocator]
-static GLOBAL: passlab::alloc::MiMalloc = passlab::alloc::MiMalloc;
+static GLOBAL: passlab_alloc::MiMalloc = passlab_alloc::MiMalloc;

@@ -17,7 +17,8 @@
 //! expressions, the pipeline tree with the gate's verdict per pass, tables for contexts, timing
 //! and stats, the side-by-side table for diffs.
 //!
-//! With the `evcxr` cargo feature (`:dep passlab = { path = "..", features = ["evcxr"] }`),
+//! With the `evcxr` cargo feature (`:dep passlab = { path = "..", default-features = false,
+//! features = ["evcxr"] }`: the library alone, without the binary's REPL and benchmarks),
 //! every type here that implements [`NotebookDisplay`] also has an inherent `evcxr_display`
 //! method that locks standard output and calls [`write_evcxr`] (`notebook/evcxr.rs`). Without
 //! the feature the library never prints.

@@ -1,9 +1,9 @@
 //! `passlab bench`: times passes on a module and the pass manager's own cost per pass, with
 //! the JSON keys of `shared/peers/tvm/tvm_bench.py` so `compare.sh` can put both side by side.
 
-use crate::instrument::{InstrumentRef, PassTimingInstrument};
-use crate::ir::Module;
-use crate::pass::{PassContext, PassInfo, PassManager, PassOptions, Sequential};
+use passlab::instrument::{InstrumentRef, PassTimingInstrument};
+use passlab::ir::Module;
+use passlab::pass::{PassContext, PassInfo, PassManager, PassOptions, Sequential};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -59,22 +59,22 @@ pub struct Timed<'a> {
 /// plus `from_onnx` does) and returns the module with the times as `import`.
 pub fn time_onnx_import(
     path: &std::path::Path,
-    opts: &crate::onnx::ImportOptions,
+    opts: &passlab::onnx::ImportOptions,
     runs: usize,
 ) -> Result<(Module, PassTime), String> {
-    let m = crate::onnx::import_file(path, opts).map_err(|e| e.to_string())?;
-    let times = time_runs(runs.max(1), None, || crate::onnx::import_file(path, opts));
+    let m = passlab::onnx::import_file(path, opts).map_err(|e| e.to_string())?;
+    let times = time_runs(runs.max(1), None, || passlab::onnx::import_file(path, opts));
     Ok((m, PassTime::of("import", times)))
 }
 
-/// Reads every node of every function of `m` once (as [`each_node`](crate::ir::visit::each_node)
+/// Reads every node of every function of `m` once (as [`each_node`](passlab::ir::visit::each_node)
 /// reaches them, shared nodes once) and counts them: the least any pass that must look at
 /// every node does, so its growth with the module's size is the floor under theirs (what the
 /// memory system alone adds when the module outgrows the caches).
 pub fn walk_every_node(m: &Module) -> usize {
     let mut nodes = 0;
     for (_, f) in m.functions() {
-        crate::ir::visit::each_node(f, |_| nodes += 1);
+        passlab::ir::visit::each_node(f, |_| nodes += 1);
     }
     nodes
 }
@@ -161,13 +161,13 @@ pub fn bench(
     }
     if let Some((text, name)) = what.parse {
         let time = time_runs(runs, cold.then_some(&mut junk), || {
-            crate::text::parse_module(std::hint::black_box(text), name)
+            passlab::text::parse_module(std::hint::black_box(text), name)
         });
         out.push(PassTime::of("parse", time));
     }
     let mut printed_bytes = None;
     if what.print {
-        let print = || crate::text::try_print_module_with(m, Default::default());
+        let print = || passlab::text::try_print_module_with(m, Default::default());
         let text = print().map_err(|e| e.to_string())?;
         printed_bytes = Some(text.len());
         drop(text);
@@ -229,7 +229,7 @@ pub fn bench(
 }
 
 /// The passes as one Sequential on `m`, `runs` times each way: through the pass manager
-/// (`pipeline`) and through [`Session::execute`](crate::session::Session::execute)
+/// (`pipeline`) and through [`Session::execute`](passlab::session::Session::execute)
 /// (`session`). Each session run rebinds `out`, dropping the previous result and run history
 /// as a user's next statement does; the previous ones are dropped (untimed) first, so both
 /// ways time the same work.
@@ -239,7 +239,7 @@ fn time_pipeline(
     passes: &[String],
     runs: usize,
 ) -> Result<(PassTime, PassTime), String> {
-    use crate::session::{Session, Value};
+    use passlab::session::{Session, Value};
     let kids = passes
         .iter()
         .map(|n| pm.create(n, &PassOptions::new()))
@@ -371,12 +371,7 @@ impl HostMemory {
             .map_or(0, |l| l.bytes)
     }
 
-    /// `{"cached_bytes": N, "latency_ns": {"<bytes>": ns, ...}}`.
-    pub fn to_json(&self) -> String {
-        self.to_json_value().to_string()
-    }
-
-    /// [`HostMemory::to_json`]'s object, to add to.
+    /// `{"cached_bytes": N, "latency_ns": {"<bytes>": ns, ...}}`, to add to.
     pub fn to_json_value(&self) -> serde_json::Value {
         let lat: serde_json::Map<String, serde_json::Value> = self
             .latencies
@@ -483,7 +478,7 @@ pub struct WalkGrowth {
 }
 
 impl WalkGrowth {
-    /// Measures 32-, 64- (an [`crate::ir::Expr`] node's size) and 128-byte nodes, `small` and
+    /// Measures 32-, 64- (an [`passlab::ir::Expr`] node's size) and 128-byte nodes, `small` and
     /// `10 * small` of them, alternating the two sizes over `rounds` rounds.
     pub fn measure(small: usize, rounds: usize) -> WalkGrowth {
         let by_size = vec![
@@ -560,7 +555,7 @@ impl<const PAD: usize> ProbeNode<PAD> {
     }
 
     /// Pre-order with a stack of pending nodes, operands pushed in reverse, as
-    /// [`each_node`](crate::ir::visit::each_node) walks a module (the walk `passlab bench
+    /// [`each_node`](passlab::ir::visit::each_node) walks a module (the walk `passlab bench
     /// --walk` times): the sum of the tags.
     fn walk<'a>(&'a self, stack: &mut Vec<&'a ProbeNode<PAD>>) -> u64 {
         stack.clear();
@@ -628,11 +623,11 @@ mod tests {
     /// The walk reads each unique node once (shared ones once), in every function.
     #[test]
     fn the_walk_reads_every_node_once() {
-        let text = crate::testgen::peer_model(6, 8);
-        let mut m = crate::text::parse_module(&text, "peer").unwrap();
+        let text = passlab::testgen::peer_model(6, 8);
+        let mut m = passlab::text::parse_module(&text, "peer").unwrap();
         let main = m.get("main").unwrap().clone();
         let mut nodes = 0;
-        crate::ir::visit::post_order(&main, |_| nodes += 1);
+        passlab::ir::visit::post_order(&main, |_| nodes += 1);
         assert!(nodes > 50, "{nodes}");
         assert_eq!(super::walk_every_node(&m), nodes);
         m.add("again", main).unwrap();
@@ -673,7 +668,7 @@ mod tests {
         let text = h.to_text();
         assert!(text.contains("  256 KiB     13.0 ns\n"), "{text}");
         assert!(text.ends_with("served from cache up to 2 MiB (the rest at memory latency)\n"));
-        let v: serde_json::Value = serde_json::from_str(&h.to_json()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&h.to_json_value().to_string()).unwrap();
         assert_eq!(v["cached_bytes"], 2 << 20);
         assert_eq!(v["latency_ns"]["4194304"], 278.5);
     }

@@ -6,9 +6,9 @@ pub mod helper;
 pub mod history;
 pub mod stdio;
 
-use crate::lang::{Completeness, Scanner};
-use crate::session::Session;
 use helper::ReplHelper;
+use passlab::lang::{Completeness, Scanner};
+use passlab::session::Session;
 use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
 use rustyline::{Config, Editor};
@@ -153,10 +153,10 @@ fn stdin_line(line: std::io::Result<Vec<u8>>, number: usize) -> Option<String> {
     if bytes.last() == Some(&b'\r') {
         bytes.pop();
     }
-    match crate::files::text_of(bytes) {
+    match passlab::files::text_of(bytes) {
         Ok(text) => Some(text),
         Err(mut e) => {
-            if let crate::files::ReadError::Utf8 { line, .. } = &mut e {
+            if let passlab::files::ReadError::Utf8 { line, .. } = &mut e {
                 *line = number;
             }
             stdio::err(&format!("error: {}\n", e.message("standard input")));

@@ -10,7 +10,7 @@
 //! bytes) through `files::write_atomic`. A session that then gets the lock on the file that
 //! was replaced sees that the path names another file now, and appends to that one.
 
-use crate::files::write_atomic;
+use passlab::files::write_atomic;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;

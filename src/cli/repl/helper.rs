@@ -1,9 +1,9 @@
 //! The line editor's helper: completion, hints, highlighting and multi-line validation, all
 //! delegated to the session and the language (the editor itself knows nothing of either).
 
-use crate::lang::{is_complete, Completeness};
-use crate::session::Session;
 use colored::Colorize;
+use passlab::lang::{is_complete, Completeness};
+use passlab::session::Session;
 use rustyline::completion::{Completer, Pair};
 use rustyline::highlight::{CmdKind, Highlighter};
 use rustyline::hint::Hinter;
@@ -71,7 +71,7 @@ impl Hinter for ReplHelper {
     }
 }
 
-const KEYWORDS: &[&str] = crate::lang::ast::KEYWORDS;
+const KEYWORDS: &[&str] = passlab::lang::ast::KEYWORDS;
 
 impl Highlighter for ReplHelper {
     fn highlight<'l>(&self, line: &'l str, pos: usize) -> Cow<'l, str> {
@@ -166,7 +166,7 @@ pub fn highlight_line(line: &str, bracket: Option<usize>) -> String {
             let close = line[i + 3..].find("\"\"\"");
             let inner_end = close.map(|e| i + 3 + e).unwrap_or(b.len());
             out.push_str(&"\"\"\"".green().to_string());
-            out.push_str(&crate::text::highlight(&line[i + 3..inner_end]));
+            out.push_str(&passlab::text::highlight(&line[i + 3..inner_end]));
             if close.is_some() {
                 out.push_str(&"\"\"\"".green().to_string());
                 i = inner_end + 3;
