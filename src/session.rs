@@ -221,6 +221,7 @@ impl Session {
         };
         let origin = self.input.clone();
         for stmt in &stmts {
+            out.result = None;
             let r = self.run_guarded(stmt, &origin, &mut out);
             match r {
                 Ok(Exec::Done) => self.undo.clear(),
@@ -348,7 +349,12 @@ impl Session {
                 let v = value();
                 self.drain_sink(out);
                 if !matches!(v, Value::None) {
+                    let before = out.parts.len();
                     self.display_value(&v, false, out);
+                    // A top-level expression's value is the input's result (`Outputs::result`).
+                    if self.running.len() == 1 && out.parts.len() > before {
+                        out.result = Some(out.parts.len() - 1);
+                    }
                 }
                 Ok(())
             }

@@ -5,7 +5,6 @@
 
 use crate::kernel::Shared;
 use crate::wire::Message;
-use passlab::lang::ast::StmtKind;
 use passlab::session::{Outputs, Part, PartKind};
 use serde_json::{json, Map, Value};
 
@@ -99,7 +98,6 @@ impl Executor {
                 }
             });
         }
-        let last_is_expr = last_statement_is_expression(&req.code);
         let code = req.code.clone();
         let source = format!("In [{count}]");
         let exprs = req.user_expressions.clone();
@@ -120,7 +118,7 @@ impl Executor {
                 return Ok(self.fail(k, msg, &req, count, e.clone(), e));
             }
         };
-        let result_index = result_part(&out, last_is_expr);
+        let result_index = out.result();
         let mut error = None;
         let mut result_text = None;
         for (i, part) in out.parts.iter().enumerate() {
@@ -229,23 +227,6 @@ fn help_query(code: &str) -> Option<&str> {
     ok.then_some(name)
 }
 
-fn last_statement_is_expression(code: &str) -> bool {
-    match passlab::lang::parse_program(code) {
-        Ok(stmts) => matches!(stmts.last().map(|s| &s.kind), Some(StmtKind::Expr(_))),
-        Err(_) => false,
-    }
-}
-
-/// The index of the part that is the cell's result: the last part, if it is a displayed
-/// value, the last statement is a bare expression and nothing failed.
-fn result_part(out: &Outputs, last_is_expr: bool) -> Option<usize> {
-    if !last_is_expr || out.is_error() {
-        return None;
-    }
-    let last = out.parts.len().checked_sub(1)?;
-    (out.parts[last].kind == PartKind::Display).then_some(last)
-}
-
 fn mime_bundle(part: &Part) -> Value {
     let mut data = json!({"text/plain": part.plain.trim_end_matches('\n')});
     if let Some(html) = &part.html {
@@ -321,10 +302,15 @@ mod tests {
 
     #[test]
     fn results_are_bare_last_expressions() {
-        assert!(last_statement_is_expression("x = 1\nx"));
-        assert!(!last_statement_is_expression("x = 1"));
-        assert!(!last_statement_is_expression("show 1"));
-        assert!(!last_statement_is_expression("x = ("));
+        let result = |code: &str| passlab::session::Session::new().execute(code).result();
+        assert_eq!(result("x = 1\nx"), Some(0));
+        assert_eq!(result("x = 1\nprint(\"a\")\nx"), Some(1));
+        assert_eq!(result("x = 1"), None);
+        assert_eq!(result("show 1"), None);
+        assert_eq!(result("x = ("), None);
+        assert_eq!(result("x = 1\nx\ny = 2"), None);
+        assert_eq!(result("with PassContext() {\n  1\n}"), None);
+        assert_eq!(result("1\nnope"), None);
     }
 
     #[test]
@@ -336,10 +322,10 @@ mod tests {
              InferType()(m)",
         );
         assert_eq!(out.parts.last().map(|p| p.kind), Some(PartKind::Pause));
-        assert_eq!(result_part(&out, true), None);
+        assert_eq!(out.result(), None);
         // Once the run is paused, later bare expressions are results as usual.
         let out = s.execute("ir");
-        assert_eq!(result_part(&out, true), Some(0));
+        assert_eq!(out.result(), Some(0));
         let out = s.execute("continue");
         assert!(out.plain().contains("def @main"), "{}", out.plain());
     }

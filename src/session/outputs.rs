@@ -38,6 +38,8 @@ pub struct Part {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Outputs {
     pub parts: Vec<Part>,
+    /// The part that is the input's value (see [`Outputs::result`]).
+    pub result: Option<usize>,
 }
 
 fn with_newline(mut s: String) -> String {
@@ -50,6 +52,15 @@ fn with_newline(mut s: String) -> String {
 impl Outputs {
     pub fn new() -> Outputs {
         Outputs::default()
+    }
+
+    /// The index of the part that is the value of the input (a Jupyter cell's
+    /// `execute_result`): the value its last statement displayed when that statement is a
+    /// bare expression at the top level, nothing failed, and nothing was shown after it.
+    pub fn result(&self) -> Option<usize> {
+        let i = self.result?;
+        let last = self.parts.len().checked_sub(1)?;
+        (i == last && self.parts[i].kind == PartKind::Display && !self.is_error()).then_some(i)
     }
 
     pub fn stream(&mut self, text: impl Into<String>) {
