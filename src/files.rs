@@ -188,9 +188,10 @@ impl ReadError {
     }
 }
 
-/// Reads a text file, saying where the first invalid UTF-8 byte is if there is one.
+/// Reads a text file of at most [`MAX_TEXT_BYTES`](crate::limits::MAX_TEXT_BYTES), saying
+/// where the first invalid UTF-8 byte is if there is one.
 pub fn read_text(path: &Path) -> Result<String, ReadError> {
-    let bytes = fs::read(path).map_err(ReadError::Io)?;
+    let bytes = read_bytes(path, crate::limits::MAX_TEXT_BYTES).map_err(ReadError::Io)?;
     text_of(bytes)
 }
 

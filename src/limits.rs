@@ -22,5 +22,9 @@ pub const MAX_METADATA_VALUES: usize = 1 << 20;
 /// How deep `match` patterns may nest (`Cons(Cons(Cons(...)))`): walks over one pattern
 /// recurse, so the parser refuses deeper ones.
 pub const MAX_PATTERN_DEPTH: usize = 256;
+/// Bytes of one text file read whole (a Relay program, a script, a connection file): spans
+/// are 32-bit offsets, and a larger file is refused before it is read.
+pub const MAX_TEXT_BYTES: u64 = 2 << 30;
+
 /// Bytes of one ONNX file (a model or a tensor): protobuf's own bound on a message, 2 GiB.
 pub const MAX_ONNX_BYTES: u64 = 2 << 30;

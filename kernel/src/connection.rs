@@ -19,7 +19,10 @@ pub struct ConnectionInfo {
 
 impl ConnectionInfo {
     pub fn read(path: &Path) -> Result<ConnectionInfo, String> {
-        let text = std::fs::read_to_string(path)
+        // A connection file is a few hundred bytes: anything past 1 MiB is not one.
+        let text = passlab::files::read_bytes(path, 1 << 20)
+            .map_err(|e| e.to_string())
+            .and_then(|b| String::from_utf8(b).map_err(|e| e.to_string()))
             .map_err(|e| format!("cannot read the connection file {}: {e}", path.display()))?;
         ConnectionInfo::parse(&text)
             .map_err(|e| format!("bad connection file {}: {e}", path.display()))
