@@ -102,7 +102,7 @@ impl Session {
                 vec![
                     k.name.to_string(),
                     k.ty.to_string(),
-                    format!("{:?}", (k.default)()),
+                    (k.default)().to_string(),
                     k.doc.to_string(),
                 ]
             })

@@ -433,7 +433,7 @@ fn context_table(c: &PassContext, is_current: bool) -> Tab {
     let config: Vec<String> = c
         .config()
         .iter()
-        .map(|(k, v)| format!("{k}={v:?}"))
+        .map(|(k, v)| format!("{k}={v}"))
         .collect();
     let mut rows = vec![
         vec!["opt_level".to_string(), c.opt_level().to_string()],
