@@ -14,7 +14,7 @@ fn repl(history: &std::path::Path) -> PtySession {
         .env("NO_COLOR", "1")
         .env("TERM", "xterm");
     let mut p = spawn_command(cmd, Some(TIMEOUT_MS)).expect("spawn passlab");
-    p.exp_string("Ctrl-D to quit").expect("banner");
+    p.exp_string("Ctrl-D to leave").expect("banner");
     p.exp_string(">>> ").expect("prompt");
     // Let the line editor switch the terminal to raw mode before typing.
     std::thread::sleep(std::time::Duration::from_millis(300));
@@ -217,4 +217,37 @@ fn piped_stdin_runs_statements_without_colors() {
         Some(1),
         "a failed statement makes the exit status 1"
     );
+}
+
+/// `quit`, `quit()` and `exit()` leave as Ctrl-D does (entered contexts are exited); `exit`
+/// with no context entered says how to leave.
+#[test]
+fn quit_and_exit_call_leave_the_repl() {
+    for word in ["quit", "quit()", "exit()"] {
+        let dir = tmp(&format!("quit-{}", word.replace("()", "-call")));
+        let mut p = repl(&dir.join("history"));
+        p.send_line("exit").unwrap();
+        p.exp_string("to leave the REPL: `quit`, `exit()` or Ctrl-D")
+            .expect("exit with nothing entered says how to leave");
+        p.send_line("enter PassContext(instruments=[Trace(name=\"q\")])")
+            .unwrap();
+        p.exp_string("[q] enter_pass_ctx").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        p.send_line(word).unwrap();
+        p.exp_string("[q] exit_pass_ctx")
+            .expect("exit_pass_ctx runs when leaving");
+        p.exp_eof().unwrap();
+    }
+    // Piped input stops at `quit` too.
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_passlab"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = b"x = 1\nx\nquit\nnope\n";
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "1\n");
+    assert_eq!(out.status.code(), Some(0));
 }

@@ -41,7 +41,7 @@ pub fn run(color: bool) -> i32 {
 
 fn banner() -> String {
     format!(
-        "passlab {} — TVM-style pass pipelines, interactively. `help`, `passes`, Ctrl-D to quit.",
+        "passlab {} — TVM-style pass pipelines, interactively. `help`, `passes`; `quit` or Ctrl-D to leave.",
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -112,6 +112,9 @@ fn interactive(session: &mut Session) -> i32 {
                         }
                     }
                 }
+                if is_quit(&src) {
+                    break;
+                }
                 running.store(true, Ordering::SeqCst);
                 let out = shared.borrow_mut().execute(&src);
                 running.store(false, Ordering::SeqCst);
@@ -131,6 +134,12 @@ fn interactive(session: &mut Session) -> i32 {
         .unwrap_or_default();
     exit_all(session);
     0
+}
+
+/// `quit`, `quit()` and `exit()` leave the REPL as Ctrl-D does (`exit` alone is the
+/// language's statement that exits a context).
+fn is_quit(src: &str) -> bool {
+    matches!(src.trim(), "quit" | "quit()" | "exit()")
 }
 
 /// Exits every entered context (their instruments' exit_pass_ctx run) at the end of a
@@ -189,6 +198,9 @@ fn piped(session: &mut Session) -> i32 {
         let src = std::mem::take(&mut buf);
         if src.trim().is_empty() {
             continue;
+        }
+        if is_quit(&src) {
+            break;
         }
         let out = session.execute(&src);
         failed |= out.is_error();

@@ -106,7 +106,12 @@ impl Session {
             return Err(SessionError::at(
                 "no PassContext is entered (the default context cannot be exited)",
                 span,
-            ));
+            )
+            .with_label(Some(
+                "`exit` leaves a context entered with `enter`; to leave the REPL: `quit`, \
+                 `exit()` or Ctrl-D"
+                    .into(),
+            )));
         };
         if let Some(Entered {
             by: EnteredBy::With,

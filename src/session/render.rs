@@ -430,11 +430,7 @@ fn context_table(c: &PassContext, is_current: bool) -> Tab {
         .iter()
         .map(|i| i.name().to_string())
         .collect();
-    let config: Vec<String> = c
-        .config()
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
+    let config: Vec<String> = c.config().iter().map(|(k, v)| format!("{k}={v}")).collect();
     let mut rows = vec![
         vec!["opt_level".to_string(), c.opt_level().to_string()],
         vec!["required_pass".to_string(), list(c.required_pass())],
