@@ -123,6 +123,7 @@ fn rule_of(op: Op) -> Option<Rule> {
         "squeeze" => I(tensor::squeeze),
         "split" => I(tensor::split),
         "strided_slice" => I(tensor::strided_slice),
+        "topk" => I(tensor::topk),
         _ if matches!(op.type_rel, "BroadcastRel" | "BroadcastCompRel") && op.num_inputs == 2 => {
             Rule::Broadcast
         }

@@ -66,6 +66,11 @@ pub(super) fn reduce(a: &Args<'_>) -> Option<Inferred> {
                 outl.push_str(&text);
             }
         }
+        // TVM's `Layout("")` is undefined: reducing to a scalar fails the rule, and the
+        // call keeps its original layout and axes.
+        if outl.is_empty() {
+            return None;
+        }
         Some((Layout::parse(&inl)?, Layout::parse(&outl)?, new_axes))
     };
     let mut attrs = a.attrs.clone();
@@ -306,4 +311,23 @@ pub(super) fn strided_slice(a: &Args<'_>) -> Option<Inferred> {
         .with("begin", ints_like(like("begin"), &nb))
         .with("end", ints_like(like("end"), &ne));
     Some(Inferred::one(smallvec![Some(new)], Some(new), attrs))
+}
+
+/// `topk`: follows the input, its axis moved with it; both results (values and indices) have
+/// the input's layout.
+pub(super) fn topk(a: &Args<'_>) -> Option<Inferred> {
+    let axis = norm_axis(a.attrs.get_int("axis").unwrap_or(-1), a.rank(0)?)?;
+    let old = a.old0()?;
+    let (ret, attrs) = match a.new0() {
+        Some(new) => {
+            let index = new.index_of(old.axis_name(axis)?)?;
+            (new, a.attrs.with("axis", AttrValue::int(index as i64)))
+        }
+        None => (old, a.attrs.clone()),
+    };
+    Some(Inferred {
+        inputs: smallvec![Some(ret)],
+        outputs: smallvec![Some(ret), Some(ret)],
+        attrs,
+    })
 }
