@@ -288,7 +288,7 @@ impl Op {
             | "nn.adaptive_avg_pool1d"
             | "nn.adaptive_avg_pool2d"
             | "nn.adaptive_avg_pool3d" => LayoutRole::Pool,
-            "image.resize1d" | "image.resize2d" | "image.resize3d" => LayoutRole::Resize,
+            "image.resize1d" | "image.resize2d" => LayoutRole::Resize,
             "concatenate" => LayoutRole::Concatenate,
             "nn.bias_add" => LayoutRole::BiasAdd,
             _ => return None,

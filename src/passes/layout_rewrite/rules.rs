@@ -110,7 +110,7 @@ fn rule_of(op: Op) -> Option<Rule> {
         "nn.adaptive_avg_pool1d" | "nn.adaptive_avg_pool2d" | "nn.adaptive_avg_pool3d" => {
             A(nn::pool)
         }
-        "image.resize1d" | "image.resize2d" | "image.resize3d" => A(nn::resize),
+        "image.resize1d" | "image.resize2d" => A(nn::resize),
         "concatenate" => A(concatenate),
         "nn.bias_add" => A(nn::bias_add),
         "nn.batch_norm" => I(nn::batch_norm),
@@ -326,6 +326,6 @@ mod tests {
                 o.name()
             );
         }
-        assert_eq!(sources, 26);
+        assert_eq!(sources, 25);
     }
 }

@@ -54,7 +54,7 @@ pub(super) fn pool(a: &Args<'_>) -> Option<Inferred> {
     Some(Inferred::one(smallvec![Some(l)], Some(l), attrs))
 }
 
-/// `image.resize1d/2d/3d`: follows a new input layout of the same rank when the attribute
+/// `image.resize1d/2d`: follows a new input layout of the same rank when the attribute
 /// still names the original one.
 pub(super) fn resize(a: &Args<'_>) -> Option<Inferred> {
     let mut attrs = a.attrs.clone();
