@@ -238,7 +238,7 @@ impl<'h> Rewriter<'h> {
         //    (`old_cur`) and its outputs' (`old_out`).
         let old_prd: rules::Ls = inputs.iter().map(|(_, o, _)| *o).collect();
         let old = rules::infer(op, &c.attrs, None, &old_prd, &types)?;
-        if old.inputs.len() != inputs.len() {
+        if old.inputs.len() != inputs.len() || old.outputs.is_empty() {
             return None;
         }
         let fill = |ls: &mut rules::Ls| {
