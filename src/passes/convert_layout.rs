@@ -2,20 +2,25 @@
 //! a function pass (level 3, requires InferType and CanonicalizeOps) that rewrites the ops named
 //! in `desired_layouts` to the requested data/kernel layouts, e.g.
 //! `{"nn.conv2d": ["NCHW", "default"]}`, with the layout rewriter of `layout_rewrite.rs`:
-//! `layout_transform` is inserted where an input has another layout, layout-agnostic ops
-//! (element-wise, broadcast) follow their inputs, pooling/concatenate/bias_add adapt their
-//! layout or axis attribute, and each function's result is transformed back to its original
-//! layout. For the canonical example see `convert_layout_doc.{before,after}.relay` in the
-//! corpus: two NHWC/HWIO convs become NCHW/OIHW with the data converted once at the input, the
-//! weights converted in place and the result converted back.
+//! `layout_transform` is inserted where an input has another layout, ops with a layout rule
+//! (`layout_rewrite/rules.rs`: element-wise and broadcast ops, pools, norms, reductions,
+//! transpose, squeeze, split, strided_slice, pad, resize, ...) follow their inputs' new layouts
+//! with their axis attributes moved, and each function's result is transformed back to its
+//! original layout. For the canonical example see `convert_layout_doc.{before,after}.relay` in
+//! the corpus: two NHWC/HWIO convs become NCHW/OIHW with the data converted once at the input,
+//! the weights converted in place and the result converted back.
 //!
 //! The ops with a conversion (TVM's `FTVMConvertOpLayout`): `nn.conv2d` (data layout as given;
-//! kernel `"default"` is OIHW for NCHW, HWIO for NHWC (HWOI when depthwise), HWOI for HWNC) and
-//! `nn.conv3d` (OIDHW for NCDHW, DHWIO for NDHWC). Other names in `desired_layouts` are ignored,
-//! as TVM warns and ignores ops without a conversion.
+//! kernel `"default"` is OIHW for NCHW, HWIO for NHWC (HWOI when depthwise), HWOI for HWNC; a
+//! blocked `NCHW<n>c` data layout, with its kernel layout named, turns the call into
+//! `nn.contrib_conv2d_NCHWc` unless the data is a parameter whose channels `n` does not
+//! divide), `nn.conv3d` (OIDHW for NCDHW, DHWIO for NDHWC), `nn.conv2d_transpose` (IOHW,
+//! HWIO), `nn.conv3d_transpose` (IODHW, DHWOI), `nn.deformable_conv2d` (OIHW, HWIO), the 2-d
+//! max/avg/global pools and `image.resize1d/2d` (one layout). Other names in
+//! `desired_layouts` are ignored, as TVM warns and ignores ops without a conversion; so is a
+//! desired layout that is not a layout name (TVM asserts).
 //!
-//! Deliberately not done: blocked layouts for the data (`NCHW16c`, which TVM turns into
-//! `contrib_conv2d_NCHWc`) and `LayoutConfig` skip scopes.
+//! Deliberately not done: `LayoutConfig` skip scopes (a Python context in TVM).
 
 use super::layout_rewrite::{parse_layout, LayoutHook, Rewriter};
 use crate::ir::mutate::mutate;

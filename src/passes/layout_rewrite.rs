@@ -3,16 +3,18 @@
 //! layout it had in the original program (*old*) and the layout it has now (*new*), and
 //! inserts `layout_transform` where a consumer wants another layout.
 //!
-//! For each op call with a layout rule (`rules.rs`):
-//! 1. the rule on the original input layouts gives the original layouts (`old_in`, `old_out`);
-//! 2. unknown current input layouts default to `old_in`;
-//! 3. the pass's hook gives the call's new attributes (ConvertLayout: the desired layouts;
-//!    AlterOpLayout: the op's alter hook);
-//! 4. the rule on the current layouts and new attributes gives the layouts the new call wants
-//!    (`new_in2`, `new_out`) and its final attributes;
-//! 5. every input is transformed from its current layout to the wanted one (a smaller-rank
-//!    input is first expanded with `expand_dims`, a scalar is left alone), and the result is
-//!    recorded as (old_out, new_out).
+//! For each op call with a layout rule (`rules.rs`), as TVM's `LayoutRewriter` does:
+//! 1. the rule on the producers' original layouts (`old_prd`) gives the layouts the call sees
+//!    its inputs in (`old_cur`) and its outputs' original layouts (`old_out`);
+//! 2. unknown producer layouts, new or old, default to `old_cur`;
+//! 3. the pass's hook gives the call's new attributes and op (ConvertLayout: the desired
+//!    layouts; AlterOpLayout: the op's alter hook);
+//! 4. the rule on the producers' new layouts and the new attributes gives the layouts the new
+//!    call wants (`new_cur`, `new_out`) and its final attributes;
+//! 5. every input is transformed from its producer's new layout to `new_cur` (in two steps,
+//!    back to `old_prd` and then from `old_cur`, when the call sees its input in another
+//!    layout than its producer made it; a smaller-rank input is first expanded with
+//!    `expand_dims`, a scalar is left alone), and the result is recorded as (old_out, new_out).
 //!
 //! A call without a rule (or whose rule cannot decide) gets its inputs transformed back to their
 //! original layouts; so does every other consumer (tuples not feeding a call, projections,
@@ -24,8 +26,13 @@
 //! not change is kept as the same node, so a function with nothing to convert is returned as it
 //! is. New nodes carry no checked type until InferType runs again.
 //!
-//! Deliberately not done: ops with tuple results (batch_norm, split) are not rewritten, hooks
-//! may change attributes but not the op (TVM's alter hooks may, e.g. to `contrib_conv2d_NCHWc`).
+//! Calls with a tuple result (`nn.batch_norm`, `split`, `topk`) get one (old, new) pair per
+//! field; a projection of such a call takes its field's pair, and any other use gets a tuple of
+//! its fields transformed back. A projection of a tuple expression is the field itself, as in
+//! TVM's forward rewriter. Hooks may change the attributes and the op (ConvertLayout:
+//! `nn.conv2d` to `nn.contrib_conv2d_NCHWc`), not the number of arguments.
+//!
+//! Deliberately not done: nested tuple arguments (TVM does not support them either).
 
 pub mod layout;
 pub mod rules;
