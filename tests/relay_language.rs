@@ -22,6 +22,12 @@
 //! output must be well-formed, type-check again to itself, and print to text that parses back
 //! to an equal module. `PASSLAB_BLESS=1 cargo test --test relay_language` rewrites the
 //! expected sections.
+//!
+//! `tests/relay/convert_layout/` holds TVM v0.18's `test_pass_convert_op_layout.py` in the same
+//! form, one case per file (subcases as `_1`, `_2`, ...): the pipeline is
+//! `ConvertLayout(desired_layouts=...)`, and the output must equal the expected module as
+//! written or typed (TVM compares with `run_opt_pass(expected(), InferType())`).
+//! `PASSLAB_CASE=name` runs only the cases whose path contains `name`.
 
 mod common;
 
@@ -155,7 +161,11 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
         Some(_) => {
             let expected = parse_module(&case.expected, "expected")
                 .map_err(|e| e.render("expected", &case.expected, false))?;
-            (untyped(&out), module_equal(&out, &expected, true))
+            // As written, or typed, as TVM's tests compare with
+            // `run_opt_pass(expected(), InferType())` (the result types filled in).
+            let typed = infer_module(&expected).unwrap_or_else(|_| expected.clone());
+            let same = module_equal(&out, &expected, true) || module_equal(&out, &typed, true);
+            (untyped(&out), same)
         }
     };
     if same {
@@ -173,20 +183,51 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
 #[test]
 fn relay_language_cases() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/relay");
-    let bless = std::env::var_os("PASSLAB_BLESS").is_some();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/relay exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "relay"))
-        .collect();
-    files.sort();
+    let files = case_files(&dir);
     assert!(
         files.len() >= 20,
         "expected at least 20 cases, found {}",
         files.len()
     );
+    run_cases(&files);
+}
+
+/// TVM v0.18's `test_pass_convert_op_layout.py`, one case per file of
+/// `tests/relay/convert_layout/` (`PASSLAB_CASE=name` runs the cases whose file name
+/// contains `name`).
+#[test]
+fn convert_layout_cases() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/relay/convert_layout");
+    let files = case_files(&dir);
+    assert!(
+        files.len() >= 50,
+        "expected at least 40 cases, found {}",
+        files.len()
+    );
+    run_cases(&files);
+}
+
+/// The `.relay` files of `dir`, sorted.
+fn case_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "relay"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Runs the cases (only those whose path contains `PASSLAB_CASE` when it is set).
+fn run_cases(files: &[PathBuf]) {
+    let bless = std::env::var_os("PASSLAB_BLESS").is_some();
+    let only = std::env::var("PASSLAB_CASE").ok();
     let mut failures = Vec::new();
-    for path in &files {
+    let chosen = files.iter().filter(|p| {
+        only.as_deref()
+            .is_none_or(|o| p.to_string_lossy().contains(o))
+    });
+    for path in chosen {
         match check(path, bless) {
             Ok(None) => {}
             Ok(Some(blessed)) => std::fs::write(path, blessed).expect("write blessed case"),

@@ -312,7 +312,7 @@ impl Contains {
     /// A reference to `nn.bias_add` (what CanonicalizeOps rewrites).
     pub const BIAS_ADD: Contains = Contains(1 << 4);
     /// A reference to an op whose layout rule takes layouts from its attributes rather than
-    /// from its inputs (convolutions, pools, `concatenate`, `nn.bias_add`): without one, the
+    /// from its inputs (convolutions, pools, resizes, `concatenate`, `nn.bias_add`): without one, the
     /// layout passes find no layout to convert.
     pub const LAYOUT_OP: Contains = Contains(1 << 5);
     /// A `match` (which, like `if`, opens scopes and binds variables).

@@ -257,6 +257,7 @@ impl Op {
 pub enum LayoutRole {
     Conv,
     Pool,
+    Resize,
     Concatenate,
     BiasAdd,
 }
@@ -266,7 +267,13 @@ impl Op {
     /// ops follow their inputs and have none here).
     pub fn layout_role(&self) -> Option<LayoutRole> {
         Some(match self.name() {
-            "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => LayoutRole::Conv,
+            "nn.conv1d"
+            | "nn.conv2d"
+            | "nn.conv3d"
+            | "nn.conv2d_transpose"
+            | "nn.conv3d_transpose"
+            | "nn.contrib_conv2d_NCHWc"
+            | "nn.deformable_conv2d" => LayoutRole::Conv,
             "nn.max_pool1d"
             | "nn.max_pool2d"
             | "nn.max_pool3d"
@@ -281,6 +288,7 @@ impl Op {
             | "nn.adaptive_avg_pool1d"
             | "nn.adaptive_avg_pool2d"
             | "nn.adaptive_avg_pool3d" => LayoutRole::Pool,
+            "image.resize1d" | "image.resize2d" => LayoutRole::Resize,
             "concatenate" => LayoutRole::Concatenate,
             "nn.bias_add" => LayoutRole::BiasAdd,
             _ => return None,

@@ -2,24 +2,29 @@
 //! a function pass (level 3, requires InferType and CanonicalizeOps) that rewrites the ops named
 //! in `desired_layouts` to the requested data/kernel layouts, e.g.
 //! `{"nn.conv2d": ["NCHW", "default"]}`, with the layout rewriter of `layout_rewrite.rs`:
-//! `layout_transform` is inserted where an input has another layout, layout-agnostic ops
-//! (element-wise, broadcast) follow their inputs, pooling/concatenate/bias_add adapt their
-//! layout or axis attribute, and each function's result is transformed back to its original
-//! layout. For the canonical example see `convert_layout_doc.{before,after}.relay` in the
-//! corpus: two NHWC/HWIO convs become NCHW/OIHW with the data converted once at the input, the
-//! weights converted in place and the result converted back.
+//! `layout_transform` is inserted where an input has another layout, ops with a layout rule
+//! (`layout_rewrite/rules.rs`: element-wise and broadcast ops, pools, norms, reductions,
+//! transpose, squeeze, split, strided_slice, pad, resize, ...) follow their inputs' new layouts
+//! with their axis attributes moved, and each function's result is transformed back to its
+//! original layout. For the canonical example see `convert_layout_doc.{before,after}.relay` in
+//! the corpus: two NHWC/HWIO convs become NCHW/OIHW with the data converted once at the input,
+//! the weights converted in place and the result converted back.
 //!
 //! The ops with a conversion (TVM's `FTVMConvertOpLayout`): `nn.conv2d` (data layout as given;
-//! kernel `"default"` is OIHW for NCHW, HWIO for NHWC (HWOI when depthwise), HWOI for HWNC) and
-//! `nn.conv3d` (OIDHW for NCDHW, DHWIO for NDHWC). Other names in `desired_layouts` are ignored,
-//! as TVM warns and ignores ops without a conversion.
+//! kernel `"default"` is OIHW for NCHW, HWIO for NHWC (HWOI when depthwise), HWOI for HWNC; a
+//! blocked `NCHW<n>c` data layout, with its kernel layout named, turns the call into
+//! `nn.contrib_conv2d_NCHWc` unless the data is a parameter whose channels `n` does not
+//! divide), `nn.conv3d` (OIDHW for NCDHW, DHWIO for NDHWC), `nn.conv2d_transpose` (IOHW,
+//! HWIO), `nn.conv3d_transpose` (IODHW, DHWOI), `nn.deformable_conv2d` (OIHW, HWIO), the 2-d
+//! max/avg/global pools and `image.resize1d/2d` (one layout). Other names in
+//! `desired_layouts` are ignored, as TVM warns and ignores ops without a conversion; so is a
+//! desired layout that is not a layout name (TVM asserts).
 //!
-//! Deliberately not done: blocked layouts for the data (`NCHW16c`, which TVM turns into
-//! `contrib_conv2d_NCHWc`) and `LayoutConfig` skip scopes.
+//! Deliberately not done: `LayoutConfig` skip scopes (a Python context in TVM).
 
 use super::layout_rewrite::{parse_layout, LayoutHook, Rewriter};
 use crate::ir::mutate::mutate;
-use crate::ir::{AttrValue, Attrs, Contains, Expr, Op, Type};
+use crate::ir::{AttrValue, Attrs, Contains, Expr, ExprKind, Op, Type};
 use crate::pass::{function_pass, Pass, PassError, PassInfo, PassKind, PassOptions};
 
 /// `desired_layouts`: op name -> requested layouts (data first, then kernel or "default").
@@ -41,25 +46,43 @@ fn channels(ty: Option<&Type>, layout: &str, axis: char) -> Option<i64> {
     t.shape.get(i)?.as_static()
 }
 
-impl LayoutHook for DesiredLayouts {
-    fn new_attrs(&self, op: Op, call: &Expr, attrs: &Attrs) -> Attrs {
-        let Some(want) = self.get(op.name()) else {
-            return attrs.clone();
-        };
-        let (Some(data), kernel) = (want.first(), want.get(1).map(String::as_str)) else {
-            return attrs.clone();
-        };
-        let kernel = kernel.unwrap_or("default");
-        let blocked = data
-            .chars()
-            .any(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
-        if data == "default" || blocked || parse_layout(data).is_none() {
-            return attrs.clone();
+/// The factor of a blocked NCHW data layout (`NCHW16c` -> 16), TVM's `NCHW(\d*)c`.
+fn nchw_block(data: &str) -> Option<u32> {
+    let digits = data.strip_prefix("NCHW")?.strip_suffix('c')?;
+    digits.parse().ok().filter(|&t| t > 0)
+}
+
+/// A layout the user named: parsed, and not `default`.
+fn named(l: &str) -> Option<&str> {
+    (l != "default" && parse_layout(l).is_some()).then_some(l)
+}
+
+impl DesiredLayouts {
+    /// TVM's `convert_conv2d`: the desired data layout, the desired kernel layout or the
+    /// default one for the data layout (HWOI for a depthwise NHWC convolution); a blocked
+    /// NCHW layout asks for `contrib_conv2d_NCHWc` (see [`LayoutHook::new_op`]), unless the
+    /// data is a parameter whose channels the block does not divide.
+    fn conv2d(call: &Expr, attrs: &Attrs, data: &str, kernel: &str) -> Option<Attrs> {
+        let c = call.as_call()?;
+        if let Some(tile) = nchw_block(data) {
+            named(kernel)?;
+            let ic = channels(
+                c.args[0].ty(),
+                attrs.get_str("data_layout").unwrap_or("NCHW"),
+                'C',
+            );
+            let param = matches!(c.args[0].kind(), ExprKind::Var(_));
+            if param && ic.is_some_and(|ic| ic % i64::from(tile) != 0) {
+                return None;
+            }
+            return Some(with_layouts(attrs, data, kernel));
         }
-        let default_kernel = match (op.name(), data.as_str()) {
-            ("nn.conv2d", "NCHW") => "OIHW",
-            ("nn.conv2d", "NHWC") => {
-                let c = call.as_call().expect("an op call");
+        if kernel != "default" {
+            return Some(with_layouts(attrs, data, named(kernel)?));
+        }
+        let kernel = match data {
+            "NCHW" => "OIHW",
+            "NHWC" => {
                 let old_data = attrs.get_str("data_layout").unwrap_or("NCHW");
                 let old_kernel = attrs.get_str("kernel_layout").unwrap_or("OIHW");
                 let groups = attrs.get_int("groups").unwrap_or(1);
@@ -71,20 +94,77 @@ impl LayoutHook for DesiredLayouts {
                     "HWIO"
                 }
             }
-            ("nn.conv2d", "HWNC") => "HWOI",
-            ("nn.conv3d", "NCDHW") => "OIDHW",
-            ("nn.conv3d", "NDHWC") => "DHWIO",
-            ("nn.conv2d" | "nn.conv3d", _) if kernel != "default" => kernel,
-            _ => return attrs.clone(),
+            "HWNC" => "HWOI",
+            _ => return None,
         };
-        let kernel = if kernel == "default" {
-            default_kernel
-        } else {
-            kernel
+        Some(with_layouts(attrs, data, kernel))
+    }
+}
+
+fn with_layouts(attrs: &Attrs, data: &str, kernel: &str) -> Attrs {
+    attrs
+        .with("data_layout", AttrValue::str(data))
+        .with("kernel_layout", AttrValue::str(kernel))
+}
+
+/// The kernel layout "default" stands for, per op and data layout (TVM's `convert_*`).
+fn default_kernel(op: &str, data: &str) -> Option<&'static str> {
+    Some(match (op, data) {
+        ("nn.conv3d", "NCDHW") => "OIDHW",
+        ("nn.conv3d", "NDHWC") => "DHWIO",
+        ("nn.conv2d_transpose", "NCHW") => "IOHW",
+        ("nn.conv2d_transpose", "NHWC") => "HWIO",
+        ("nn.conv3d_transpose", "NCDHW") => "IODHW",
+        ("nn.conv3d_transpose", "NDHWC") => "DHWOI",
+        ("nn.deformable_conv2d", "NCHW") => "OIHW",
+        ("nn.deformable_conv2d", "NHWC") => "HWIO",
+        _ => return None,
+    })
+}
+
+impl LayoutHook for DesiredLayouts {
+    fn new_attrs(&self, op: Op, call: &Expr, attrs: &Attrs) -> Attrs {
+        let Some(want) = self.get(op.name()) else {
+            return attrs.clone();
         };
-        attrs
-            .with("data_layout", AttrValue::str(data))
-            .with("kernel_layout", AttrValue::str(kernel))
+        let Some(data) = want.first().map(String::as_str).and_then(named) else {
+            return attrs.clone();
+        };
+        let kernel = want.get(1).map(String::as_str).unwrap_or("default");
+        let converted = match op.name() {
+            "nn.conv2d" => Self::conv2d(call, attrs, data, kernel),
+            "nn.conv3d"
+            | "nn.conv2d_transpose"
+            | "nn.conv3d_transpose"
+            | "nn.deformable_conv2d" => {
+                let kernel = match kernel {
+                    "default" => default_kernel(op.name(), data),
+                    k => named(k),
+                };
+                kernel.map(|k| with_layouts(attrs, data, k))
+            }
+            "nn.max_pool2d" | "nn.avg_pool2d" | "nn.global_max_pool2d" | "nn.global_avg_pool2d" => {
+                Some(
+                    attrs
+                        .with("layout", AttrValue::str(data))
+                        .with("out_layout", AttrValue::str(data)),
+                )
+            }
+            "image.resize1d" | "image.resize2d" => Some(attrs.with("layout", AttrValue::str(data))),
+            _ => None,
+        };
+        converted.unwrap_or_else(|| attrs.clone())
+    }
+
+    fn new_op(&self, op: Op, new_attrs: &Attrs) -> Op {
+        let blocked = new_attrs
+            .get_str("data_layout")
+            .and_then(nchw_block)
+            .is_some();
+        if op.name() == "nn.conv2d" && blocked && self.get(op.name()).is_some() {
+            return Op::get("nn.contrib_conv2d_NCHWc").unwrap_or(op);
+        }
+        op
     }
 }
 

@@ -3,16 +3,18 @@
 //! layout it had in the original program (*old*) and the layout it has now (*new*), and
 //! inserts `layout_transform` where a consumer wants another layout.
 //!
-//! For each op call with a layout rule (`rules.rs`):
-//! 1. the rule on the original input layouts gives the original layouts (`old_in`, `old_out`);
-//! 2. unknown current input layouts default to `old_in`;
-//! 3. the pass's hook gives the call's new attributes (ConvertLayout: the desired layouts;
-//!    AlterOpLayout: the op's alter hook);
-//! 4. the rule on the current layouts and new attributes gives the layouts the new call wants
-//!    (`new_in2`, `new_out`) and its final attributes;
-//! 5. every input is transformed from its current layout to the wanted one (a smaller-rank
-//!    input is first expanded with `expand_dims`, a scalar is left alone), and the result is
-//!    recorded as (old_out, new_out).
+//! For each op call with a layout rule (`rules.rs`), as TVM's `LayoutRewriter` does:
+//! 1. the rule on the producers' original layouts (`old_prd`) gives the layouts the call sees
+//!    its inputs in (`old_cur`) and its outputs' original layouts (`old_out`);
+//! 2. unknown producer layouts, new or old, default to `old_cur`;
+//! 3. the pass's hook gives the call's new attributes and op (ConvertLayout: the desired
+//!    layouts; AlterOpLayout: the op's alter hook);
+//! 4. the rule on the producers' new layouts and the new attributes gives the layouts the new
+//!    call wants (`new_cur`, `new_out`) and its final attributes;
+//! 5. every input is transformed from its producer's new layout to `new_cur` (in two steps,
+//!    back to `old_prd` and then from `old_cur`, when the call sees its input in another
+//!    layout than its producer made it; a smaller-rank input is first expanded with
+//!    `expand_dims`, a scalar is left alone), and the result is recorded as (old_out, new_out).
 //!
 //! A call without a rule (or whose rule cannot decide) gets its inputs transformed back to their
 //! original layouts; so does every other consumer (tuples not feeding a call, projections,
@@ -24,8 +26,13 @@
 //! not change is kept as the same node, so a function with nothing to convert is returned as it
 //! is. New nodes carry no checked type until InferType runs again.
 //!
-//! Deliberately not done: ops with tuple results (batch_norm, split) are not rewritten, hooks
-//! may change attributes but not the op (TVM's alter hooks may, e.g. to `contrib_conv2d_NCHWc`).
+//! Calls with a tuple result (`nn.batch_norm`, `split`, `topk`) get one (old, new) pair per
+//! field; a projection of such a call takes its field's pair, and any other use gets a tuple of
+//! its fields transformed back. A projection of a tuple expression is the field itself, as in
+//! TVM's forward rewriter. Hooks may change the attributes and the op (ConvertLayout:
+//! `nn.conv2d` to `nn.contrib_conv2d_NCHWc`), not the number of arguments.
+//!
+//! Deliberately not done: nested tuple arguments (TVM does not support them either).
 
 pub mod layout;
 pub mod rules;
@@ -34,7 +41,9 @@ use crate::ir::mutate::{
     rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_let, rebuild_tuple,
     Mutator,
 };
-use crate::ir::{AttrValue, Attrs, Call, Expr, ExprKind, Function, Op, TensorType, Type, Var};
+use crate::ir::{
+    AttrValue, Attrs, Call, Expr, ExprKind, Function, Op, TensorType, Type, TypeKind, Var,
+};
 use layout::Layout;
 use rules::L;
 use rustc_hash::FxHashMap;
@@ -44,6 +53,12 @@ use smallvec::SmallVec;
 pub trait LayoutHook {
     /// The attributes of `call` (an op call) in the new layouts; `attrs` when unchanged.
     fn new_attrs(&self, op: Op, call: &Expr, attrs: &Attrs) -> Attrs;
+
+    /// The op of the call with `new_attrs` (`op` unless the hook replaces it, as
+    /// ConvertLayout replaces `nn.conv2d` by `nn.contrib_conv2d_NCHWc` for blocked data).
+    fn new_op(&self, op: Op, _new_attrs: &Attrs) -> Op {
+        op
+    }
 }
 
 /// The rewriter: a mutator over one function.
@@ -53,6 +68,11 @@ pub struct Rewriter<'h> {
     alt: crate::ir::NodeMap<(L, L)>,
     /// Realized tuples whose fields had other layouts: the fields before realization.
     tuples: crate::ir::NodeMap<Vec<(Expr, L, L)>>,
+    /// (old, new) layouts of each field of rewritten calls with a tuple result
+    /// (`nn.batch_norm`, `split`), when some field changed.
+    tuple_outs: crate::ir::NodeMap<Vec<(L, L)>>,
+    /// Calls with a tuple result, back in their original layouts (a tuple of projections).
+    realized_tuples: crate::ir::NodeMap<Expr>,
     memo: FxHashMap<(usize, Layout, Layout), Expr>,
 }
 
@@ -62,6 +82,8 @@ impl<'h> Rewriter<'h> {
             hook,
             alt: Default::default(),
             tuples: Default::default(),
+            tuple_outs: Default::default(),
+            realized_tuples: Default::default(),
             memo: FxHashMap::default(),
         }
     }
@@ -118,9 +140,36 @@ impl<'h> Rewriter<'h> {
 
     /// `e` back in its original layout.
     fn realize(&mut self, e: Expr, orig: &Expr) -> Expr {
+        if let Some(outs) = self.tuple_outs.get(&e.id()).cloned() {
+            return self.realize_tuple_out(e, orig, &outs);
+        }
         let (old, new) = self.layouts(&e);
         let ty = orig.ty().and_then(Type::as_tensor);
         self.transform(&e, &new, &old, ty).unwrap_or(e)
+    }
+
+    /// A call with a tuple result in its original layouts: a tuple of its fields, each
+    /// transformed back (TVM realizes the tuple of fields its rewriter made).
+    fn realize_tuple_out(&mut self, e: Expr, orig: &Expr, outs: &[(L, L)]) -> Expr {
+        if let Some(x) = self.realized_tuples.get(&e.id()) {
+            return x.clone();
+        }
+        let field_types: Vec<Option<TensorType>> = match orig.ty().map(Type::kind) {
+            Some(TypeKind::Tuple(fs)) => fs.iter().map(|f| f.as_tensor().cloned()).collect(),
+            _ => vec![None; outs.len()],
+        };
+        let fields: Vec<Expr> = outs
+            .iter()
+            .enumerate()
+            .map(|(i, (old, new))| {
+                let item = get_item(&e, i);
+                let ty = field_types.get(i).and_then(Option::as_ref);
+                self.transform(&item, new, old, ty).unwrap_or(item)
+            })
+            .collect();
+        let out = Expr::tuple(fields);
+        self.realized_tuples.insert(e.id(), out.clone());
+        out
     }
 
     fn realize_all(&mut self, new: Vec<Expr>, orig: &[&Expr]) -> Vec<Expr> {
@@ -130,7 +179,8 @@ impl<'h> Rewriter<'h> {
             .collect()
     }
 
-    /// The layout-rewritten call, or `None` to fall back to the original layouts.
+    /// The layout-rewritten call, or `None` to fall back to the original layouts
+    /// (TVM's `LayoutRewriter`).
     fn rewrite(
         &mut self,
         e: &Expr,
@@ -139,36 +189,51 @@ impl<'h> Rewriter<'h> {
         callee: &Expr,
         args: &[Expr],
     ) -> Option<Expr> {
-        if !rules::has_rule(op) || e.ty().and_then(Type::as_tensor).is_none() {
+        let tuple_out = match e.ty()?.kind() {
+            TypeKind::Tensor(_) => false,
+            TypeKind::Tuple(_) => true,
+            _ => return None,
+        };
+        if !rules::has_rule(op) {
             return None;
         }
-        // Inputs, with tuple arguments flattened: (value, old, new, original type). A call
-        // has a handful: these lists live on the stack.
+        // Inputs, with tuple arguments flattened: (value, old, new) and the original type.
+        // A call has a handful: these lists live on the stack.
         let mut inputs: SmallVec<[(Expr, L, L); 4]> = SmallVec::new();
         let mut types: SmallVec<[Type; 4]> = SmallVec::new();
         let mut arity: SmallVec<[Option<usize>; 4]> = SmallVec::new();
         for (orig, new) in c.args.iter().zip(args) {
-            match orig.kind() {
-                ExprKind::Tuple(fields) => {
-                    let items = match self.tuples.get(&new.id()) {
-                        Some(items) => items.clone(),
-                        None => match new.kind() {
-                            ExprKind::Tuple(fs) => {
-                                fs.iter().map(|f| (f.clone(), None, None)).collect()
-                            }
-                            _ => return None,
-                        },
+            let items = match (orig.kind(), self.tuple_outs.get(&new.id())) {
+                (ExprKind::Tuple(_), _) => Some(match self.tuples.get(&new.id()) {
+                    Some(items) => items.clone(),
+                    None => match new.kind() {
+                        ExprKind::Tuple(fs) => fs.iter().map(|f| (f.clone(), None, None)).collect(),
+                        _ => return None,
+                    },
+                }),
+                // A call with a tuple result passed whole (`concatenate(split(..))`): its
+                // fields, as TVM's rewriter sees the tuple it made.
+                (_, Some(outs)) => Some(
+                    outs.iter()
+                        .enumerate()
+                        .map(|(i, (o, n))| (get_item(new, i), *o, *n))
+                        .collect::<Vec<_>>(),
+                ),
+                _ => None,
+            };
+            match items {
+                Some(items) => {
+                    let TypeKind::Tuple(fields) = orig.ty()?.kind() else {
+                        return None;
                     };
+                    if fields.len() != items.len() {
+                        return None;
+                    }
                     arity.push(Some(items.len()));
                     inputs.extend(items);
-                    types.extend(
-                        fields
-                            .iter()
-                            .map(|f| f.ty().cloned())
-                            .collect::<Option<Vec<_>>>()?,
-                    );
+                    types.extend(fields.iter().cloned());
                 }
-                _ => {
+                None => {
                     let (old, cur) = self.layouts(new);
                     arity.push(None);
                     inputs.push((new.clone(), old, cur));
@@ -176,25 +241,50 @@ impl<'h> Rewriter<'h> {
                 }
             }
         }
-        let old_in: rules::Ls = inputs.iter().map(|(_, o, _)| *o).collect();
-        let old = rules::infer(op, &c.attrs, None, &old_in, &types)?;
-        if old.inputs.len() != inputs.len() {
+        // 1. The original layouts: what the op sees of its producers' original layouts
+        //    (`old_cur`) and its outputs' (`old_out`).
+        let old_prd: rules::Ls = inputs.iter().map(|(_, o, _)| *o).collect();
+        let old = rules::infer(op, &c.attrs, None, &old_prd, &types)?;
+        if old.inputs.len() != inputs.len() || old.outputs.is_empty() {
             return None;
         }
-        let new_in: rules::Ls = inputs
-            .iter()
-            .zip(&old.inputs)
-            .map(|((_, _, n), o)| (*n).or(*o))
-            .collect();
-        let new_attrs = self.hook.new_attrs(op, e, &c.attrs);
-        let new = rules::infer(op, &new_attrs, Some(&new_in), &old.inputs, &types)?;
-        if new.inputs.len() != inputs.len() {
+        let fill = |ls: &mut rules::Ls| {
+            for (l, cur) in ls.iter_mut().zip(&old.inputs) {
+                *l = (*l).or(*cur);
+            }
+        };
+        let mut new_prd: rules::Ls = inputs.iter().map(|(_, _, n)| *n).collect();
+        fill(&mut new_prd);
+        let mut old_prd_inferred = old_prd.clone();
+        fill(&mut old_prd_inferred);
+        // 2. The call in the new layouts (the pass's hook), and what it wants of its inputs.
+        let new_attrs = self.hook.new_attrs(op, e, &old.attrs);
+        let new_op = self.hook.new_op(op, &new_attrs);
+        let new = rules::infer(
+            new_op,
+            &new_attrs,
+            Some(&new_prd),
+            &old_prd_inferred,
+            &types,
+        )?;
+        if new.inputs.len() != inputs.len() || new.outputs.len() != old.outputs.len() {
             return None;
         }
+        // 3. Each input from its producer's new layout to the one the call wants.
         let mut flat: SmallVec<[Expr; 4]> = SmallVec::with_capacity(inputs.len());
-        for (i, (value, _, _)) in inputs.iter().enumerate() {
+        for (i, (value, prd, _)) in inputs.iter().enumerate() {
             let ty = types[i].as_tensor();
-            flat.push(self.transform(value, &new_in[i], &new.inputs[i], ty)?);
+            let (old_cur, new_cur) = (&old.inputs[i], &new.inputs[i]);
+            let v = if old_cur == prd {
+                self.transform(value, &new_prd[i], new_cur, ty)?
+            } else {
+                let v = match prd {
+                    Some(_) => self.transform(value, &new_prd[i], prd, ty)?,
+                    None => value.clone(),
+                };
+                self.transform(&v, old_cur, new_cur, ty)?
+            };
+            flat.push(v);
         }
         let mut flat = flat.into_iter();
         let new_args: Vec<Expr> = arity
@@ -204,27 +294,44 @@ impl<'h> Rewriter<'h> {
                 None => flat.next().expect("one value per input"),
                 Some(n) => {
                     let fields: Vec<Expr> = flat.by_ref().take(*n).collect();
-                    rebuild_tuple(orig, fields)
+                    match orig.kind() {
+                        ExprKind::Tuple(_) => rebuild_tuple(orig, fields),
+                        _ => Expr::tuple(fields),
+                    }
                 }
             })
             .collect();
-        let out = if new.attrs == c.attrs {
+        let out = if new.attrs == c.attrs && new_op == op {
             rebuild_call(e, callee.clone(), new_args)
         } else {
+            let callee = if new_op == op {
+                callee.clone()
+            } else {
+                Expr::op(new_op)
+            };
             let call = Call {
-                callee: callee.clone(),
+                callee,
                 args: new_args.into(),
                 attrs: new.attrs,
             };
             Expr::with_info(ExprKind::Call(call), None, e.span())
         };
-        // (None, None) is what `layouts` answers for a node not in the table: not stored, so
-        // a program without layouts keeps the table empty.
-        if old.output.is_some() || new.output.is_some() {
-            self.alt.insert(out.id(), (old.output, new.output));
+        if tuple_out {
+            let outs: Vec<(L, L)> = old.outputs.iter().copied().zip(new.outputs).collect();
+            if outs.iter().any(|(o, n)| o != n) {
+                self.tuple_outs.insert(out.id(), outs);
+            }
+        } else if old.outputs[0].is_some() || new.outputs[0].is_some() {
+            // (None, None) is what `layouts` answers for a node not in the table: not
+            // stored, so a program without layouts keeps the table empty.
+            self.alt.insert(out.id(), (old.outputs[0], new.outputs[0]));
         }
         Some(out)
     }
+}
+
+fn get_item(tuple: &Expr, index: usize) -> Expr {
+    Expr::get_item(tuple.clone(), index)
 }
 
 fn call_op(name: &str, args: Vec<Expr>, fields: Vec<(&str, AttrValue)>) -> Expr {
@@ -235,7 +342,9 @@ impl Rewriter<'_> {
     /// Whether no rewritten argument is a call with layouts (`alt`): then `realize` leaves
     /// every argument as it is.
     fn none_realized(&self, args: &[Expr]) -> bool {
-        self.alt.is_empty() || !args.iter().any(|a| self.alt.contains_key(&a.id()))
+        (self.alt.is_empty() || !args.iter().any(|a| self.alt.contains_key(&a.id())))
+            && (self.tuple_outs.is_empty()
+                || !args.iter().any(|a| self.tuple_outs.contains_key(&a.id())))
     }
 
     /// Whether no argument of a call carries a layout: none is in `alt` and none is a tuple
@@ -303,7 +412,28 @@ impl Mutator for Rewriter<'_> {
     }
 
     fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
-        rebuild_get_item(e, tuple, index)
+        // A projection of a tuple is its field, in the layout it had before the tuple was
+        // realized (TVM's forward rewriter answers `(a, b).0` with `a`).
+        if let Some(items) = self.tuples.get(&tuple.id()) {
+            if let Some((field, _, _)) = items.get(index) {
+                return field.clone();
+            }
+        }
+        if let ExprKind::Tuple(fields) = tuple.kind() {
+            if let Some(field) = fields.get(index) {
+                return field.clone();
+            }
+        }
+        // A field of a rewritten call with a tuple result keeps that field's layouts.
+        let field = self
+            .tuple_outs
+            .get(&tuple.id())
+            .and_then(|outs| outs.get(index).copied());
+        let out = rebuild_get_item(e, tuple, index);
+        if let Some(layouts) = field {
+            self.alt.insert(out.id(), layouts);
+        }
+        out
     }
 
     fn let_(&mut self, e: &Expr, var: &Var, value: Expr, body: Expr) -> Expr {

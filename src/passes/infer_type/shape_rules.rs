@@ -90,6 +90,8 @@ fn lookup(op: Op) -> Option<Rule> {
         "nn.conv1d_transpose" | "nn.conv2d_transpose" | "nn.conv3d_transpose" => {
             conv::conv_transpose
         }
+        "nn.contrib_conv2d_NCHWc" => conv::conv2d_nchwc,
+        "nn.deformable_conv2d" => conv::deformable_conv2d,
         "nn.dense" => nn::dense,
         "nn.matmul" => nn::matmul,
         "nn.batch_matmul" => nn::batch_matmul,

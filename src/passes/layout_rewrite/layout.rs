@@ -151,6 +151,33 @@ impl Layout {
         })
     }
 
+    /// The axis at position `i` as TVM writes it in a layout name (`C`, `16c`).
+    pub fn axis_text(&self, i: usize) -> Option<String> {
+        let a = self.axes.get(i)?;
+        Some(match a.factor {
+            None => a.letter.to_string(),
+            Some(f) => format!("{f}{}", a.letter.to_ascii_lowercase()),
+        })
+    }
+
+    /// The factor of the sub-axis of primal axis `c` (`16` for `C` in `NCHW16c`), if any.
+    pub fn factor_of(&self, c: char) -> Option<u32> {
+        let letter = c.to_ascii_uppercase();
+        self.axes
+            .iter()
+            .find(|a| a.letter == letter && a.factor.is_some())
+            .and_then(|a| a.factor)
+    }
+
+    /// The layout of the axes at `positions`, in that order.
+    pub fn select(&self, positions: impl IntoIterator<Item = usize>) -> Option<Layout> {
+        let axes = positions
+            .into_iter()
+            .map(|i| self.axes.get(i).copied())
+            .collect::<Option<Axes>>()?;
+        Layout::parse(&Layout::from_axes(&axes).to_string())
+    }
+
     pub fn is_primal_at(&self, i: usize) -> bool {
         self.axes.get(i).is_some_and(|a| a.factor.is_none())
     }

@@ -1,21 +1,29 @@
 //! Per-op layout rules (TVM's `FInferCorrectLayout`): given the layouts of a call's inputs
 //! (the original ones, or the ones after rewriting), the layouts the op wants for its inputs,
-//! the layout of its output, and its attributes adapted to those layouts.
+//! the layouts of its outputs (one per field of a tuple result), and its attributes adapted
+//! to those layouts. [`rule_of`] is the table: one entry per op, pointing at a rule function
+//! of `rules/nn.rs` (convolutions, pools, resize, norms, pad, bias_add) or `rules/tensor.rs`
+//! (reductions, transpose, squeeze, split, strided_slice), or at the shared rules here:
 //!
 //! * element-wise ops of one input (relu, exp, clip, cast, ...): follow the input;
 //! * binary broadcast ops (add, multiply, comparisons, ...): follow the operand of higher rank;
 //!   the other one gets the matching sub-layout (and, when rewritten, is expanded and
 //!   transformed to the full layout);
-//! * conv1d/2d/3d: their own `data_layout`/`kernel_layout`, output `out_layout` or data layout;
-//! * pooling (max/avg, global, adaptive): the `layout` attribute follows the input;
-//! * concatenate: the `axis` attribute follows the concatenated axis when all inputs agree;
-//! * bias_add: the `axis` attribute follows the channel axis (passlab's rule: TVM rewrites
-//!   bias_add with CanonicalizeOps before ConvertLayout instead).
+//! * concatenate: the `axis` attribute follows the concatenated axis when all inputs agree.
 //!
-//! Ops without a rule are not rewritten: their inputs go back to the original layouts.
+//! As in TVM, a rule that leaves any layout unknown has failed ([`infer`] answers `None`), and
+//! ops without a rule are not rewritten: their inputs go back to the original layouts.
+//!
+//! Adding a rule: write `fn(&Args<'_>) -> Option<Inferred>` (TVM's function of the same op,
+//! argument for argument) and add one line to [`rule_of`]: `Attrs` when the op takes its
+//! layouts from its attributes (it can start a layout: the op is then also listed in
+//! `Op::layout_role`, which lets the passes skip functions without one), `Inputs` when it
+//! follows its inputs' layouts.
+
+mod nn;
+mod tensor;
 
 use super::layout::Layout;
-use crate::ir::op::LayoutRole;
 use crate::ir::{AttrValue, Attrs, Op, OpPattern, Type};
 
 /// A layout that may be unknown (`None`, TVM's `Layout::Undef()`).
@@ -24,41 +32,114 @@ pub type L = Option<Layout>;
 /// Layouts, one per input (a call has a handful: no heap block for them).
 pub type Ls = smallvec::SmallVec<[L; 4]>;
 
-/// What a rule decides (every rule here has one output).
+/// What a rule decides.
 pub struct Inferred {
     pub inputs: Ls,
-    pub output: L,
+    /// One layout per output (per field of a tuple result).
+    pub outputs: Ls,
     pub attrs: Attrs,
 }
+
+impl Inferred {
+    fn one(inputs: Ls, output: L, attrs: Attrs) -> Inferred {
+        Inferred {
+            inputs,
+            outputs: smallvec::smallvec![output],
+            attrs,
+        }
+    }
+}
+
+/// What a rule sees (TVM's `FInferCorrectLayout` arguments).
+pub struct Args<'a> {
+    pub attrs: &'a Attrs,
+    /// The current input layouts; `None` on the original program.
+    pub new_in: Option<&'a [L]>,
+    /// The original input layouts.
+    pub old_in: &'a [L],
+    /// The original input types (tuple fields flattened).
+    pub types: &'a [Type],
+}
+
+impl Args<'_> {
+    /// The rank of input `i`.
+    fn rank(&self, i: usize) -> Option<usize> {
+        shape_len(self.types.get(i)?)
+    }
+
+    /// The static shape of input `i` (`None` per unknown extent).
+    fn shape(&self, i: usize) -> Option<Vec<Option<i64>>> {
+        let t = self.types.get(i)?.as_tensor()?;
+        Some(t.shape.iter().map(|d| d.as_static()).collect())
+    }
+
+    fn new0(&self) -> L {
+        self.new_in.and_then(|n| n.first().copied().flatten())
+    }
+
+    fn old0(&self) -> L {
+        self.old_in.first().copied().flatten()
+    }
+}
+
+pub type RuleFn = fn(&Args<'_>) -> Option<Inferred>;
 
 enum Rule {
     Elemwise,
     Broadcast,
-    Conv,
-    Pool,
-    Concatenate,
-    BiasAdd,
+    /// Takes its layouts from its attributes (a layout source).
+    Attrs(RuleFn),
+    /// Follows its inputs' layouts.
+    Inputs(RuleFn),
 }
 
+/// The rule table: one entry per op (TVM's `FInferCorrectLayout` registrations).
 fn rule_of(op: Op) -> Option<Rule> {
-    Some(match op.layout_role() {
-        Some(LayoutRole::Conv) => Rule::Conv,
-        Some(LayoutRole::Pool) => Rule::Pool,
-        Some(LayoutRole::Concatenate) => Rule::Concatenate,
-        Some(LayoutRole::BiasAdd) => Rule::BiasAdd,
-        None if matches!(op.type_rel, "BroadcastRel" | "BroadcastCompRel")
-            && op.num_inputs == 2 =>
-        {
+    use Rule::{Attrs as A, Inputs as I};
+    Some(match op.name() {
+        "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => A(nn::conv),
+        "nn.conv2d_transpose" | "nn.conv3d_transpose" => A(nn::conv),
+        "nn.contrib_conv2d_NCHWc" => A(nn::conv),
+        "nn.deformable_conv2d" => A(nn::deformable_conv),
+        "nn.max_pool1d" | "nn.max_pool2d" | "nn.max_pool3d" => A(nn::pool),
+        "nn.avg_pool1d" | "nn.avg_pool2d" | "nn.avg_pool3d" => A(nn::pool),
+        "nn.global_max_pool2d" | "nn.global_avg_pool2d" => A(nn::pool),
+        "nn.adaptive_max_pool1d" | "nn.adaptive_max_pool2d" | "nn.adaptive_max_pool3d" => {
+            A(nn::pool)
+        }
+        "nn.adaptive_avg_pool1d" | "nn.adaptive_avg_pool2d" | "nn.adaptive_avg_pool3d" => {
+            A(nn::pool)
+        }
+        "image.resize1d" | "image.resize2d" => A(nn::resize),
+        "concatenate" => A(concatenate),
+        "nn.bias_add" => A(nn::bias_add),
+        "nn.batch_norm" => I(nn::batch_norm),
+        "nn.layer_norm" | "nn.instance_norm" => I(nn::normalization),
+        "nn.l2_normalize" => I(nn::l2_normalize),
+        "nn.pad" => I(nn::pad),
+        "sum" | "mean" | "max" | "min" | "prod" | "all" | "variance" => I(tensor::reduce),
+        "argmax" | "argmin" => I(tensor::reduce),
+        "transpose" => I(tensor::transpose),
+        "squeeze" => I(tensor::squeeze),
+        "split" => I(tensor::split),
+        "strided_slice" => I(tensor::strided_slice),
+        "topk" => I(tensor::topk),
+        _ if matches!(op.type_rel, "BroadcastRel" | "BroadcastCompRel") && op.num_inputs == 2 => {
             Rule::Broadcast
         }
-        None if op.pattern == Some(OpPattern::ElemWise) && op.num_inputs == 1 => Rule::Elemwise,
-        None => return None,
+        _ if op.pattern == Some(OpPattern::ElemWise) && op.num_inputs == 1 => Rule::Elemwise,
+        _ => return None,
     })
 }
 
 /// Whether `op` has a layout rule.
 pub fn has_rule(op: Op) -> bool {
     rule_of(op).is_some()
+}
+
+/// Whether `op`'s rule takes layouts from its attributes (so it can start a layout).
+pub fn is_source(op: Op) -> bool {
+    matches!(rule_of(op), Some(Rule::Attrs(_)))
 }
 
 /// Whether `op`'s result layout follows its inputs' alone (an elementwise op of one input, or
@@ -87,8 +168,29 @@ fn shape_len(t: &Type) -> Option<usize> {
     t.as_tensor().map(|t| t.shape.len())
 }
 
+/// An axis attribute normalized to `0..rank`.
+fn norm_axis(axis: i64, rank: usize) -> Option<usize> {
+    let a = if axis < 0 { axis + rank as i64 } else { axis };
+    (0..rank as i64).contains(&a).then_some(a as usize)
+}
+
+/// `values` as an integer array attribute, each of the width of `like`'s elements (int32 when
+/// it has none), so that rewritten attributes compare equal to TVM's.
+fn ints_like(like: Option<&AttrValue>, values: &[i64]) -> AttrValue {
+    let width = like
+        .and_then(AttrValue::as_array)
+        .and_then(|a| a.first())
+        .and_then(|v| match v {
+            AttrValue::Int(_, w) => Some(*w),
+            _ => None,
+        })
+        .unwrap_or(32);
+    AttrValue::Array(values.iter().map(|v| AttrValue::Int(*v, width)).collect())
+}
+
 /// Applies `op`'s rule. `new_in` is `None` on the original program. `types` are the original
-/// input types (tuple fields flattened). `None` when the rule cannot decide.
+/// input types (tuple fields flattened). `None` when the rule cannot decide or leaves a layout
+/// unknown (TVM's `InferCorrectLayouts` failing).
 pub fn infer(
     op: Op,
     attrs: &Attrs,
@@ -96,70 +198,25 @@ pub fn infer(
     old_in: &[L],
     types: &[Type],
 ) -> Option<Inferred> {
-    let same = |l: L, n: usize| Inferred {
-        inputs: smallvec::smallvec![l; n],
-        output: l,
-        attrs: attrs.clone(),
+    let args = Args {
+        attrs,
+        new_in,
+        old_in,
+        types,
     };
-    match rule_of(op)? {
+    let out = match rule_of(op)? {
         Rule::Elemwise => {
             let ret = match new_in {
                 Some(n) => *n.first()?,
                 None => old_in.iter().flatten().next().cloned(),
             };
-            Some(same(ret, old_in.len()))
+            Inferred::one(smallvec::smallvec![ret; old_in.len()], ret, attrs.clone())
         }
-        Rule::Broadcast => broadcast(attrs, new_in, old_in, types),
-        Rule::Conv => {
-            let data = layout_attr(attrs, "data_layout")?;
-            let out = match attrs.get_str("out_layout") {
-                Some("") | None => data,
-                Some(o) => Layout::parse(o)?,
-            };
-            Some(Inferred {
-                inputs: smallvec::smallvec![Some(data), layout_attr(attrs, "kernel_layout")],
-                output: Some(out),
-                attrs: attrs.clone(),
-            })
-        }
-        Rule::Pool => {
-            let mut attrs = attrs.clone();
-            let out_layout = attrs.get_str("out_layout").unwrap_or("");
-            if out_layout.is_empty() {
-                if let Some(Some(n)) = new_in.and_then(|n| n.first()) {
-                    attrs = attrs.with("layout", AttrValue::str(&n.to_string()));
-                }
-            }
-            let l = layout_attr(&attrs, "layout")?;
-            Some(Inferred {
-                inputs: smallvec::smallvec![Some(l)],
-                output: Some(l),
-                attrs,
-            })
-        }
-        Rule::Concatenate => concatenate(attrs, new_in, old_in, types),
-        Rule::BiasAdd => {
-            let rank = shape_len(types.first()?)? as i64;
-            let axis = attrs.get_int("axis").unwrap_or(1);
-            let axis = if axis < 0 { axis + rank } else { axis } as usize;
-            let (data, attrs) = match (new_in, old_in.first()) {
-                (Some(n), Some(Some(old))) => {
-                    let data = (*n.first()?)?;
-                    let name = old.axis_name(axis)?;
-                    let new_axis = data.index_of(name)?;
-                    (data, attrs.with("axis", AttrValue::int(new_axis as i64)))
-                }
-                (None, Some(Some(old))) => (*old, attrs.clone()),
-                _ => return None,
-            };
-            let bias = data.sub_layout(data.index_of(old_in[0].as_ref()?.axis_name(axis)?)?, 1);
-            Some(Inferred {
-                inputs: smallvec::smallvec![Some(data), Some(bias)],
-                output: Some(data),
-                attrs,
-            })
-        }
-    }
+        Rule::Broadcast => broadcast(attrs, new_in, old_in, types)?,
+        Rule::Attrs(f) | Rule::Inputs(f) => f(&args)?,
+    };
+    let defined = out.inputs.iter().chain(&out.outputs).all(Option::is_some);
+    defined.then_some(out)
 }
 
 /// TVM's `BinaryBroadcastLayoutHelper`.
@@ -217,20 +274,12 @@ fn broadcast(
             ret
         }
     };
-    Some(Inferred {
-        inputs: ls,
-        output: out,
-        attrs: attrs.clone(),
-    })
+    Some(Inferred::one(ls, out, attrs.clone()))
 }
 
 /// TVM's `ConcatenateLayout`.
-fn concatenate(
-    attrs: &Attrs,
-    new_in: Option<&[L]>,
-    old_in: &[L],
-    types: &[Type],
-) -> Option<Inferred> {
+fn concatenate(a: &Args<'_>) -> Option<Inferred> {
+    let (attrs, new_in, old_in, types) = (a.attrs, a.new_in, a.old_in, a.types);
     let rank = shape_len(types.first()?)? as i64;
     let axis = attrs.get_int("axis").unwrap_or(0);
     let axis = if axis < 0 { axis + rank } else { axis } as usize;
@@ -239,27 +288,27 @@ fn concatenate(
         if n.iter().all(|l| *l == first) {
             let first = first?;
             let new_axis = first.index_of(old0.axis_name(axis)?)?;
-            return Some(Inferred {
-                inputs: smallvec::smallvec![Some(first); old_in.len()],
-                output: Some(first),
-                attrs: attrs.with("axis", AttrValue::int(new_axis as i64)),
-            });
+            return Some(Inferred::one(
+                smallvec::smallvec![Some(first); old_in.len()],
+                Some(first),
+                attrs.with("axis", AttrValue::int(new_axis as i64)),
+            ));
         }
     }
     let ret = *old_in.iter().flatten().next()?;
     if ret.ndim() <= axis || !ret.is_primal_at(axis) {
         return None;
     }
-    Some(Inferred {
-        inputs: smallvec::smallvec![Some(ret); old_in.len()],
-        output: Some(ret),
-        attrs: attrs.clone(),
-    })
+    Some(Inferred::one(
+        smallvec::smallvec![Some(ret); old_in.len()],
+        Some(ret),
+        attrs.clone(),
+    ))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{follows_inputs, has_rule};
+    use super::is_source;
     use crate::ir::{op, Contains};
 
     /// The IR's summary bit for layout ops (which lets the layout passes skip functions
@@ -268,7 +317,7 @@ mod tests {
     fn the_layout_bit_names_the_ops_whose_rules_take_layouts_from_attributes() {
         let mut sources = 0;
         for o in op::all() {
-            let source = has_rule(o) && follows_inputs(o).is_none();
+            let source = is_source(o);
             sources += usize::from(source);
             assert_eq!(
                 Contains::of_op(o).any(Contains::LAYOUT_OP),
@@ -277,6 +326,6 @@ mod tests {
                 o.name()
             );
         }
-        assert_eq!(sources, 19);
+        assert_eq!(sources, 25);
     }
 }

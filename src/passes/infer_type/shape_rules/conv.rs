@@ -243,3 +243,125 @@ pub(super) fn conv_transpose(r: &mut Rel<'_>) -> RuleResult {
     let out = convert(r, &canon_data, &out, &out_layout)?;
     r.done_tensor(out, out_dtype)
 }
+
+/// The output extent of one spatial axis: `(x + pad - dilated kernel) / stride + 1`.
+fn out_extent(x: &Dim, pad: i64, k: &Dim, dilation: i64, stride: i64) -> Dim {
+    let dk = dim_map(k, |k| 1 + (k - 1) * dilation);
+    let x = dim_map(x, |x| x + pad);
+    dim_op(&x, &dk, |x, k| floordiv(x - k, stride) + 1)
+}
+
+/// The data, kernel and output layouts of a 2-d convolution (`out_layout` "" is the data's).
+fn layouts_2d(r: &Rel<'_>) -> Result<(Layout, Layout, Layout), String> {
+    let data = r.layout("data_layout", "NCHW")?;
+    let kernel = r.layout("kernel_layout", "OIHW")?;
+    let out = match r.str_or("out_layout", "") {
+        "" => data.clone(),
+        s => Layout::parse(s).or_else(|e| r.fail(e))?,
+    };
+    Ok((data, kernel, out))
+}
+
+/// `nn.contrib_conv2d_NCHWc` (TVM's `Conv2DWinogradRel<Conv2DAttrs>`): blocked data, the
+/// output from `channels` and `kernel_size`, which must be given; the weight, whose blocked
+/// layout depends on the target, is not checked.
+pub(super) fn conv2d_nchwc(r: &mut Rel<'_>) -> RuleResult {
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
+    let (data_layout, _, out_layout) = layouts_2d(r)?;
+    let nchw = canonical("NC", "HW")?;
+    let d = convert(r, &data_layout, &data.shape, &nchw)?;
+    let (Some(ks), Some(channels)) = (r.dims("kernel_size")?, r.dim("channels")?) else {
+        return r.fail("needs `channels` and `kernel_size` (set or inferred by a previous pass)");
+    };
+    if ks.len() != 2 {
+        return r.fail(format!("kernel_size needs 2 values, found {}", ks.len()));
+    }
+    let strides = per_axis(r, "strides", 2, 1)?;
+    let dilation = per_axis(r, "dilation", 2, 1)?;
+    let pad = total_padding(r, 2)?;
+    let mut out = vec![d[0].clone(), channels];
+    for i in 0..2 {
+        out.push(match d[2 + i] {
+            Dim::Any => Dim::Any,
+            _ => out_extent(&d[2 + i], pad[i], &ks[i], dilation[i], strides[i]),
+        });
+    }
+    let out_dtype = r.dtype("out_dtype")?.unwrap_or(data.dtype);
+    let out = convert(r, &nchw, &out, &out_layout)?;
+    r.done_tensor(out, out_dtype)
+}
+
+/// `nn.deformable_conv2d` (TVM's `DeformableConv2DRel`): data, offset and weight; the weight
+/// is assigned from `channels` and `kernel_size` when both are given, else read; the offset
+/// is assigned `(N, 2 * kh * kw * deformable_groups, out_h, out_w)` in the data layout.
+pub(super) fn deformable_conv2d(r: &mut Rel<'_>) -> RuleResult {
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
+    let weight = r.tensor(2)?;
+    let (data_layout, kernel_layout, out_layout) = layouts_2d(r)?;
+    let (nchw, oihw) = (canonical("NC", "HW")?, canonical("OI", "HW")?);
+    let d = convert(r, &data_layout, &data.shape, &nchw)?;
+    let groups = r.int_or("groups", 1)?;
+    let deformable_groups = r.int_or("deformable_groups", 1)?;
+    let strides = per_axis(r, "strides", 2, 1)?;
+    let dilation = per_axis(r, "dilation", 2, 1)?;
+    let pad = total_padding(r, 2)?;
+    let (channels, ks) = match (r.dims("kernel_size")?, r.dim("channels")?) {
+        (Some(ks), Some(ch)) => {
+            if ks.len() != 2 {
+                return r.fail(format!("kernel_size needs 2 values, found {}", ks.len()));
+            }
+            let w = vec![
+                ch.clone(),
+                dim_map(&d[1], |c| floordiv(c, groups)),
+                ks[0].clone(),
+                ks[1].clone(),
+            ];
+            let wshape = convert(r, &oihw, &w, &kernel_layout)?;
+            r.assign(2, tensor(wshape, data.dtype));
+            (ch, ks)
+        }
+        (ks, ch) => {
+            let Some(w) = weight else { return Ok(false) };
+            let wc = convert(r, &kernel_layout, &w.shape, &oihw)?;
+            if let Some(ks) = &ks {
+                if ks.len() != 2 || ks.iter().zip(&wc[2..]).any(|(a, b)| dims_conflict(a, b)) {
+                    return r.mismatch(format!(
+                        "the weight {w} is inconsistent with kernel_size={}",
+                        shape_str(ks)
+                    ));
+                }
+            }
+            if ch.as_ref().is_some_and(|ch| dims_conflict(ch, &wc[0])) {
+                return r.mismatch(format!(
+                    "the weight {w} is inconsistent with channels={}",
+                    ch.as_ref().map(ToString::to_string).unwrap_or_default()
+                ));
+            }
+            let c_in = dim_map(&d[1], |c| floordiv(c, groups));
+            if dims_conflict(&c_in, &wc[1]) {
+                return r.mismatch(format!(
+                    "the input channels ({}) divided by groups ({groups}) must match the weight's input channels {} (data {data}, weight {w})",
+                    d[1], wc[1]
+                ));
+            }
+            (wc[0].clone(), wc[2..].to_vec())
+        }
+    };
+    let oh = out_extent(&d[2], pad[0], &ks[0], dilation[0], strides[0]);
+    let ow = out_extent(&d[3], pad[1], &ks[1], dilation[1], strides[1]);
+    let taps = dim_op(&ks[0], &ks[1], |a, b| {
+        2i64.saturating_mul(a)
+            .saturating_mul(b)
+            .saturating_mul(deformable_groups)
+    });
+    let offset = vec![d[0].clone(), taps, oh.clone(), ow.clone()];
+    let offset = convert(r, &nchw, &offset, &data_layout)?;
+    r.assign(1, tensor(offset, data.dtype));
+    let out_dtype = r.dtype("out_dtype")?.unwrap_or(data.dtype);
+    let out = convert(r, &nchw, &[d[0].clone(), channels, oh, ow], &out_layout)?;
+    r.done_tensor(out, out_dtype)
+}
