@@ -69,10 +69,19 @@ const KERNELS: &[&str] = &[
     "nn.dense",
     "nn.matmul",
     "nn.batch_matmul",
+    "nn.conv1d",
     "nn.conv2d",
+    "nn.conv3d",
+    "nn.conv1d_transpose",
+    "nn.conv2d_transpose",
+    "nn.conv3d_transpose",
     "nn.bias_add",
     "nn.max_pool2d",
     "nn.avg_pool2d",
+    "nn.max_pool1d",
+    "nn.avg_pool1d",
+    "nn.max_pool3d",
+    "nn.avg_pool3d",
     "nn.global_max_pool2d",
     "nn.global_avg_pool2d",
     "nn.adaptive_max_pool2d",
@@ -93,6 +102,7 @@ const KERNELS: &[&str] = &[
     "any",
     "argmax",
     "argmin",
+    "variance",
     "nn.softmax",
     "nn.log_softmax",
 ];
@@ -156,9 +166,16 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "nn.dense" => one(nn::dense(attrs, t(0)?, t(1)?)),
         "nn.matmul" => one(nn::matmul(attrs, t(0)?, t(1)?)),
         "nn.batch_matmul" => one(nn::batch_matmul(attrs, t(0)?, t(1)?)),
-        "nn.conv2d" => one(nn::conv2d(attrs, t(0)?, t(1)?)),
+        "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => one(nn::conv(attrs, t(0)?, t(1)?)),
+        "nn.conv1d_transpose" | "nn.conv2d_transpose" | "nn.conv3d_transpose" => {
+            one(nn::conv_transpose(attrs, t(0)?, t(1)?))
+        }
         "nn.bias_add" => one(nn::bias_add(attrs, t(0)?, t(1)?)),
         "nn.max_pool2d" | "nn.avg_pool2d" => one(pool::pool2d(op == "nn.max_pool2d", attrs, t(0)?)),
+        "nn.max_pool1d" | "nn.avg_pool1d" | "nn.max_pool3d" | "nn.avg_pool3d" => {
+            one(pool::pool_nd(op.starts_with("nn.max"), attrs, t(0)?))
+        }
+        "variance" => one(reduce::variance(attrs, t(0)?, t(1)?)),
         "nn.global_max_pool2d" | "nn.global_avg_pool2d" => one(pool::global_pool2d(
             op == "nn.global_max_pool2d",
             attrs,

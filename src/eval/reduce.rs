@@ -96,6 +96,29 @@ fn arg_best<T: Copy + PartialOrd>(row: &[T], max: bool, last: bool) -> Option<i6
     (!row.is_empty()).then_some(best as i64)
 }
 
+/// `variance(x, mean)`: the mean of `(x - mean)^2` over the axes (`axis`, `keepdims`,
+/// `exclude` as a reduction), divided by `N - 1` instead of `N` when `unbiased`.
+pub(crate) fn variance(attrs: &Attrs, x: &Value, mean: &Value) -> Option<Value> {
+    use super::elementwise::binary;
+    if matches!(x.arr, Arr::Int(_)) {
+        return None;
+    }
+    let d = binary("subtract", x, mean)?;
+    let sq = binary("multiply", &d, &d)?;
+    if !attrs.get_bool("unbiased").unwrap_or(false) {
+        return evaluate("mean", attrs, &sq);
+    }
+    let axes = reduce_axes(attrs, x.ndim())?;
+    let n: usize = axes.iter().map(|&a| x.shape()[a]).product();
+    let sum = evaluate("sum", attrs, &sq)?;
+    let div = match &sum.arr {
+        Arr::F32(_) => Arr::F32(ArrayD::from_elem(IxDyn(&[]), n.saturating_sub(1) as f32)),
+        Arr::F64(_) => Arr::F64(ArrayD::from_elem(IxDyn(&[]), n.saturating_sub(1) as f64)),
+        Arr::Int(_) => return None,
+    };
+    binary("divide", &sum, &Value::new(sum.dtype, div)?)
+}
+
 /// Whether `op` is one of this module's ops.
 pub(crate) fn is_reduction(op: &str) -> bool {
     matches!(
