@@ -93,6 +93,9 @@ const KERNELS: &[&str] = &[
     "nn.prelu",
     "nn.dropout",
     "image.resize2d",
+    "nn.upsampling",
+    "nn.depth_to_space",
+    "nn.space_to_depth",
     "sum",
     "mean",
     "max",
@@ -138,7 +141,8 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
     let arity = match op {
         "zeros" | "ones" => 0,
         "concatenate" | "stack" | "split" | "full" | "nn.lrn" | "nn.dropout" | "tile"
-        | "repeat" | "reverse" | "strided_slice" | "image.resize2d" => 1,
+        | "repeat" | "reverse" | "strided_slice" | "image.resize2d" | "nn.upsampling"
+        | "nn.depth_to_space" | "nn.space_to_depth" => 1,
         "where" | "nn.layer_norm" | "nn.instance_norm" => 3,
         "nn.batch_norm" => 5,
         _ if reduce::is_reduction(op) || shape_ops::is_layout(op) || pool::is_pool(op) => 1,
@@ -193,6 +197,8 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "nn.prelu" => one(norm::prelu(attrs, t(0)?, t(1)?)),
         "nn.dropout" => many(norm::dropout(t(0)?)),
         "image.resize2d" => one(resize::resize2d(attrs, t(0)?)),
+        "nn.upsampling" => one(resize::upsampling(attrs, t(0)?)),
+        "nn.depth_to_space" | "nn.space_to_depth" => one(resize::depth_space(op, attrs, t(0)?)),
         _ if reduce::is_reduction(op) => one(reduce::evaluate(op, attrs, t(0)?)),
         _ if shape_ops::is_layout(op) => one(shape_ops::unary_layout(op, attrs, t(0)?)),
         _ => None,

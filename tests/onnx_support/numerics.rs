@@ -5,7 +5,7 @@
 use passlab::eval::{compare, evaluate, Output};
 use passlab::ir::{Module, TensorData};
 use passlab::onnx::proto::{decode_model, TensorProto};
-use passlab::onnx::{decode_tensor, import_file, ImportOptions};
+use passlab::onnx::{decode_tensor, import_bytes, import_file, ImportOptions};
 use passlab::pass::{sequential, Pass, PassContext, PassManager};
 use prost::Message;
 use std::path::Path;
@@ -122,11 +122,53 @@ fn check(
 impl Runner {
     /// Runs every test data set of the case whose model is `model`.
     pub fn run(&mut self, model: &Path) -> Result<(), Failure> {
-        let m = match import_file(model, &ImportOptions::default()) {
+        self.run_bound(model, false)
+    }
+
+    /// [`Runner::run`]; with `bind`, the graph inputs whose test data is small (rank 0 or
+    /// 1, at most 16 elements: shapes, axes, scales, sizes, pads) are first made
+    /// initializers with the values of the first data set, so they import as constants (a
+    /// model specialized to them, as passlab has no dynamic ops).
+    pub fn run_bound(&mut self, model: &Path, bind: bool) -> Result<(), Failure> {
+        let bytes = std::fs::read(model).expect("read the model");
+        let mut proto = decode_model(&bytes).expect("a model");
+        let dir = model.parent().expect("a case directory");
+        let mut bound = Vec::new();
+        if bind {
+            let g = proto.graph.as_mut().expect("a graph");
+            for (j, info) in g.input.clone().iter().enumerate() {
+                let p = dir.join("test_data_set_0").join(format!("input_{j}.pb"));
+                let Ok(data) = std::fs::read(&p) else { break };
+                let Ok(mut t) = TensorProto::decode(&data[..]) else {
+                    continue;
+                };
+                let n: i64 = t.dims.iter().product();
+                if t.dims.len() <= 1
+                    && n <= 16
+                    && info
+                        .r#type
+                        .as_ref()
+                        .is_some_and(|t| t.tensor_type.is_some())
+                {
+                    t.name = info.name.clone();
+                    g.initializer.push(t);
+                    bound.push(j);
+                }
+            }
+        }
+        let imported = if bind {
+            import_bytes(
+                &proto.encode_to_vec(),
+                &model.display().to_string(),
+                &ImportOptions::default(),
+            )
+        } else {
+            import_file(model, &ImportOptions::default())
+        };
+        let m = match imported {
             Ok(m) => m,
             Err(e) => return fail("import", e.message),
         };
-        let proto = decode_model(&std::fs::read(model).expect("read the model")).expect("a model");
         let g = proto.graph.expect("a graph");
         let is_seq = |infos: &[passlab::onnx::proto::ValueInfoProto], i: usize| {
             infos
@@ -134,7 +176,6 @@ impl Runner {
                 .and_then(|v| v.r#type.as_ref())
                 .is_some_and(|t| t.sequence_type.is_some())
         };
-        let dir = model.parent().expect("a case directory");
         let mut sets: Vec<_> = std::fs::read_dir(dir)
             .expect("read the case")
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -148,6 +189,9 @@ impl Runner {
                 let p = set.join(format!("input_{j}.pb"));
                 if !p.is_file() {
                     break;
+                }
+                if bound.contains(&j) {
+                    continue;
                 }
                 if is_seq(&g.input, j) {
                     return fail(
@@ -187,8 +231,9 @@ impl Runner {
     }
 
     /// [`Runner::run`], a panic reported as a failure (a bug, but one case's bug).
-    pub fn run_caught(&mut self, model: &Path) -> Result<(), Failure> {
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run(model))) {
+    pub fn run_caught(&mut self, model: &Path, bind: bool) -> Result<(), Failure> {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_bound(model, bind)))
+        {
             Ok(r) => r,
             Err(p) => {
                 let msg = p

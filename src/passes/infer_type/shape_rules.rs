@@ -122,6 +122,7 @@ fn lookup(op: Op) -> Option<Rule> {
         "reverse" | "sort" => elemwise::same_type,
         "argsort" => elemwise::argsort,
         "one_hot" => transform::one_hot,
+        "nn.depth_to_space" | "nn.space_to_depth" => transform::depth_space,
         "variance" => reduce::variance,
         "cumsum" | "cumprod" => reduce::scan,
         _ => return None,

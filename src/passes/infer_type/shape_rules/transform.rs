@@ -334,3 +334,43 @@ pub(super) fn one_hot(r: &mut Rel<'_>) -> RuleResult {
     let dt = r.dtype("dtype")?.unwrap_or(on.dtype);
     r.done_tensor(out, dt)
 }
+
+/// `nn.depth_to_space` / `nn.space_to_depth` (NCHW): channels divided or multiplied by
+/// `block_size`², height and width the other way.
+pub(super) fn depth_space(r: &mut Rel<'_>) -> RuleResult {
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
+    if r.str_or("layout", "NCHW") != "NCHW" || data.shape.len() != 4 {
+        return r.fail(format!("needs an NCHW tensor, got {data}"));
+    }
+    let b = r.int("block_size")?;
+    if b < 1 {
+        return r.fail(format!("block_size {b} must be at least 1"));
+    }
+    let to_space = r.op == "nn.depth_to_space";
+    let shrink = if to_space { 1 } else { 2 };
+    let by = if to_space { b * b } else { b };
+    let s = &data.shape;
+    if let Some(v) = s[shrink].as_static().filter(|v| v % by != 0) {
+        return r.fail(format!(
+            "extent {v} of axis {shrink} is not divisible by {by}"
+        ));
+    }
+    if !to_space {
+        if let Some(v) = s[3].as_static().filter(|v| v % b != 0) {
+            return r.fail(format!("extent {v} of axis 3 is not divisible by {b}"));
+        }
+    }
+    let mut out = s.clone();
+    if to_space {
+        out[1] = dim_map(&s[1], |c| c / (b * b));
+        out[2] = dim_map(&s[2], |h| h * b);
+        out[3] = dim_map(&s[3], |w| w * b);
+    } else {
+        out[1] = dim_map(&s[1], |c| c * b * b);
+        out[2] = dim_map(&s[2], |h| h / b);
+        out[3] = dim_map(&s[3], |w| w / b);
+    }
+    r.done_tensor(out, data.dtype)
+}
