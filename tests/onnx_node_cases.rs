@@ -12,8 +12,9 @@ use onnx_support::node_models;
 use onnx_support::numerics::Runner;
 use std::collections::BTreeMap;
 
-/// The share of node cases that pass, in percent, under which this test fails.
-const FLOOR_PERCENT: usize = 0;
+/// The share of node cases that pass, in percent, under which this test fails (52.1% pass:
+/// 981 of 1,884, 210 of them with bound inputs).
+const FLOOR_PERCENT: usize = 50;
 
 /// A failure's message without what differs from case to case (the file, the node's name,
 /// the numbers), so that cases failing for one reason group together.

@@ -106,6 +106,8 @@ const KERNELS: &[&str] = &[
     "argmax",
     "argmin",
     "variance",
+    "topk",
+    "one_hot",
     "nn.softmax",
     "nn.log_softmax",
 ];
@@ -142,8 +144,8 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "zeros" | "ones" => 0,
         "concatenate" | "stack" | "split" | "full" | "nn.lrn" | "nn.dropout" | "tile"
         | "repeat" | "reverse" | "strided_slice" | "image.resize2d" | "nn.upsampling"
-        | "nn.depth_to_space" | "nn.space_to_depth" => 1,
-        "where" | "nn.layer_norm" | "nn.instance_norm" => 3,
+        | "nn.depth_to_space" | "nn.space_to_depth" | "topk" => 1,
+        "where" | "nn.layer_norm" | "nn.instance_norm" | "one_hot" => 3,
         "nn.batch_norm" => 5,
         _ if reduce::is_reduction(op) || shape_ops::is_layout(op) || pool::is_pool(op) => 1,
         _ => 2,
@@ -179,6 +181,14 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "nn.max_pool1d" | "nn.avg_pool1d" | "nn.max_pool3d" | "nn.avg_pool3d" => {
             one(pool::pool_nd(op.starts_with("nn.max"), attrs, t(0)?))
         }
+        "topk" => {
+            let mut outs = reduce::topk(attrs, t(0)?)?;
+            match attrs.get_str("ret_type").unwrap_or("both") {
+                "both" => Some(OpOut::Tuple(outs)),
+                _ => outs.pop().map(OpOut::Tensor),
+            }
+        }
+        "one_hot" => one(indexing::one_hot(attrs, t(0)?, t(1)?, t(2)?)),
         "variance" => one(reduce::variance(attrs, t(0)?, t(1)?)),
         "nn.global_max_pool2d" | "nn.global_avg_pool2d" => one(pool::global_pool2d(
             op == "nn.global_max_pool2d",

@@ -11,6 +11,7 @@
 
 mod activation;
 mod image;
+mod index;
 mod nn;
 mod reduce;
 mod rnn;
@@ -265,6 +266,7 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
         // Convolutions, pooling, normalization, matrix products.
         "RNN" | "LSTM" | "GRU" => rnn::convert(cx, op, inputs),
         "Resize" | "Upsample" | "DepthToSpace" | "SpaceToDepth" => image::convert(cx, op, inputs),
+        "TopK" | "Range" | "OneHot" | "GatherElements" => index::convert(cx, op, inputs),
         _ => nn::convert(cx, op, inputs),
     }
 }

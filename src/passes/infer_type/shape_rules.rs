@@ -123,6 +123,8 @@ fn lookup(op: Op) -> Option<Rule> {
         "argsort" => elemwise::argsort,
         "one_hot" => transform::one_hot,
         "nn.depth_to_space" | "nn.space_to_depth" => transform::depth_space,
+        "topk" => transform::topk,
+        "gather" => transform::gather,
         "variance" => reduce::variance,
         "cumsum" | "cumprod" => reduce::scan,
         _ => return None,
