@@ -338,7 +338,7 @@ pub(crate) fn topk(attrs: &Attrs, x: &Value) -> Option<Vec<Value>> {
             order_all.extend(&order[..k]);
         }
     }
-    let rows = if n == 0 { 0 } else { vals.len() / n };
+    let rows = vals.len().checked_div(n).unwrap_or(0);
     let values = super::value::each!(&x.arr, a => {
         let v = a.view().permuted_axes(IxDyn(&perm));
         let flat: Vec<_> = v.iter().copied().collect();
