@@ -459,7 +459,7 @@ fn ill_typed_and_ill_formed_graphs_are_errors_at_their_node() {
         &["x"],
         vec![],
     );
-    expect![[r#"opset 30 is not supported (passlab imports opsets 1 to 21)"#]]
+    expect![[r#"opset 30 is not supported (passlab imports opsets 1 to 28)"#]]
         .assert_eq(&error_of(&m));
 }
 

@@ -288,3 +288,68 @@ fn slice_indices(attrs: &Attrs, shape: &[usize]) -> Option<Vec<Vec<usize>>> {
     }
     Some(idx)
 }
+
+/// `one_hot(indices, on, off, depth, axis, dtype)`: `on` where an index equals the position
+/// along the new axis, `off` elsewhere (out-of-range indices give a row of `off`).
+pub(crate) fn one_hot(attrs: &Attrs, indices: &Value, on: &Value, off: &Value) -> Option<Value> {
+    let Arr::Int(ind) = &indices.arr else {
+        return None;
+    };
+    let depth = usize::try_from(attrs.get_int("depth")?).ok()?;
+    let nd = ind.ndim();
+    let axis = attrs.get_int("axis").unwrap_or(-1);
+    let axis = if axis < 0 { axis + nd as i64 + 1 } else { axis };
+    let axis = usize::try_from(axis).ok().filter(|&a| a <= nd)?;
+    let dt = super::value::attr_dtype(attrs, "dtype").unwrap_or(on.dtype);
+    let cast = super::elementwise::cast;
+    let (on, off) = (cast(on, dt)?, cast(off, dt)?);
+    if on.ndim() != 0 || off.ndim() != 0 {
+        return None;
+    }
+    let mut shape = ind.shape().to_vec();
+    shape.insert(axis, depth);
+    bounded(&shape)?;
+    let at = |idx: &IxDyn| -> bool {
+        let mut src = Vec::with_capacity(nd);
+        for (d, &i) in ndarray::Dimension::slice(idx).iter().enumerate() {
+            if d != axis {
+                src.push(i);
+            }
+        }
+        ind[IxDyn(&src)] == idx[axis] as i64
+    };
+    let arr = match (&on.arr, &off.arr) {
+        (Arr::F32(a), Arr::F32(b)) => {
+            let (a, b) = (*a.first()?, *b.first()?);
+            Arr::F32(ArrayD::from_shape_fn(IxDyn(&shape), |i| {
+                if at(&i) {
+                    a
+                } else {
+                    b
+                }
+            }))
+        }
+        (Arr::F64(a), Arr::F64(b)) => {
+            let (a, b) = (*a.first()?, *b.first()?);
+            Arr::F64(ArrayD::from_shape_fn(IxDyn(&shape), |i| {
+                if at(&i) {
+                    a
+                } else {
+                    b
+                }
+            }))
+        }
+        (Arr::Int(a), Arr::Int(b)) => {
+            let (a, b) = (*a.first()?, *b.first()?);
+            Arr::Int(ArrayD::from_shape_fn(IxDyn(&shape), |i| {
+                if at(&i) {
+                    a
+                } else {
+                    b
+                }
+            }))
+        }
+        _ => return None,
+    };
+    Value::new(dt, arr)
+}

@@ -1,6 +1,8 @@
-//! Evaluation of the products: `nn.dense`, `nn.matmul`, `nn.batch_matmul`, `nn.conv2d`
-//! (NCHW / OIHW, strides, padding in its 1-, 2- and 4-value forms, dilation, groups, as an
-//! im2col product per image and group), and `nn.bias_add`.
+//! Evaluation of the products: `nn.dense`, `nn.matmul`, `nn.batch_matmul`, `nn.conv1d`,
+//! `nn.conv2d` and `nn.conv3d` (NCW / NCHW / NCDHW data, OI.. kernels, strides, padding in
+//! its 1-value, per-axis and before/after forms, dilation, groups, as an im2col product per
+//! image and group), the transposed convolutions (I O .. kernels, `output_padding`, as a
+//! scatter of every input element), and `nn.bias_add`.
 //!
 //! Operands are cast to `out_dtype` first, as TVM's compute definitions do; every output
 //! element accumulates its terms in ascending order (input channel, then kernel row, then
@@ -233,51 +235,85 @@ pub(crate) fn pair(attrs: &Attrs, name: &str) -> Option<[usize; 2]> {
     }
 }
 
-/// The geometry of one conv2d.
-#[derive(Clone, Copy)]
+/// A spatial attribute of an N-d op (`strides`, `dilation`, `pool_size`) as `nd` values,
+/// each at least 1 (one value stands for all).
+pub(crate) fn spatial(attrs: &Attrs, name: &str, nd: usize) -> Option<Vec<usize>> {
+    let v: Vec<usize> = attrs
+        .get_ints(name)
+        .unwrap_or_else(|| vec![1])
+        .iter()
+        .map(|&v| usize::try_from(v).ok().filter(|&v| v > 0))
+        .collect::<Option<_>>()?;
+    match v.len() {
+        1 => Some(vec![v[0]; nd]),
+        l if l == nd => Some(v),
+        _ => None,
+    }
+}
+
+/// An N-d op's `padding` as (before, after) per spatial axis: one value for all, one per
+/// axis (both sides), or all befores then all afters.
+pub(crate) fn spatial_padding(attrs: &Attrs, nd: usize) -> Option<Vec<(usize, usize)>> {
+    let p: Vec<usize> = attrs
+        .get_ints("padding")
+        .unwrap_or_else(|| vec![0])
+        .iter()
+        .map(|&v| usize::try_from(v).ok())
+        .collect::<Option<_>>()?;
+    match p.len() {
+        1 => Some(vec![(p[0], p[0]); nd]),
+        l if l == nd => Some(p.iter().map(|&v| (v, v)).collect()),
+        l if l == 2 * nd => Some((0..nd).map(|i| (p[i], p[nd + i])).collect()),
+        _ => None,
+    }
+}
+
+/// The geometry of one convolution, 1-d and 2-d ones as 3-d with extent-1 leading axes:
+/// per axis (depth, height, width) the input extent, kernel extent, padding before, stride,
+/// dilation and output extent.
+#[derive(Clone)]
 struct Conv {
     c: usize,
-    h: usize,
-    w: usize,
     ci: usize,
-    kh: usize,
-    kw: usize,
-    pt: usize,
-    pl: usize,
-    sh: usize,
-    sw: usize,
-    dh: usize,
-    dw: usize,
-    oh: usize,
-    ow: usize,
+    size: [usize; 3],
+    k: [usize; 3],
+    pad: [usize; 3],
+    stride: [usize; 3],
+    dil: [usize; 3],
+    out: [usize; 3],
 }
 
 impl Conv {
-    /// The im2col matrix of image `b`, group `g`: row `(ic, ky, kx)`, column `(y, x)`.
+    /// The im2col matrix of image `b`, group `g`: row `(ic, kz, ky, kx)`, column `(z, y, x)`.
     fn columns<T: Copy + Default>(&self, x: &[T], b: usize, g: usize) -> Vec<T> {
-        let p = self.oh * self.ow;
-        let mut col = vec![T::default(); self.ci * self.kh * self.kw * p];
+        let [d, h, w] = self.size;
+        let [kd, kh, kw] = self.k;
+        let [od, oh, ow] = self.out;
+        let p = od * oh * ow;
+        let tap = |o: usize, k: usize, a: usize| {
+            (o * self.stride[a] + k * self.dil[a])
+                .checked_sub(self.pad[a])
+                .filter(|&v| v < self.size[a])
+        };
+        let mut col = vec![T::default(); self.ci * kd * kh * kw * p];
         for ic in 0..self.ci {
-            let plane = &x[(b * self.c + g * self.ci + ic) * self.h * self.w..][..self.h * self.w];
-            for ky in 0..self.kh {
-                for kx in 0..self.kw {
-                    let row = (ic * self.kh + ky) * self.kw + kx;
-                    let dst = &mut col[row * p..(row + 1) * p];
-                    for y in 0..self.oh {
-                        let Some(iy) = (y * self.sh + ky * self.dh)
-                            .checked_sub(self.pt)
-                            .filter(|&v| v < self.h)
-                        else {
-                            continue;
-                        };
-                        let src = &plane[iy * self.w..(iy + 1) * self.w];
-                        let out = &mut dst[y * self.ow..(y + 1) * self.ow];
-                        for (xo, o) in out.iter_mut().enumerate() {
-                            if let Some(ix) = (xo * self.sw + kx * self.dw)
-                                .checked_sub(self.pl)
-                                .filter(|&v| v < self.w)
-                            {
-                                *o = src[ix];
+            let vol = &x[(b * self.c + g * self.ci + ic) * d * h * w..][..d * h * w];
+            for kz in 0..kd {
+                for ky in 0..kh {
+                    for kx in 0..kw {
+                        let row = ((ic * kd + kz) * kh + ky) * kw + kx;
+                        let dst = &mut col[row * p..(row + 1) * p];
+                        for z in 0..od {
+                            let Some(iz) = tap(z, kz, 0) else { continue };
+                            for y in 0..oh {
+                                let Some(iy) = tap(y, ky, 1) else { continue };
+                                let src = &vol[(iz * h + iy) * w..][..w];
+                                let out = &mut dst[(z * oh + y) * ow..][..ow];
+                                for (xo, o) in out.iter_mut().enumerate() {
+                                    if let Some(ix) = tap(xo, kx, 2) {
+                                        *o = src[ix];
+                                    }
+                                }
                             }
                         }
                     }
@@ -289,58 +325,67 @@ impl Conv {
 
     /// A 1x1 kernel, stride 1, no padding: the image's planes are the columns already.
     fn is_pointwise(&self) -> bool {
-        self.kh == 1 && self.kw == 1 && self.sh == 1 && self.sw == 1 && self.pt == 0 && self.pl == 0
+        self.k == [1; 3] && self.stride == [1; 3] && self.pad == [0; 3]
     }
 }
 
-/// `nn.conv2d(x, w)` in NCHW / OIHW.
-pub(crate) fn conv2d(attrs: &Attrs, x: &Value, w: &Value) -> Option<Value> {
-    let layout_ok = attrs.get_str("data_layout").unwrap_or("NCHW") == "NCHW"
-        && attrs.get_str("kernel_layout").unwrap_or("OIHW") == "OIHW"
-        && matches!(attrs.get_str("out_layout").unwrap_or(""), "" | "NCHW");
-    if !layout_ok {
+/// `nn.conv1d` (NCW / OIW), `nn.conv2d` (NCHW / OIHW) and `nn.conv3d` (NCDHW / OIDHW), by
+/// the rank of `x`.
+pub(crate) fn conv(attrs: &Attrs, x: &Value, w: &Value) -> Option<Value> {
+    let nd = x.ndim().checked_sub(2).filter(|n| (1..=3).contains(n))?;
+    let (data, kernel) = [("NCW", "OIW"), ("NCHW", "OIHW"), ("NCDHW", "OIDHW")][nd - 1];
+    let out_layout = attrs.get_str("out_layout").unwrap_or("");
+    if attrs.get_str("data_layout").unwrap_or(data) != data
+        || attrs.get_str("kernel_layout").unwrap_or(kernel) != kernel
+        || !(out_layout.is_empty() || out_layout == data)
+        || w.ndim() != nd + 2
+    {
         return None;
     }
     let (dt, x, w) = operands(attrs, x, w)?;
-    let ([n, c, h, wd], [o, ci, kh, kw]) = (
-        <[usize; 4]>::try_from(x.shape()).ok()?,
-        <[usize; 4]>::try_from(w.shape()).ok()?,
-    );
+    let (xs, ws) = (x.shape().to_vec(), w.shape().to_vec());
+    let (n, c, o, ci) = (xs[0], xs[1], ws[0], ws[1]);
     let groups = usize::try_from(attrs.get_int("groups").unwrap_or(1))
         .ok()
         .filter(|&g| g > 0)?;
-    if c % groups != 0 || o % groups != 0 || c / groups != ci || kh == 0 || kw == 0 {
+    if c % groups != 0 || o % groups != 0 || c / groups != ci || ws[2..].contains(&0) {
         return None;
     }
-    let [pt, pl, pb, pr] = padding(attrs)?;
-    let [sh, sw] = pair(attrs, "strides")?;
-    let [dh, dw] = pair(attrs, "dilation")?;
-    let (ekh, ekw) = ((kh - 1) * dh + 1, (kw - 1) * dw + 1);
-    let (hp, wp) = (h + pt + pb, wd + pl + pr);
-    if hp < ekh || wp < ekw {
-        return None;
-    }
-    let (oh, ow) = ((hp - ekh) / sh + 1, (wp - ekw) / sw + 1);
-    let geo = Conv {
+    let pads = spatial_padding(attrs, nd)?;
+    let strides = spatial(attrs, "strides", nd)?;
+    let dils = spatial(attrs, "dilation", nd)?;
+    let lead = 3 - nd;
+    let mut geo = Conv {
         c,
-        h,
-        w: wd,
         ci,
-        kh,
-        kw,
-        pt,
-        pl,
-        sh,
-        sw,
-        dh,
-        dw,
-        oh,
-        ow,
+        size: [1; 3],
+        k: [1; 3],
+        pad: [0; 3],
+        stride: [1; 3],
+        dil: [1; 3],
+        out: [1; 3],
     };
-    bounded(&[n, o, oh, ow])?;
-    bounded(&[ci * kh * kw, oh, ow])?;
-    let (opg, kk, p) = (o / groups, ci * kh * kw, oh * ow);
-    let shape = vec![n, o, oh, ow];
+    for i in 0..nd {
+        let a = lead + i;
+        let ek = (ws[2 + i] - 1) * dils[i] + 1;
+        let padded = xs[2 + i] + pads[i].0 + pads[i].1;
+        if padded < ek {
+            return None;
+        }
+        geo.size[a] = xs[2 + i];
+        geo.k[a] = ws[2 + i];
+        geo.pad[a] = pads[i].0;
+        geo.stride[a] = strides[i];
+        geo.dil[a] = dils[i];
+        geo.out[a] = (padded - ek) / strides[i] + 1;
+    }
+    let p: usize = geo.out.iter().product();
+    let kk: usize = ci * geo.k.iter().product::<usize>();
+    bounded(&[n, o, p])?;
+    bounded(&[kk, p])?;
+    let opg = o / groups;
+    let mut shape = vec![n, o];
+    shape.extend(&geo.out[lead..]);
     let arr = by_mac!(dt, x, w, |mac, a, b| {
         let mut out = vec![Default::default(); n * o * p];
         for img in 0..n {
@@ -353,6 +398,116 @@ pub(crate) fn conv2d(attrs: &Attrs, x: &Value, w: &Value) -> Option<Value> {
                 } else {
                     let col = geo.columns(&a, img, g);
                     gemm::matmul(mac, kernel, &col, dst, opg, kk, p);
+                }
+            }
+        }
+        Some((shape.clone(), out))
+    })?;
+    Value::new(dt, arr)
+}
+
+/// `nn.conv1d_transpose` (NCW / IOW), `nn.conv2d_transpose` (NCHW / IOHW) and
+/// `nn.conv3d_transpose` (NCDHW / IODHW): every input element scattered through the kernel
+/// (`out[(i * stride + k * dilation) - pad_before] += x[i] * w[k]`), the output
+/// `(in - 1) * stride - pads + (k - 1) * dilation + 1 + output_padding` long per axis; terms
+/// accumulate by input channel, then input position, then kernel position.
+pub(crate) fn conv_transpose(attrs: &Attrs, x: &Value, w: &Value) -> Option<Value> {
+    let nd = x.ndim().checked_sub(2).filter(|n| (1..=3).contains(n))?;
+    let (data, kernel) = [("NCW", "IOW"), ("NCHW", "IOHW"), ("NCDHW", "IODHW")][nd - 1];
+    let out_layout = attrs.get_str("out_layout").unwrap_or("");
+    if attrs.get_str("data_layout").unwrap_or(data) != data
+        || attrs.get_str("kernel_layout").unwrap_or(kernel) != kernel
+        || !(out_layout.is_empty() || out_layout == data)
+        || w.ndim() != nd + 2
+    {
+        return None;
+    }
+    let (dt, x, w) = operands(attrs, x, w)?;
+    let (xs, ws) = (x.shape().to_vec(), w.shape().to_vec());
+    let (n, c, opg) = (xs[0], xs[1], ws[1]);
+    let groups = usize::try_from(attrs.get_int("groups").unwrap_or(1))
+        .ok()
+        .filter(|&g| g > 0)?;
+    if ws[0] != c || c % groups != 0 {
+        return None;
+    }
+    let (cpg, o) = (c / groups, opg * groups);
+    let pads = spatial_padding(attrs, nd)?;
+    let strides = spatial(attrs, "strides", nd)?;
+    let dils = spatial(attrs, "dilation", nd)?;
+    let out_pad: Vec<usize> = match attrs.get_ints("output_padding") {
+        None => vec![0; nd],
+        Some(v) if v.len() == nd => v
+            .iter()
+            .map(|&p| usize::try_from(p).ok())
+            .collect::<Option<_>>()?,
+        Some(v) if v.len() == 1 => vec![usize::try_from(v[0]).ok()?; nd],
+        Some(_) => return None,
+    };
+    let mut outs = Vec::with_capacity(nd);
+    for i in 0..nd {
+        let full = (xs[2 + i].checked_sub(1)?) * strides[i]
+            + (ws[2 + i].checked_sub(1)?) * dils[i]
+            + 1
+            + out_pad[i];
+        outs.push(full.checked_sub(pads[i].0 + pads[i].1).filter(|&v| v > 0)?);
+    }
+    let mut shape = vec![n, o];
+    shape.extend(&outs);
+    bounded(&shape)?;
+    let (isz, osz, ksz): (usize, usize, usize) = (
+        xs[2..].iter().product(),
+        outs.iter().product(),
+        ws[2..].iter().product(),
+    );
+    bounded(&[isz, ksz])?;
+    // For each input position and kernel position, the output position (or none).
+    let unravel = |mut i: usize, dims: &[usize]| {
+        let mut idx = vec![0; dims.len()];
+        for a in (0..dims.len()).rev() {
+            idx[a] = i % dims[a];
+            i /= dims[a];
+        }
+        idx
+    };
+    let mut targets = vec![usize::MAX; isz * ksz];
+    for ip in 0..isz {
+        let ii = unravel(ip, &xs[2..]);
+        for kp in 0..ksz {
+            let ki = unravel(kp, &ws[2..]);
+            let mut flat = 0usize;
+            let mut inside = true;
+            for a in 0..nd {
+                let pos = (ii[a] * strides[a] + ki[a] * dils[a]).checked_sub(pads[a].0);
+                match pos.filter(|&q| q < outs[a]) {
+                    Some(q) => flat = flat * outs[a] + q,
+                    None => inside = false,
+                }
+            }
+            if inside {
+                targets[ip * ksz + kp] = flat;
+            }
+        }
+    }
+    let arr = by_mac!(dt, x, w, |mac, a, b| {
+        let mut out = vec![Default::default(); n * o * osz];
+        for img in 0..n {
+            for g in 0..groups {
+                for oc in 0..opg {
+                    let dst = &mut out[(img * o + g * opg + oc) * osz..][..osz];
+                    for ic in 0..cpg {
+                        let ch = g * cpg + ic;
+                        let src = &a[(img * c + ch) * isz..][..isz];
+                        let ker = &b[(ch * opg + oc) * ksz..][..ksz];
+                        for (ip, &v) in src.iter().enumerate() {
+                            for (kp, &k) in ker.iter().enumerate() {
+                                let t = targets[ip * ksz + kp];
+                                if t != usize::MAX {
+                                    dst[t] = gemm::Mac::mac(mac, dst[t], v, k);
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -69,10 +69,19 @@ const KERNELS: &[&str] = &[
     "nn.dense",
     "nn.matmul",
     "nn.batch_matmul",
+    "nn.conv1d",
     "nn.conv2d",
+    "nn.conv3d",
+    "nn.conv1d_transpose",
+    "nn.conv2d_transpose",
+    "nn.conv3d_transpose",
     "nn.bias_add",
     "nn.max_pool2d",
     "nn.avg_pool2d",
+    "nn.max_pool1d",
+    "nn.avg_pool1d",
+    "nn.max_pool3d",
+    "nn.avg_pool3d",
     "nn.global_max_pool2d",
     "nn.global_avg_pool2d",
     "nn.adaptive_max_pool2d",
@@ -84,6 +93,9 @@ const KERNELS: &[&str] = &[
     "nn.prelu",
     "nn.dropout",
     "image.resize2d",
+    "nn.upsampling",
+    "nn.depth_to_space",
+    "nn.space_to_depth",
     "sum",
     "mean",
     "max",
@@ -93,6 +105,9 @@ const KERNELS: &[&str] = &[
     "any",
     "argmax",
     "argmin",
+    "variance",
+    "topk",
+    "one_hot",
     "nn.softmax",
     "nn.log_softmax",
 ];
@@ -128,8 +143,9 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
     let arity = match op {
         "zeros" | "ones" => 0,
         "concatenate" | "stack" | "split" | "full" | "nn.lrn" | "nn.dropout" | "tile"
-        | "repeat" | "reverse" | "strided_slice" | "image.resize2d" => 1,
-        "where" | "nn.layer_norm" | "nn.instance_norm" => 3,
+        | "repeat" | "reverse" | "strided_slice" | "image.resize2d" | "nn.upsampling"
+        | "nn.depth_to_space" | "nn.space_to_depth" | "topk" => 1,
+        "where" | "nn.layer_norm" | "nn.instance_norm" | "one_hot" => 3,
         "nn.batch_norm" => 5,
         _ if reduce::is_reduction(op) || shape_ops::is_layout(op) || pool::is_pool(op) => 1,
         _ => 2,
@@ -156,9 +172,24 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "nn.dense" => one(nn::dense(attrs, t(0)?, t(1)?)),
         "nn.matmul" => one(nn::matmul(attrs, t(0)?, t(1)?)),
         "nn.batch_matmul" => one(nn::batch_matmul(attrs, t(0)?, t(1)?)),
-        "nn.conv2d" => one(nn::conv2d(attrs, t(0)?, t(1)?)),
+        "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => one(nn::conv(attrs, t(0)?, t(1)?)),
+        "nn.conv1d_transpose" | "nn.conv2d_transpose" | "nn.conv3d_transpose" => {
+            one(nn::conv_transpose(attrs, t(0)?, t(1)?))
+        }
         "nn.bias_add" => one(nn::bias_add(attrs, t(0)?, t(1)?)),
         "nn.max_pool2d" | "nn.avg_pool2d" => one(pool::pool2d(op == "nn.max_pool2d", attrs, t(0)?)),
+        "nn.max_pool1d" | "nn.avg_pool1d" | "nn.max_pool3d" | "nn.avg_pool3d" => {
+            one(pool::pool_nd(op.starts_with("nn.max"), attrs, t(0)?))
+        }
+        "topk" => {
+            let mut outs = reduce::topk(attrs, t(0)?)?;
+            match attrs.get_str("ret_type").unwrap_or("both") {
+                "both" => Some(OpOut::Tuple(outs)),
+                _ => outs.pop().map(OpOut::Tensor),
+            }
+        }
+        "one_hot" => one(indexing::one_hot(attrs, t(0)?, t(1)?, t(2)?)),
+        "variance" => one(reduce::variance(attrs, t(0)?, t(1)?)),
         "nn.global_max_pool2d" | "nn.global_avg_pool2d" => one(pool::global_pool2d(
             op == "nn.global_max_pool2d",
             attrs,
@@ -176,6 +207,8 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "nn.prelu" => one(norm::prelu(attrs, t(0)?, t(1)?)),
         "nn.dropout" => many(norm::dropout(t(0)?)),
         "image.resize2d" => one(resize::resize2d(attrs, t(0)?)),
+        "nn.upsampling" => one(resize::upsampling(attrs, t(0)?)),
+        "nn.depth_to_space" | "nn.space_to_depth" => one(resize::depth_space(op, attrs, t(0)?)),
         _ if reduce::is_reduction(op) => one(reduce::evaluate(op, attrs, t(0)?)),
         _ if shape_ops::is_layout(op) => one(shape_ops::unary_layout(op, attrs, t(0)?)),
         _ => None,

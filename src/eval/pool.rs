@@ -7,9 +7,10 @@
 //! of the window (taken row by row, in the dtype) by the positions inside the input, or with
 //! `count_include_pad` inside the padded input (the extra rows `ceil_mode` adds are not
 //! counted). An adaptive window `i` covers `floor(i * in / out)` to `ceil((i + 1) * in /
-//! out)`. Integer averages are not evaluated.
+//! out)`. Integer averages are not evaluated. `nn.{max,avg}_pool1d` (NCW) and `_pool3d`
+//! (NCDHW) pool one spatial axis after the other with the same windows.
 
-use super::nn::{padding, pair};
+use super::nn::{padding, pair, spatial, spatial_padding};
 use super::reduce::round_to;
 use super::shape_ops::bounded;
 use super::value::{Arr, Value};
@@ -75,7 +76,70 @@ pub(crate) fn is_pool(op: &str) -> bool {
             | "nn.global_avg_pool2d"
             | "nn.adaptive_max_pool2d"
             | "nn.adaptive_avg_pool2d"
+            | "nn.max_pool1d"
+            | "nn.avg_pool1d"
+            | "nn.max_pool3d"
+            | "nn.avg_pool3d"
     )
+}
+
+/// A value with the same elements in another shape.
+pub(crate) fn reshaped(v: &Value, shape: &[usize]) -> Option<Value> {
+    Value::new(
+        v.dtype,
+        super::value::each!(&v.arr, a => a
+            .as_standard_layout()
+            .into_owned()
+            .into_shape_with_order(IxDyn(shape))
+            .ok()?),
+    )
+}
+
+/// `nn.max_pool1d` / `nn.avg_pool1d` (NCW) and `nn.max_pool3d` / `nn.avg_pool3d` (NCDHW):
+/// one spatial axis at a time (a window is a box, so its max is the max of per-axis maxima
+/// and its average the per-axis averages in turn, each divided by that axis's count).
+pub(crate) fn pool_nd(max: bool, attrs: &Attrs, x: &Value) -> Option<Value> {
+    let nd = x.ndim().checked_sub(2).filter(|&n| n == 1 || n == 3)?;
+    let layout = if nd == 1 { "NCW" } else { "NCDHW" };
+    if attrs.get_str("layout").unwrap_or(layout) != layout
+        || !matches!(
+            attrs.get_str("out_layout").unwrap_or(""),
+            "" | "NCW" | "NCDHW"
+        )
+    {
+        return None;
+    }
+    let ks = spatial(attrs, "pool_size", nd)?;
+    let ss = spatial(attrs, "strides", nd)?;
+    let ds = spatial(attrs, "dilation", nd)?;
+    let pads = spatial_padding(attrs, nd)?;
+    let ceil = attrs.get_bool("ceil_mode").unwrap_or(false);
+    let inc = attrs.get_bool("count_include_pad").unwrap_or(false);
+    let mut cur = x.clone();
+    for i in 0..nd {
+        let shape = cur.shape().to_vec();
+        let pre: usize = shape[..2 + i].iter().product();
+        let len = shape[2 + i];
+        let post: usize = shape[3 + i..].iter().product();
+        let rows = windows(len, ks[i], ss[i], ds[i], pads[i], ceil, inc)?;
+        let cols = Windows {
+            ranges: (0..post).map(|j| (j, j + 1, 1)).collect(),
+            dilation: 1,
+        };
+        let out_len = rows.ranges.len();
+        let pooled = run(
+            max,
+            &reshaped(&cur, &[pre, 1, len, post])?,
+            pre,
+            (len, post),
+            &rows,
+            &cols,
+        )?;
+        let mut next = shape;
+        next[2 + i] = out_len;
+        cur = reshaped(&pooled, &next)?;
+    }
+    Some(cur)
 }
 
 fn nchw_ok(attrs: &Attrs) -> bool {

@@ -5,7 +5,7 @@
 //! rounds after every step, integers wrap), as TVM's default CPU schedule computes it. `mean`
 //! divides the sum by the element count in the dtype (truncating for integers).
 
-use super::value::{norm_axis, wrap_int, Arr, Value};
+use super::value::{attr_dtype, norm_axis, wrap_int, Arr, Value};
 use crate::ir::dtype::DTypeCode;
 use crate::ir::{Attrs, DType};
 use ndarray::{ArrayD, IxDyn};
@@ -94,6 +94,29 @@ fn arg_best<T: Copy + PartialOrd>(row: &[T], max: bool, last: bool) -> Option<i6
         }
     }
     (!row.is_empty()).then_some(best as i64)
+}
+
+/// `variance(x, mean)`: the mean of `(x - mean)^2` over the axes (`axis`, `keepdims`,
+/// `exclude` as a reduction), divided by `N - 1` instead of `N` when `unbiased`.
+pub(crate) fn variance(attrs: &Attrs, x: &Value, mean: &Value) -> Option<Value> {
+    use super::elementwise::binary;
+    if matches!(x.arr, Arr::Int(_)) {
+        return None;
+    }
+    let d = binary("subtract", x, mean)?;
+    let sq = binary("multiply", &d, &d)?;
+    if !attrs.get_bool("unbiased").unwrap_or(false) {
+        return evaluate("mean", attrs, &sq);
+    }
+    let axes = reduce_axes(attrs, x.ndim())?;
+    let n: usize = axes.iter().map(|&a| x.shape()[a]).product();
+    let sum = evaluate("sum", attrs, &sq)?;
+    let div = match &sum.arr {
+        Arr::F32(_) => Arr::F32(ArrayD::from_elem(IxDyn(&[]), n.saturating_sub(1) as f32)),
+        Arr::F64(_) => Arr::F64(ArrayD::from_elem(IxDyn(&[]), n.saturating_sub(1) as f64)),
+        Arr::Int(_) => return None,
+    };
+    binary("divide", &sum, &Value::new(sum.dtype, div)?)
 }
 
 /// Whether `op` is one of this module's ops.
@@ -255,4 +278,92 @@ pub(crate) fn mean_keep(x: &Value, axes: &[usize]) -> Option<Value> {
         Arr::Int(_) => return None,
     };
     Value::new(x.dtype, arr)
+}
+
+/// `topk(x, k, axis, ret_type, is_ascend, dtype)`: along `axis`, the `k` largest (or, with
+/// `is_ascend`, smallest) elements in order and their indices, an earlier index first among
+/// equal elements; `k` below 1 takes the whole axis.
+pub(crate) fn topk(attrs: &Attrs, x: &Value) -> Option<Vec<Value>> {
+    let nd = x.ndim();
+    let axis = norm_axis(attrs.get_int("axis").unwrap_or(-1), nd)?;
+    let n = x.shape()[axis];
+    let k = match attrs.get_int("k").unwrap_or(1) {
+        k if k < 1 => n,
+        k => usize::try_from(k).ok().filter(|&k| k <= n)?,
+    };
+    let ascend = attrs.get_bool("is_ascend").unwrap_or(false);
+    let idx_dt = attr_dtype(attrs, "dtype").unwrap_or(DType::INT32);
+    if !idx_dt.is_int() {
+        return None;
+    }
+    // Rows along the axis: move it last.
+    let mut perm: Vec<usize> = (0..nd).filter(|&a| a != axis).collect();
+    perm.push(axis);
+    let mut out_shape: Vec<usize> = perm.iter().map(|&a| x.shape()[a]).collect();
+    *out_shape.last_mut()? = k;
+    let mut back = vec![0; nd];
+    for (i, &a) in perm.iter().enumerate() {
+        back[a] = i;
+    }
+    let p = IxDyn(&perm);
+    let vals: Vec<f64> = match &x.arr {
+        Arr::F32(a) => a
+            .view()
+            .permuted_axes(p)
+            .iter()
+            .map(|&v| v as f64)
+            .collect(),
+        Arr::F64(a) => a.view().permuted_axes(p).iter().copied().collect(),
+        Arr::Int(a) => a
+            .view()
+            .permuted_axes(p)
+            .iter()
+            .map(|&v| v as f64)
+            .collect(),
+    };
+    let mut order_all: Vec<usize> = Vec::with_capacity(vals.len() / n.max(1) * k);
+    if n > 0 {
+        for row in vals.chunks(n) {
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by(|&i, &j| {
+                let c = row[i]
+                    .partial_cmp(&row[j])
+                    .unwrap_or(std::cmp::Ordering::Equal);
+                if ascend {
+                    c
+                } else {
+                    c.reverse()
+                }
+            });
+            order_all.extend(&order[..k]);
+        }
+    }
+    let rows = vals.len().checked_div(n).unwrap_or(0);
+    let values = super::value::each!(&x.arr, a => {
+        let v = a.view().permuted_axes(IxDyn(&perm));
+        let flat: Vec<_> = v.iter().copied().collect();
+        let mut out = Vec::with_capacity(rows * k);
+        for r in 0..rows {
+            out.extend(order_all[r * k..(r + 1) * k].iter().map(|&i| flat[r * n + i]));
+        }
+        ArrayD::from_shape_vec(IxDyn(&out_shape), out)
+            .ok()?
+            .permuted_axes(IxDyn(&back))
+            .as_standard_layout()
+            .into_owned()
+    });
+    let idx: Vec<i64> = order_all.iter().map(|&i| i as i64).collect();
+    let indices = ArrayD::from_shape_vec(IxDyn(&out_shape), idx)
+        .ok()?
+        .permuted_axes(IxDyn(&back))
+        .as_standard_layout()
+        .into_owned();
+    let values = Value::new(x.dtype, values)?;
+    let indices = Value::new(idx_dt, Arr::Int(indices))?;
+    Some(match attrs.get_str("ret_type").unwrap_or("both") {
+        "both" => vec![values, indices],
+        "values" => vec![values],
+        "indices" => vec![indices],
+        _ => return None,
+    })
 }

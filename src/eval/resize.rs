@@ -4,14 +4,18 @@
 //! rounding methods (`round`, `floor`, `ceil`, `round_prefer_floor`, `round_prefer_ceil`;
 //! empty: `round` with `align_corners`, else `floor`). Source coordinates are clamped to the
 //! image, as TVM reads its edge pixels. Interpolation is computed in `f64` and rounded once
-//! to the dtype. `cubic`, `roi` crops and other layouts are not evaluated.
+//! to the dtype. `cubic` uses Keys' kernel with `cubic_alpha` on the four nearest taps
+//! (`cubic_exclude` drops taps outside the image and renormalizes), and
+//! `tf_crop_and_resize` samples the `roi` box, with `extrapolation_value` outside the image.
+//! Other layouts are not evaluated.
 
 use super::value::{Arr, Value};
-use crate::ir::Attrs;
+use crate::ir::{AttrValue, Attrs};
 use ndarray::{ArrayD, IxDyn};
 
-/// Maps output coordinate `o` to the input, for an axis of `inp` -> `out` elements.
-fn source(mode: &str, o: usize, inp: usize, out: usize) -> Option<f64> {
+/// Maps output coordinate `o` to the input, for an axis of `inp` -> `out` elements; `roi`
+/// is the axis's (start, end) crop for `tf_crop_and_resize`.
+fn source(mode: &str, o: usize, inp: usize, out: usize, roi: (f64, f64)) -> Option<f64> {
     let (o, inp_f, out_f) = (o as f64, inp as f64, out as f64);
     let scale = inp_f / out_f;
     Some(match mode {
@@ -22,6 +26,10 @@ fn source(mode: &str, o: usize, inp: usize, out: usize) -> Option<f64> {
         "align_corners" => 0.0,
         "asymmetric" => o * scale,
         "tf_half_pixel_for_nn" => (o + 0.5) * scale,
+        "tf_crop_and_resize" if out > 1 => {
+            roi.0 * (inp_f - 1.0) + o * (roi.1 - roi.0) * (inp_f - 1.0) / (out_f - 1.0)
+        }
+        "tf_crop_and_resize" => 0.5 * (roi.0 + roi.1) * (inp_f - 1.0),
         _ => return None,
     })
 }
@@ -41,17 +49,75 @@ fn clamp(i: f64, size: usize) -> usize {
     i.max(0.0).min(size as f64 - 1.0) as usize
 }
 
+/// The four weights of cubic interpolation at fraction `t` (Keys' kernel with `a`), for the
+/// taps at floor - 1, floor, floor + 1 and floor + 2.
+fn cubic_weights(t: f64, a: f64) -> [f64; 4] {
+    let far = |d: f64| ((a * d - 5.0 * a) * d + 8.0 * a) * d - 4.0 * a;
+    let near = |d: f64| ((a + 2.0) * d - (a + 3.0)) * d * d + 1.0;
+    [far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)]
+}
+
+/// How one axis samples: per output position, the (input index, weight) taps, or `None`
+/// where `tf_crop_and_resize` reads outside the image (the extrapolation value).
+type Taps = Vec<Option<Vec<(usize, f64)>>>;
+
+struct Method<'a> {
+    method: &'a str,
+    mode: &'a str,
+    rounding: &'a str,
+    alpha: f64,
+    exclude: bool,
+}
+
+impl Method<'_> {
+    fn taps(&self, out: usize, inp: usize, roi: (f64, f64)) -> Option<Taps> {
+        (0..out)
+            .map(|o| {
+                let s = source(self.mode, o, inp, out, roi)?;
+                if self.mode == "tf_crop_and_resize" && (s < 0.0 || s > inp as f64 - 1.0) {
+                    return Some(None);
+                }
+                Some(Some(match self.method {
+                    "nearest_neighbor" => vec![(clamp(nearest(self.rounding, s)?, inp), 1.0)],
+                    "linear" => {
+                        let f = s.floor();
+                        vec![(clamp(f, inp), 1.0 - (s - f)), (clamp(f + 1.0, inp), s - f)]
+                    }
+                    "cubic" => {
+                        let f = s.floor();
+                        let mut w = cubic_weights(s - f, self.alpha);
+                        let at = |i: usize| f - 1.0 + i as f64;
+                        if self.exclude {
+                            for (i, wi) in w.iter_mut().enumerate() {
+                                if at(i) < 0.0 || at(i) >= inp as f64 {
+                                    *wi = 0.0;
+                                }
+                            }
+                            let sum: f64 = w.iter().sum();
+                            w.iter_mut().for_each(|wi| *wi /= sum);
+                        }
+                        (0..4).map(|i| (clamp(at(i), inp), w[i])).collect()
+                    }
+                    _ => return None,
+                }))
+            })
+            .collect()
+    }
+}
+
 /// `image.resize2d(x, size=[oh, ow])`.
 pub(crate) fn resize2d(attrs: &Attrs, x: &Value) -> Option<Value> {
     if attrs.get_str("layout").unwrap_or("NCHW") != "NCHW" {
         return None;
     }
-    let roi = attrs
-        .get("roi")
-        .and_then(|v| v.as_array().map(|a| a.to_vec()));
-    if roi.is_some_and(|r| r.iter().any(|v| v.as_float().is_some_and(|f| f != 0.0))) {
-        return None;
-    }
+    let roi: Vec<f64> = match attrs.get("roi").filter(|v| !v.is_null()) {
+        None => vec![0.0; 4],
+        Some(v) => v
+            .as_array()?
+            .iter()
+            .map(|f| f.as_float().or_else(|| f.as_int().map(|i| i as f64)))
+            .collect::<Option<_>>()?,
+    };
     let &[n, c, h, w] = x.shape() else {
         return None;
     };
@@ -62,47 +128,51 @@ pub(crate) fn resize2d(attrs: &Attrs, x: &Value) -> Option<Value> {
     if h == 0 || w == 0 {
         return None;
     }
-    let method = attrs.get_str("method").unwrap_or("linear");
     let mode = attrs
         .get_str("coordinate_transformation_mode")
         .unwrap_or("half_pixel");
-    let rounding = match attrs.get_str("rounding_method").unwrap_or("") {
-        "" if mode == "align_corners" => "round",
-        "" => "floor",
-        r => r,
+    let roi = match roi.as_slice() {
+        [a, b, c, d] => [(*a, *c), (*b, *d)],
+        _ => return None,
     };
-    // Per output row / column: (first source index, second, weight of the second).
-    let taps = |out: usize, inp: usize| -> Option<Vec<(usize, usize, f64)>> {
-        (0..out)
-            .map(|o| {
-                let s = source(mode, o, inp, out)?;
-                match method {
-                    "nearest_neighbor" => {
-                        let i = clamp(nearest(rounding, s)?, inp);
-                        Some((i, i, 0.0))
-                    }
-                    "linear" => {
-                        let f = s.floor();
-                        Some((clamp(f, inp), clamp(f + 1.0, inp), s - f))
-                    }
-                    _ => None,
-                }
-            })
-            .collect()
+    if mode != "tf_crop_and_resize" && roi.iter().any(|&(a, b)| a != 0.0 || b != 0.0) {
+        return None;
+    }
+    let m = Method {
+        method: attrs.get_str("method").unwrap_or("linear"),
+        mode,
+        rounding: match attrs.get_str("rounding_method").unwrap_or("") {
+            "" if mode == "align_corners" => "round",
+            "" => "floor",
+            r => r,
+        },
+        alpha: attrs.get_float("cubic_alpha").unwrap_or(-0.5),
+        exclude: attrs.get_int("cubic_exclude").unwrap_or(0) != 0,
     };
-    let (ry, rx) = (taps(oh, h)?, taps(ow, w)?);
+    let extrapolation = attrs.get_float("extrapolation_value").unwrap_or(0.0);
+    let (ry, rx) = (m.taps(oh, h, roi[0])?, m.taps(ow, w, roi[1])?);
     let sample = |plane: &[f64]| -> Vec<f64> {
         let mut out = Vec::with_capacity(oh * ow);
-        for &(y0, y1, ty) in &ry {
-            for &(x0, x1, tx) in &rx {
-                let p = |y: usize, x: usize| plane[y * w + x];
-                let top = p(y0, x0) * (1.0 - tx) + p(y0, x1) * tx;
-                let bottom = p(y1, x0) * (1.0 - tx) + p(y1, x1) * tx;
-                out.push(top * (1.0 - ty) + bottom * ty);
+        for ty in &ry {
+            for tx in &rx {
+                let (Some(ty), Some(tx)) = (ty, tx) else {
+                    out.push(extrapolation);
+                    continue;
+                };
+                let mut acc = 0.0;
+                for &(y, wy) in ty {
+                    let mut row = 0.0;
+                    for &(xx, wx) in tx {
+                        row += plane[y * w + xx] * wx;
+                    }
+                    acc += row * wy;
+                }
+                out.push(acc);
             }
         }
         out
     };
+    let method = m.method;
     let shape = [n, c, oh, ow];
     let planes = |all: Vec<f64>| -> Vec<f64> { all.chunks(h * w).flat_map(sample).collect() };
     let arr = match &x.arr {
@@ -132,4 +202,96 @@ pub(crate) fn resize2d(attrs: &Attrs, x: &Value) -> Option<Value> {
         Arr::Int(_) => return None,
     };
     Value::new(x.dtype, arr)
+}
+
+/// `nn.upsampling(x, scale_h, scale_w)`: TVM's `topi.nn.upsampling`, a resize to
+/// `round(extent * scale)` with `asymmetric` coordinates (`align_corners` when set) and
+/// `nearest_neighbor` or `bilinear` (linear) sampling.
+pub(crate) fn upsampling(attrs: &Attrs, x: &Value) -> Option<Value> {
+    if attrs.get_str("layout").unwrap_or("NCHW") != "NCHW" || x.ndim() != 4 {
+        return None;
+    }
+    let (h, w) = (x.shape()[2] as f64, x.shape()[3] as f64);
+    let size = [
+        (h * attrs.get_float("scale_h")?).round() as i64,
+        (w * attrs.get_float("scale_w")?).round() as i64,
+    ];
+    let method = match attrs.get_str("method").unwrap_or("nearest_neighbor") {
+        "nearest_neighbor" => "nearest_neighbor",
+        "bilinear" => "linear",
+        _ => return None,
+    };
+    let mode = if attrs.get_bool("align_corners").unwrap_or(false) {
+        "align_corners"
+    } else {
+        "asymmetric"
+    };
+    let r = Attrs::new(
+        None,
+        vec![
+            ("size".into(), AttrValue::ints(&size)),
+            ("method".into(), AttrValue::str(method)),
+            (
+                "coordinate_transformation_mode".into(),
+                AttrValue::str(mode),
+            ),
+            ("rounding_method".into(), AttrValue::str("")),
+        ],
+    );
+    resize2d(&r, x)
+}
+
+/// `nn.depth_to_space` (modes `DCR` and `CRD`) and `nn.space_to_depth`, NCHW: a reshape to
+/// six axes, a transpose, and a reshape back.
+pub(crate) fn depth_space(op: &str, attrs: &Attrs, x: &Value) -> Option<Value> {
+    if attrs.get_str("layout").unwrap_or("NCHW") != "NCHW" {
+        return None;
+    }
+    let &[n, c, h, w] = x.shape() else {
+        return None;
+    };
+    let b = usize::try_from(attrs.get_int("block_size")?)
+        .ok()
+        .filter(|&b| b > 0)?;
+    let (six, perm, out): ([usize; 6], [usize; 6], [usize; 4]) = if op == "nn.depth_to_space" {
+        if c % (b * b) != 0 {
+            return None;
+        }
+        let oc = c / (b * b);
+        if attrs.get_str("mode").unwrap_or("DCR") == "CRD" {
+            (
+                [n, oc, b, b, h, w],
+                [0, 1, 4, 2, 5, 3],
+                [n, oc, h * b, w * b],
+            )
+        } else {
+            (
+                [n, b, b, oc, h, w],
+                [0, 3, 4, 1, 5, 2],
+                [n, oc, h * b, w * b],
+            )
+        }
+    } else {
+        if h % b != 0 || w % b != 0 {
+            return None;
+        }
+        (
+            [n, c, h / b, b, w / b, b],
+            [0, 3, 5, 1, 2, 4],
+            [n, c * b * b, h / b, w / b],
+        )
+    };
+    Value::new(
+        x.dtype,
+        super::value::each!(&x.arr, a => a
+            .as_standard_layout()
+            .into_owned()
+            .into_shape_with_order(IxDyn(&six))
+            .ok()?
+            .permuted_axes(IxDyn(&perm))
+            .as_standard_layout()
+            .into_owned()
+            .into_shape_with_order(IxDyn(&out))
+            .ok()?),
+    )
 }

@@ -324,7 +324,8 @@ fn fill_to(fill: &Value, dt: crate::ir::DType, shape: &[usize]) -> Option<Value>
 
 /// `nn.pad(data, pad_value, pad_width)` in constant mode.
 pub(crate) fn pad(attrs: &Attrs, x: &Value, value: &Value) -> Option<Value> {
-    if attrs.get_str("pad_mode").unwrap_or("constant") != "constant" || value.ndim() != 0 {
+    let mode = attrs.get_str("pad_mode").unwrap_or("constant");
+    if !matches!(mode, "constant" | "edge" | "reflect") || value.ndim() != 0 {
         return None;
     }
     let widths = attrs.get("pad_width")?.as_array()?;
@@ -344,6 +345,20 @@ pub(crate) fn pad(attrs: &Attrs, x: &Value, value: &Value) -> Option<Value> {
         out.push(d.checked_add(b)?.checked_add(a)?);
     }
     bounded(&out)?;
+    if mode != "constant" {
+        // Reflection needs two elements on a padded axis (and no more padding than it has).
+        let reflect = mode == "reflect";
+        for (ax, &d) in shape.iter().enumerate() {
+            let extra = out[ax] - d;
+            if extra > 0
+                && (d == 0 || reflect && (d < 2 || before[ax] >= d || extra - before[ax] >= d))
+            {
+                return None;
+            }
+        }
+        let arr = super::value::each!(&x.arr, a => pad_from_edges(a, reflect, &before, &out));
+        return Value::new(x.dtype, arr);
+    }
     let v = cast(value, x.dtype)?;
     let arr = match (&x.arr, &v.arr) {
         (Arr::F32(a), Arr::F32(p)) => Arr::F32(pad_with(a, *p.first()?, &before, &out)),
@@ -352,6 +367,37 @@ pub(crate) fn pad(attrs: &Attrs, x: &Value, value: &Value) -> Option<Value> {
         _ => return None,
     };
     Value::new(x.dtype, arr)
+}
+
+/// `pad_mode="edge"` (the nearest element repeats) or `"reflect"` (mirrored about the edge
+/// element, which is not repeated).
+fn pad_from_edges<T: Copy>(
+    a: &ArrayD<T>,
+    reflect: bool,
+    before: &[usize],
+    out: &[usize],
+) -> ArrayD<T> {
+    let shape = a.shape().to_vec();
+    ArrayD::from_shape_fn(IxDyn(out), |idx| {
+        let src: Vec<usize> = (0..shape.len())
+            .map(|ax| {
+                let (d, j) = (shape[ax] as i64, idx[ax] as i64 - before[ax] as i64);
+                let k = if reflect {
+                    if j < 0 {
+                        -j
+                    } else if j >= d {
+                        2 * (d - 1) - j
+                    } else {
+                        j
+                    }
+                } else {
+                    j.clamp(0, d - 1)
+                };
+                k as usize
+            })
+            .collect();
+        a[IxDyn(&src)]
+    })
 }
 
 fn pad_with<T: Copy>(a: &ArrayD<T>, fill: T, before: &[usize], out: &[usize]) -> ArrayD<T> {

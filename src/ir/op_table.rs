@@ -655,6 +655,37 @@ pub static ARG_REDUCE_ATTRS: AttrSchema = AttrSchema {
     ],
 };
 
+pub static TOPK_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.TopkAttrs",
+    fields: &[
+        AttrField {
+            name: "k",
+            kind: AttrKind::Any,
+            default: Some(AttrDefault::Null),
+        },
+        AttrField {
+            name: "axis",
+            kind: AttrKind::Int,
+            default: Some(AttrDefault::Int(-1)),
+        },
+        AttrField {
+            name: "ret_type",
+            kind: AttrKind::Str,
+            default: Some(AttrDefault::Str("both")),
+        },
+        AttrField {
+            name: "is_ascend",
+            kind: AttrKind::Bool,
+            default: Some(AttrDefault::Bool(false)),
+        },
+        AttrField {
+            name: "dtype",
+            kind: AttrKind::DType,
+            default: Some(AttrDefault::Null),
+        },
+    ],
+};
+
 pub static TILE_ATTRS: AttrSchema = AttrSchema {
     type_key: "relay.attrs.TileAttrs",
     fields: &[AttrField {
@@ -5052,7 +5083,7 @@ pub static OPS: &[OpDef] = &[
         non_computational: false,
         type_rel: "TopKRel",
         attrs_type_key: Some("relay.attrs.TopkAttrs"),
-        schema: None,
+        schema: Some(&TOPK_ATTRS),
     },
     OpDef {
         name: "torch_op",

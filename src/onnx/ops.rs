@@ -10,6 +10,8 @@
 //! the converters branch on `cx.opset` at the same versions.
 
 mod activation;
+mod image;
+mod index;
 mod nn;
 mod reduce;
 mod rnn;
@@ -263,6 +265,8 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
         "SplitToSequence" => one(split_to_sequence(cx, inputs)),
         // Convolutions, pooling, normalization, matrix products.
         "RNN" | "LSTM" | "GRU" => rnn::convert(cx, op, inputs),
+        "Resize" | "Upsample" | "DepthToSpace" | "SpaceToDepth" => image::convert(cx, op, inputs),
+        "TopK" | "Range" | "OneHot" | "GatherElements" => index::convert(cx, op, inputs),
         _ => nn::convert(cx, op, inputs),
     }
 }

@@ -5,12 +5,15 @@ are checked cell by cell. `run.sh --update` writes the fresh outputs back into n
 once a notebook passes (so the stored outputs show what the current kernel renders)."""
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from helpers import (
     EVCXR_KERNEL_NAME,
     KERNEL_NAME,
     NOTEBOOKS,
+    ROOT,
     execute_notebook_nb,
     html_of,
     kernel_of,
@@ -98,7 +101,20 @@ EXPECTED = {
         ],
         "resnet-history": ["5 passes, finished", "202 → 413", "413 → 654"],
     },
+    "06_onnx_numerics.ipynb": {
+        "load": ["Module: 1 function (@main: 1 param"],
+        "imported": ["true"],
+        "fold": ["Stats: SimplifyInference", "Stats: FoldConstant", "true"],
+        "rest": ["Stats: BackwardFoldScaleAxis", "Stats: FuseOps", "changed", "true"],
+        "tight": ["true"],
+        "verify": ["true"],
+        "wrong": ["not close: shapes differ: [1, 3, 224, 224] vs [1, 1000]", "false"],
+    },
 }
+
+# Notebooks that read the ONNX package's test models: tests/onnx/setup.sh makes the venv and
+# the links they read (target/onnx-data, target/onnx-light-inputs) first.
+NEEDS_ONNX = {"06_onnx_numerics.ipynb"}
 
 # Cells whose text must not contain these fragments (cell id -> fragments).
 ABSENT = {
@@ -129,6 +145,8 @@ def test_every_notebook_is_covered():
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_notebook_runs(name):
+    if name in NEEDS_ONNX:
+        subprocess.run(["bash", str(ROOT / "tests" / "onnx" / "setup.sh")], check=True)
     nb, cells = execute_notebook_nb(name, KERNEL_NAME, timeout=120)
     for cell in cells.values():
         errors = [o for o in cell.outputs if o.output_type == "error"]

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod numerics;
+
 use passlab::onnx::proto::*;
 use prost::Message;
 use std::path::PathBuf;
@@ -29,6 +31,48 @@ pub fn data_dir() -> PathBuf {
         dir
     })
     .clone()
+}
+
+/// The ONNX package's node test cases (one model per operator case), written under
+/// `target/onnx-node-data` by `tests/onnx/node_data.py` from the generators the package
+/// ships (made once; a failure fails the test).
+pub fn node_data_dir() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        data_dir();
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let venv = std::env::var_os("PASSLAB_ONNX_VENV")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("target/onnx-venv"));
+        let out = root.join("target/onnx-node-data");
+        if !out.join(".done").is_file() {
+            let status = std::process::Command::new(venv.join("bin/python"))
+                .arg(root.join("tests/onnx/node_data.py"))
+                .arg(&out)
+                .status()
+                .expect("run tests/onnx/node_data.py");
+            assert!(status.success(), "tests/onnx/node_data.py failed");
+        }
+        out
+    })
+    .clone()
+}
+
+/// The node test cases: (name, model path), sorted.
+pub fn node_models() -> Vec<(String, PathBuf)> {
+    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(node_data_dir())
+        .expect("the node cases")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|d| d.join("model.onnx").is_file())
+        .map(|d| {
+            (
+                d.file_name().unwrap().to_string_lossy().into_owned(),
+                d.join("model.onnx"),
+            )
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// The operator test models: (group/name, model path), sorted.

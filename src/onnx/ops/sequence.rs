@@ -35,8 +35,10 @@ pub(super) fn sequence(cx: &Cx, op: &str, inputs: &In) -> CResult<Expr> {
         }
         "SequenceInsert" => {
             let mut seq = seq;
-            let p = position(2)?.unwrap_or(-1);
-            let p = if p < 0 { n + p + 1 } else { p };
+            // A negative position counts from the back as Python's `list.insert` does (-1:
+            // before the last tensor, as ONNX's reference); no position appends.
+            let p = position(2)?.unwrap_or(n);
+            let p = if p < 0 { n + p } else { p };
             if !(0..=n).contains(&p) {
                 return Err(ConvertError::Invalid(format!(
                     "position {p} is out of bounds"

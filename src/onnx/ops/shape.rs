@@ -253,28 +253,7 @@ pub(super) fn gather(cx: &Cx, inputs: &In) -> CResult<Expr> {
     let axis = cx.int("axis", 0)?;
     let rank = cx.rank(&data)? as i64;
     let ax = if axis < 0 { axis + rank } else { axis };
-    let dt = cx.dtype(&indices)?;
-    // Negative indices count from the end of the axis (TVM's `normalize_gather_indices`).
-    let extent = cx
-        .dims(&data)?
-        .get(ax.max(0) as usize)
-        .and_then(|d| d.as_static());
-    let indices = match (cx.value(&indices), extent) {
-        (Some(v), Some(n)) => {
-            let vals: Vec<i64> = v
-                .to_i64_vec()
-                .into_iter()
-                .map(|i| if i < 0 { i + n } else { i })
-                .collect();
-            cx.constant(TensorData::from_i64(dt, v.shape.clone(), &vals))
-        }
-        (_, Some(n)) => {
-            let neg = cx.binary("less", indices.clone(), cx.scalar(0.0, dt))?;
-            let shifted = cx.binary("add", indices.clone(), cx.scalar(n as f64, dt))?;
-            cx.op("where", vec![neg, shifted, indices], &[])?
-        }
-        _ => indices,
-    };
+    let indices = normalize_indices(cx, &data, indices, ax)?;
     cx.op(
         "take",
         vec![data, indices],
@@ -418,4 +397,32 @@ pub(super) fn constant(cx: &Cx) -> CResult<Expr> {
     Err(ConvertError::Invalid(
         "no supported value attribute in Constant".into(),
     ))
+}
+
+/// Negative indices counted from the end of axis `ax` of `data` (TVM's
+/// `normalize_gather_indices`): folded when the indices are constants.
+pub(super) fn normalize_indices(cx: &Cx, data: &Expr, indices: Expr, ax: i64) -> CResult<Expr> {
+    let dt = cx.dtype(&indices)?;
+    // Negative indices count from the end of the axis (TVM's `normalize_gather_indices`).
+    let extent = cx
+        .dims(data)?
+        .get(ax.max(0) as usize)
+        .and_then(|d| d.as_static());
+    let indices = match (cx.value(&indices), extent) {
+        (Some(v), Some(n)) => {
+            let vals: Vec<i64> = v
+                .to_i64_vec()
+                .into_iter()
+                .map(|i| if i < 0 { i + n } else { i })
+                .collect();
+            cx.constant(TensorData::from_i64(dt, v.shape.clone(), &vals))
+        }
+        (_, Some(n)) => {
+            let neg = cx.binary("less", indices.clone(), cx.scalar(0.0, dt))?;
+            let shifted = cx.binary("add", indices.clone(), cx.scalar(n as f64, dt))?;
+            cx.op("where", vec![neg, shifted, indices], &[])?
+        }
+        _ => indices,
+    };
+    Ok(indices)
 }

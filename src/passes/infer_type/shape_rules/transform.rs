@@ -334,3 +334,101 @@ pub(super) fn one_hot(r: &mut Rel<'_>) -> RuleResult {
     let dt = r.dtype("dtype")?.unwrap_or(on.dtype);
     r.done_tensor(out, dt)
 }
+
+/// `nn.depth_to_space` / `nn.space_to_depth` (NCHW): channels divided or multiplied by
+/// `block_size`², height and width the other way.
+pub(super) fn depth_space(r: &mut Rel<'_>) -> RuleResult {
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
+    if r.str_or("layout", "NCHW") != "NCHW" || data.shape.len() != 4 {
+        return r.fail(format!("needs an NCHW tensor, got {data}"));
+    }
+    let b = r.int("block_size")?;
+    if b < 1 {
+        return r.fail(format!("block_size {b} must be at least 1"));
+    }
+    let to_space = r.op == "nn.depth_to_space";
+    let shrink = if to_space { 1 } else { 2 };
+    let by = if to_space { b * b } else { b };
+    let s = &data.shape;
+    if let Some(v) = s[shrink].as_static().filter(|v| v % by != 0) {
+        return r.fail(format!(
+            "extent {v} of axis {shrink} is not divisible by {by}"
+        ));
+    }
+    if !to_space {
+        if let Some(v) = s[3].as_static().filter(|v| v % b != 0) {
+            return r.fail(format!("extent {v} of axis 3 is not divisible by {b}"));
+        }
+    }
+    let mut out = s.clone();
+    if to_space {
+        out[1] = dim_map(&s[1], |c| c / (b * b));
+        out[2] = dim_map(&s[2], |h| h * b);
+        out[3] = dim_map(&s[3], |w| w * b);
+    } else {
+        out[1] = dim_map(&s[1], |c| c * b * b);
+        out[2] = dim_map(&s[2], |h| h / b);
+        out[3] = dim_map(&s[3], |w| w / b);
+    }
+    r.done_tensor(out, data.dtype)
+}
+
+/// `topk`: the values and/or the indices (`ret_type` both, values, indices), the `axis`
+/// extent `k` (all of it when `k` is below 1), indices of `dtype` (int32 by default).
+pub(super) fn topk(r: &mut Rel<'_>) -> RuleResult {
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
+    let rank = data.shape.len();
+    let axis = r.axis(r.int_or("axis", -1)?, rank)?;
+    let k = match r.attr("k") {
+        None => 1,
+        Some(v) if v.is_null() => 1,
+        Some(v) => match v.as_int() {
+            Some(k) => k,
+            None => return r.fail("`k` must be an integer"),
+        },
+    };
+    let mut shape = data.shape.clone();
+    if k >= 1 {
+        if let Some(n) = shape[axis].as_static().filter(|&n| k > n) {
+            return r.fail(format!(
+                "k {k} is larger than the extent {n} of axis {axis}"
+            ));
+        }
+        shape[axis] = Dim::Static(k);
+    }
+    let idx_dtype = r.dtype("dtype")?.unwrap_or(crate::ir::DType::INT32);
+    let values = Type::tensor(shape.clone(), data.dtype);
+    let indices = Type::tensor(shape, idx_dtype);
+    match r.str_or("ret_type", "both") {
+        "both" => r.done(Type::tuple(vec![values, indices])),
+        "values" => r.done(values),
+        "indices" => r.done(indices),
+        other => r.fail(format!(
+            "ret_type `{other}` is not one of both, values, indices"
+        )),
+    }
+}
+
+/// `gather(data, indices, axis)`: the indices' shape, the data's dtype.
+pub(super) fn gather(r: &mut Rel<'_>) -> RuleResult {
+    let (Some(data), Some(idx)) = (r.tensor(0)?, r.tensor(1)?) else {
+        return Ok(false);
+    };
+    if data.shape.len() != idx.shape.len() {
+        return r.fail(format!(
+            "indices {idx} must have the rank of the data {data}"
+        ));
+    }
+    let Some(axis) = r.opt_int("axis")? else {
+        return r.fail("needs `axis`");
+    };
+    r.axis(axis, data.shape.len())?;
+    if !idx.dtype.is_int() {
+        return r.fail(format!("indices {idx} must be integers"));
+    }
+    r.done_tensor(idx.shape.clone(), data.dtype)
+}

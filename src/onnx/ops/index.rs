@@ -1,0 +1,143 @@
+//! Converters that select, count or encode positions (TVM's `TopK`, `Range`, `OneHot`,
+//! `GatherElements`): `topk`, a folded `arange`, `one_hot`, `gather`.
+
+use super::super::import::{CResult, ConvertError, Cx};
+use super::input;
+use super::shape::normalize_indices;
+use crate::ir::{AttrValue, DType, Expr, TensorData};
+
+pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &[Option<Expr>]) -> CResult<Vec<Expr>> {
+    let one = |e: CResult<Expr>| e.map(|e| vec![e]);
+    match op {
+        "TopK" => top_k(cx, inputs),
+        "Range" => one(range(cx, inputs)),
+        "OneHot" => one(one_hot(cx, inputs)),
+        "GatherElements" => {
+            let data = input(inputs, 0)?;
+            let rank = cx.rank(&data)? as i64;
+            let axis = cx.int("axis", 0)?;
+            let ax = if axis < 0 { axis + rank } else { axis };
+            let indices = normalize_indices(cx, &data, input(inputs, 1)?, ax)?;
+            one(cx.op(
+                "gather",
+                vec![data, indices],
+                &[("axis", AttrValue::int(axis))],
+            ))
+        }
+        _ => Err(ConvertError::Unsupported),
+    }
+}
+
+/// TopK: `topk(x, k, axis, ret_type="both", dtype="int64")`, the values and the indices.
+/// With `largest=0`, `is_ascend=True` (TVM sorts and slices instead: the same numbers).
+fn top_k(cx: &Cx, inputs: &[Option<Expr>]) -> CResult<Vec<Expr>> {
+    let x = input(inputs, 0)?;
+    let k = if cx.opset < 10 {
+        cx.int("k", 0)?
+    } else {
+        let k = cx.need_ints(&input(inputs, 1)?, "TopK's k")?;
+        *k.first()
+            .ok_or_else(|| ConvertError::Invalid("TopK's k is empty".into()))?
+    };
+    if k < 0 {
+        return Err(ConvertError::Invalid(format!("TopK's k {k} is negative")));
+    }
+    let attrs = [
+        ("k", AttrValue::int(k)),
+        ("axis", AttrValue::int(cx.int("axis", -1)?)),
+        ("ret_type", AttrValue::str("both")),
+        ("is_ascend", AttrValue::Bool(cx.int("largest", 1)? == 0)),
+        ("dtype", AttrValue::str("int64")),
+    ];
+    let t = cx.op("topk", vec![x], &attrs)?;
+    Ok(vec![cx.get(&t, 0), cx.get(&t, 1)])
+}
+
+/// Range: `start + i * delta` for `i` below `ceil((limit - start) / delta)`, computed while
+/// importing (TVM's `arange` on constants, folded); the three inputs must be constants.
+fn range(cx: &Cx, inputs: &[Option<Expr>]) -> CResult<Expr> {
+    let scalar = |i: usize, what: &str| -> CResult<f64> {
+        let e = input(inputs, i)?;
+        let v = cx.value(&e).ok_or_else(|| {
+            ConvertError::Invalid(format!(
+                "Range's {what} must be a constant at import (a value computed at run time is \
+                 not supported)"
+            ))
+        })?;
+        if v.num_elements() != 1 {
+            return Err(ConvertError::Invalid(format!(
+                "Range's {what} must be a scalar"
+            )));
+        }
+        Ok(v.get_f64(0))
+    };
+    let dt = cx.dtype(&input(inputs, 0)?)?;
+    let (start, limit, delta) = (
+        scalar(0, "start")?,
+        scalar(1, "limit")?,
+        scalar(2, "delta")?,
+    );
+    if delta == 0.0 || !delta.is_finite() || !start.is_finite() || !limit.is_finite() {
+        return Err(ConvertError::Invalid(format!(
+            "Range({start}, {limit}, {delta}) has no finite length"
+        )));
+    }
+    let n = ((limit - start) / delta).ceil().max(0.0);
+    if n > crate::limits::MAX_TENSOR_ELEMENTS as f64 {
+        return Err(ConvertError::Invalid(format!(
+            "Range({start}, {limit}, {delta}) has {n} elements, more than the limit of {}",
+            crate::limits::MAX_TENSOR_ELEMENTS
+        )));
+    }
+    let n = n as usize;
+    let data = if dt.is_float() {
+        let v: Vec<f64> = (0..n).map(|i| start + i as f64 * delta).collect();
+        TensorData::from_f64(dt, vec![n as i64], &v)
+    } else {
+        let (s, d) = (start as i64, delta as i64);
+        let v: Vec<i64> = (0..n as i64).map(|i| s + i * d).collect();
+        TensorData::from_i64(dt, vec![n as i64], &v)
+    };
+    Ok(cx.constant(data))
+}
+
+/// OneHot: `one_hot(indices, on, off, depth, axis, dtype)` with `[off, on] = values`, negative
+/// indices counted from `depth`; `depth` must be a constant.
+fn one_hot(cx: &Cx, inputs: &[Option<Expr>]) -> CResult<Expr> {
+    let indices = input(inputs, 0)?;
+    let depth = cx.need_ints(&input(inputs, 1)?, "OneHot's depth")?;
+    let depth = *depth
+        .first()
+        .ok_or_else(|| ConvertError::Invalid("OneHot's depth is empty".into()))?;
+    if depth < 1 {
+        return Err(ConvertError::Invalid(format!(
+            "OneHot's depth {depth} is not positive"
+        )));
+    }
+    let values = input(inputs, 2)?;
+    let dtype = cx.dtype(&values)?;
+    let pick = |i: f64| {
+        cx.op(
+            "take",
+            vec![values.clone(), cx.scalar(i, DType::INT32)],
+            &[],
+        )
+    };
+    let (off, on) = (pick(0.0)?, pick(1.0)?);
+    let idt = cx.dtype(&indices)?;
+    let neg = cx.binary("less", indices.clone(), cx.scalar(0.0, idt))?;
+    let shifted = cx.binary("add", indices.clone(), cx.scalar(depth as f64, idt))?;
+    let indices = cx.op("where", vec![neg, shifted, indices], &[])?;
+    let ndim = cx.rank(&indices)? as i64;
+    let axis = cx.int("axis", -1)?;
+    let axis = if axis < 0 { axis + ndim + 1 } else { axis };
+    cx.op(
+        "one_hot",
+        vec![indices, on, off],
+        &[
+            ("depth", AttrValue::int(depth)),
+            ("axis", AttrValue::int(axis)),
+            ("dtype", AttrValue::str(&dtype.to_string())),
+        ],
+    )
+}
