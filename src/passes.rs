@@ -9,6 +9,7 @@ pub mod canonicalize_ops;
 pub mod convert_layout;
 pub mod dead_code;
 pub mod eliminate_common_subexpr;
+pub mod fast_math;
 pub mod fold_constant;
 pub mod fold_scale_axis;
 pub mod fuse_ops;
@@ -19,6 +20,7 @@ pub mod lambda_lift;
 pub mod layout_rewrite;
 pub mod print_ir;
 pub mod remove_unused_functions;
+pub mod simplify_expr;
 pub mod simplify_inference;
 pub mod standard;
 pub mod subst;
@@ -93,7 +95,11 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
         opt_level: 3,
         required: &["InferType"],
         summary: "merge identical calls (same op, attributes and arguments)",
-        options: &[],
+        options: &[OptionSpec {
+            name: "skip_ops",
+            ty: ConfigType::StrList,
+            doc: "ops whose calls are left alone (TVM's fskip), e.g. [\"add\"]",
+        }],
         constructor: standard::eliminate_common_subexpr,
     },
     PassEntry {
@@ -122,6 +128,33 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
         summary: "decompose batch_norm, layer_norm and friends; drop dropout",
         options: &[],
         constructor: standard::simplify_inference,
+    },
+    PassEntry {
+        name: "SimplifyExpr",
+        kind: PassKind::Function,
+        opt_level: 0,
+        required: &["InferType"],
+        summary: "algebraic simplifications: reshape/transpose/cast chains, identities, *_like ops",
+        options: &[],
+        constructor: standard::simplify_expr,
+    },
+    PassEntry {
+        name: "SimplifyExprPostAlterOp",
+        kind: PassKind::Function,
+        opt_level: 0,
+        required: &["InferType"],
+        summary: "SimplifyExpr's identity, reshape, cast and clip rewrites (after AlterOpLayout)",
+        options: &[],
+        constructor: standard::simplify_expr_post_alter_op,
+    },
+    PassEntry {
+        name: "FastMath",
+        kind: PassKind::Function,
+        opt_level: 4,
+        required: &["InferType"],
+        summary: "replace exp, erf, tanh and softmax with their fast approximations",
+        options: &[],
+        constructor: standard::fast_math,
     },
     PassEntry {
         name: "CanonicalizeOps",

@@ -1,7 +1,8 @@
-//! Golden tests of the full Relay language (type parameters, ADTs and `match`, references):
-//! every file in `tests/relay/` is one case in the IR's own syntax, most of them ports of TVM
-//! v0.18's Python tests (named in each file), whose expected programs and types are the
-//! oracle.
+//! Golden tests of the full Relay language (type parameters, ADTs and `match`, references)
+//! and of the passes ported with their TVM tests: every file in `tests/relay/` and its
+//! subdirectories (one per pass: `simplify_expr/`, `fast_math/`, ...) is one case in the IR's
+//! own syntax, most of them ports of TVM v0.18's Python tests (named in each file), whose
+//! expected programs and types are the oracle.
 //!
 //! ```text
 //! // prelude                               <- optional: the input is TVM's prelude
@@ -18,7 +19,9 @@
 //!
 //! Without a pipeline the case checks types: the expected section is InferType's output
 //! printed exactly, type comments included. With one, the output is compared with the
-//! expected module structurally, up to variable names, as in `tests/pass_golden2.rs`. Every
+//! expected module structurally, up to variable names, as in `tests/pass_golden2.rs`, as it is
+//! written or after InferType (TVM's tests compare with `run_opt_pass(expected, InferType())`,
+//! so an expected program may leave out the annotations InferType adds). Every
 //! output must be well-formed, type-check again to itself, and print to text that parses back
 //! to an equal module. `PASSLAB_BLESS=1 cargo test --test relay_language` rewrites the
 //! expected sections.
@@ -155,7 +158,11 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
         Some(_) => {
             let expected = parse_module(&case.expected, "expected")
                 .map_err(|e| e.render("expected", &case.expected, false))?;
-            (untyped(&out), module_equal(&out, &expected, true))
+            // As TVM's tests compare with `run_opt_pass(expected, InferType())`, an expected
+            // program written without its type annotations is compared once typed.
+            let same = module_equal(&out, &expected, true)
+                || infer_module(&expected).is_ok_and(|typed| module_equal(&out, &typed, true));
+            (untyped(&out), same)
         }
     };
     if same {
@@ -170,15 +177,28 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
     ))
 }
 
+/// The `.relay` files of `dir` and of its subdirectories (one per pass: `simplify_expr/`, ...).
+fn relay_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)
+        .expect("tests/relay exists")
+        .flatten()
+    {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(relay_files(&path));
+        } else if path.extension().is_some_and(|x| x == "relay") {
+            out.push(path);
+        }
+    }
+    out
+}
+
 #[test]
 fn relay_language_cases() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/relay");
     let bless = std::env::var_os("PASSLAB_BLESS").is_some();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/relay exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "relay"))
-        .collect();
+    let mut files = relay_files(&dir);
     files.sort();
     assert!(
         files.len() >= 20,

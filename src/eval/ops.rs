@@ -94,6 +94,7 @@ const KERNELS: &[&str] = &[
     "argmax",
     "argmin",
     "nn.softmax",
+    "nn.fast_softmax",
     "nn.log_softmax",
 ];
 
