@@ -5,6 +5,7 @@
 //! and add its row.
 
 pub mod alter_op_layout;
+pub mod build_pipeline;
 pub mod canonicalize_ops;
 pub mod convert_layout;
 pub mod dead_code;
