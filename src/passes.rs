@@ -5,7 +5,9 @@
 //! and add its row.
 
 pub mod alter_op_layout;
+pub mod annotate_spans;
 pub mod build_pipeline;
+pub mod canonicalize_cast;
 pub mod canonicalize_ops;
 pub mod convert_layout;
 pub mod dead_code;
@@ -43,6 +45,15 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
         summary: "infer the type of every expression (fills parameter and return annotations)",
         options: &[],
         constructor: infer_type::create,
+    },
+    PassEntry {
+        name: "AnnotateSpans",
+        kind: PassKind::Module,
+        opt_level: 0,
+        required: &[],
+        summary: "print the module and parse it back, so every node has a span into the text",
+        options: &[],
+        constructor: standard::annotate_spans,
     },
     PassEntry {
         name: "PrintIR",
@@ -156,6 +167,15 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
         summary: "replace exp, erf, tanh and softmax with their fast approximations",
         options: &[],
         constructor: standard::fast_math,
+    },
+    PassEntry {
+        name: "CanonicalizeCast",
+        kind: PassKind::Function,
+        opt_level: 3,
+        required: &["InferType"],
+        summary: "copy an upcast used by several elementwise calls, one copy per use, for fusion",
+        options: &[],
+        constructor: standard::canonicalize_cast,
     },
     PassEntry {
         name: "CanonicalizeOps",

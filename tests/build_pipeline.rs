@@ -104,6 +104,7 @@ fn opt_level_selects_the_passes_relay_build_runs() {
             "FoldConstant",
             "FoldScaleAxis",
             "SimplifyExpr",
+            "CanonicalizeCast",
             "CanonicalizeOps",
             "InferType",
             "SimplifyExprPostAlterOp",

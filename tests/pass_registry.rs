@@ -76,7 +76,9 @@ fn the_table_lists_every_builtin_pass() {
         .collect();
     expect![[r#"
         AlterOpLayout function opt_level=3 required=["InferType"] options=[] - apply each op's alter-layout hook (none without a target: unchanged)
+        AnnotateSpans module opt_level=0 required=[] options=[] - print the module and parse it back, so every node has a span into the text
         BackwardFoldScaleAxis function opt_level=3 required=["InferType"] options=[] - fold a per-channel multiply after a conv/dense into its weights
+        CanonicalizeCast function opt_level=3 required=["InferType"] options=[] - copy an upcast used by several elementwise calls, one copy per use, for fusion
         CanonicalizeOps function opt_level=3 required=["InferType"] options=[] - rewrite nn.bias_add into add with expand_dims
         ConvertLayout function opt_level=3 required=["InferType", "CanonicalizeOps"] options=[desired_layouts: dict of str to list of str] - convert ops to desired data/kernel layouts, inserting layout_transform
         DeadCodeElimination module opt_level=1 required=["InferType"] options=[inline_once: bool, ignore_impurity: bool] - remove unused pure let bindings (and inline single-use ones with inline_once)

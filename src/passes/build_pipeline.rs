@@ -5,7 +5,8 @@
 //! runs after it:
 //!
 //! RemoveUnusedFunctions(entry_functions=["main"]), SimplifyInference,
-//! EliminateCommonSubexpr, FoldConstant, FoldScaleAxis, SimplifyExpr, CanonicalizeOps,
+//! EliminateCommonSubexpr, FoldConstant, FoldScaleAxis, SimplifyExpr, CanonicalizeCast,
+//! CanonicalizeOps,
 //! InferType, SimplifyExprPostAlterOp, FastMath, FoldConstant, FuseOps, InferType,
 //! InlineGlobals (TVM's `Inline`), InferType.
 //!
@@ -13,7 +14,7 @@
 //! `AlterOpLayout`, `SplitArgs`, `PlanDevices`, `AnnotateMemoryScope`, the auto-scheduler and
 //! MetaSchedule layout rewrites), the backend's `LabelOps`, and the passes passlab does not have
 //! yet (`ToBasicBlockNormalForm`, `CombineParallelConv2D`/`Dense`/`BatchMatmul`,
-//! `CanonicalizeCast`, `FlattenAtrousConv`). TVM's EliminateCommonSubexpr here gets an `fskip`
+//! `FlattenAtrousConv`). TVM's EliminateCommonSubexpr here gets an `fskip`
 //! that means to skip casts to int32 but overwrites its answer with false, so it skips nothing;
 //! passlab's runs without skips, the same behaviour.
 //!
@@ -44,6 +45,7 @@ fn steps() -> Vec<(&'static str, PassOptions)> {
         ("FoldConstant", none()),
         ("FoldScaleAxis", none()),
         ("SimplifyExpr", none()),
+        ("CanonicalizeCast", none()),
         ("CanonicalizeOps", none()),
         ("InferType", none()),
         ("SimplifyExprPostAlterOp", none()),

@@ -4,8 +4,9 @@
 //! SEMANTICS.md §7), so the pure functions are called one function at a time.
 
 use super::{
-    canonicalize_ops, dead_code, eliminate_common_subexpr, fast_math, fold_constant, simplify_expr,
-    simplify_inference, to_a_normal_form, to_graph_normal_form,
+    annotate_spans, canonicalize_cast, canonicalize_ops, dead_code, eliminate_common_subexpr,
+    fast_math, fold_constant, simplify_expr, simplify_inference, to_a_normal_form,
+    to_graph_normal_form,
 };
 use crate::ir::{Expr, GlobalVar, Module};
 use crate::pass::{function_pass, module_pass, Pass, PassError, PassInfo, PassKind, PassOptions};
@@ -137,5 +138,19 @@ pub fn canonicalize_ops(_: &PassOptions) -> Result<Pass, PassError> {
     Ok(function_pass(
         info("CanonicalizeOps", 3, &["InferType"], PassKind::Function),
         |g, f, _, _| one_function(g, f, canonicalize_ops::canonicalize_ops),
+    ))
+}
+
+pub fn canonicalize_cast(_: &PassOptions) -> Result<Pass, PassError> {
+    Ok(function_pass(
+        info("CanonicalizeCast", 3, &["InferType"], PassKind::Function),
+        |_, f, _, _| Ok(canonicalize_cast::canonicalize_cast(f)),
+    ))
+}
+
+pub fn annotate_spans(_: &PassOptions) -> Result<Pass, PassError> {
+    Ok(module_pass(
+        info("AnnotateSpans", 0, &[], PassKind::Module),
+        |m, _| annotate_spans::annotate_spans(m),
     ))
 }
