@@ -5,10 +5,14 @@
 //! and add its row.
 
 pub mod alter_op_layout;
+pub mod annotate_spans;
+pub mod build_pipeline;
+pub mod canonicalize_cast;
 pub mod canonicalize_ops;
 pub mod convert_layout;
 pub mod dead_code;
 pub mod eliminate_common_subexpr;
+pub mod fast_math;
 pub mod fold_constant;
 pub mod fold_scale_axis;
 pub mod fuse_ops;
@@ -19,6 +23,7 @@ pub mod lambda_lift;
 pub mod layout_rewrite;
 pub mod print_ir;
 pub mod remove_unused_functions;
+pub mod simplify_expr;
 pub mod simplify_inference;
 pub mod standard;
 pub mod subst;
@@ -40,6 +45,15 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
         summary: "infer the type of every expression (fills parameter and return annotations)",
         options: &[],
         constructor: infer_type::create,
+    },
+    PassEntry {
+        name: "AnnotateSpans",
+        kind: PassKind::Module,
+        opt_level: 0,
+        required: &[],
+        summary: "print the module and parse it back, so every node has a span into the text",
+        options: &[],
+        constructor: standard::annotate_spans,
     },
     PassEntry {
         name: "PrintIR",
@@ -93,7 +107,11 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
         opt_level: 3,
         required: &["InferType"],
         summary: "merge identical calls (same op, attributes and arguments)",
-        options: &[],
+        options: &[OptionSpec {
+            name: "skip_ops",
+            ty: ConfigType::StrList,
+            doc: "ops whose calls are left alone (TVM's fskip), e.g. [\"add\"]",
+        }],
         constructor: standard::eliminate_common_subexpr,
     },
     PassEntry {
@@ -122,6 +140,42 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
         summary: "decompose batch_norm, layer_norm and friends; drop dropout",
         options: &[],
         constructor: standard::simplify_inference,
+    },
+    PassEntry {
+        name: "SimplifyExpr",
+        kind: PassKind::Function,
+        opt_level: 0,
+        required: &["InferType"],
+        summary: "algebraic simplifications: reshape/transpose/cast chains, identities, *_like ops",
+        options: &[],
+        constructor: standard::simplify_expr,
+    },
+    PassEntry {
+        name: "SimplifyExprPostAlterOp",
+        kind: PassKind::Function,
+        opt_level: 0,
+        required: &["InferType"],
+        summary: "SimplifyExpr's identity, reshape, cast and clip rewrites (after AlterOpLayout)",
+        options: &[],
+        constructor: standard::simplify_expr_post_alter_op,
+    },
+    PassEntry {
+        name: "FastMath",
+        kind: PassKind::Function,
+        opt_level: 4,
+        required: &["InferType"],
+        summary: "replace exp, erf, tanh and softmax with their fast approximations",
+        options: &[],
+        constructor: standard::fast_math,
+    },
+    PassEntry {
+        name: "CanonicalizeCast",
+        kind: PassKind::Function,
+        opt_level: 3,
+        required: &["InferType"],
+        summary: "copy an upcast used by several elementwise calls, one copy per use, for fusion",
+        options: &[],
+        constructor: standard::canonicalize_cast,
     },
     PassEntry {
         name: "CanonicalizeOps",

@@ -1,6 +1,6 @@
-//! Every pass of this branch on a million-deep let chain (`testgen::let_chain`), on a thread
-//! with a 2 MiB stack: nothing may recurse per node. Each output must be well-formed and
-//! type-check again.
+//! Every pass of this branch, and those relay.build's pipeline adds, on a million-deep let
+//! chain (`testgen::let_chain`), on a thread with a 2 MiB stack: nothing may recurse per node.
+//! Each output must be well-formed and type-check again.
 
 mod common;
 
@@ -142,5 +142,59 @@ fn inline_globals_on_a_hundred_thousand_calls() {
             printed.contains("def @main(%y: int32) {\n  add(%y, 1)\n}"),
             "{printed}"
         );
+    });
+}
+
+#[test]
+fn simplify_expr_on_a_million_lets() {
+    deep("SimplifyExpr", PassOptions::new());
+}
+
+#[test]
+fn simplify_expr_post_alter_op_on_a_million_lets() {
+    deep("SimplifyExprPostAlterOp", PassOptions::new());
+}
+
+#[test]
+fn canonicalize_cast_on_a_million_lets() {
+    deep("CanonicalizeCast", PassOptions::new());
+}
+
+#[test]
+fn fast_math_on_a_million_lets() {
+    deep("FastMath", PassOptions::new());
+}
+
+#[test]
+fn annotate_spans_on_a_million_lets() {
+    deep("AnnotateSpans", PassOptions::new());
+}
+
+/// SimplifyExpr on a million nested calls in graph form (no lets), each a rewrite of the one
+/// inside it: `x + 1 + 1 + ...` folds, innermost first, into `x + 1000000`.
+#[test]
+fn simplify_expr_on_a_million_nested_rewrites() {
+    use std::fmt::Write;
+    common::on_small_stack(|| {
+        let n = DEPTH;
+        let mut text = String::with_capacity(n * 24);
+        text.push_str(
+            "#[version = \"0.0.5\"]\ndef @main(%x: float32) -> float32 {\n  %0 = add(%x, 1f);\n",
+        );
+        for i in 1..n {
+            let _ = writeln!(text, "  %{i} = add(%{}, 1f);", i - 1);
+        }
+        let _ = writeln!(text, "  %{}\n}}", n - 1);
+        let m = infer_module(&parse_module(&text, "adds").expect("parses")).expect("types");
+        let mut pm = PassManager::new();
+        let pass = pm.create("SimplifyExpr", &PassOptions::new()).unwrap();
+        let ctx = PassContext::builder().opt_level(3).build().unwrap();
+        let out = pm.with_context(&ctx, |pm| pm.run(&pass, &m)).unwrap();
+        let want = parse_module(
+            "#[version = \"0.0.5\"]\ndef @main(%x: float32) -> float32 { add(%x, 1000000f) }",
+            "want",
+        )
+        .unwrap();
+        assert!(passlab::ir::module_equal(&out, &want, true));
     });
 }

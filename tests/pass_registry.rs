@@ -76,11 +76,14 @@ fn the_table_lists_every_builtin_pass() {
         .collect();
     expect![[r#"
         AlterOpLayout function opt_level=3 required=["InferType"] options=[] - apply each op's alter-layout hook (none without a target: unchanged)
+        AnnotateSpans module opt_level=0 required=[] options=[] - print the module and parse it back, so every node has a span into the text
         BackwardFoldScaleAxis function opt_level=3 required=["InferType"] options=[] - fold a per-channel multiply after a conv/dense into its weights
+        CanonicalizeCast function opt_level=3 required=["InferType"] options=[] - copy an upcast used by several elementwise calls, one copy per use, for fusion
         CanonicalizeOps function opt_level=3 required=["InferType"] options=[] - rewrite nn.bias_add into add with expand_dims
         ConvertLayout function opt_level=3 required=["InferType", "CanonicalizeOps"] options=[desired_layouts: dict of str to list of str] - convert ops to desired data/kernel layouts, inserting layout_transform
         DeadCodeElimination module opt_level=1 required=["InferType"] options=[inline_once: bool, ignore_impurity: bool] - remove unused pure let bindings (and inline single-use ones with inline_once)
-        EliminateCommonSubexpr function opt_level=3 required=["InferType"] options=[] - merge identical calls (same op, attributes and arguments)
+        EliminateCommonSubexpr function opt_level=3 required=["InferType"] options=[skip_ops: list of str] - merge identical calls (same op, attributes and arguments)
+        FastMath function opt_level=4 required=["InferType"] options=[] - replace exp, erf, tanh and softmax with their fast approximations
         FoldConstant function opt_level=2 required=[] options=[fold_qnn: bool] - evaluate calls whose arguments are all constants
         FoldScaleAxis sequential opt_level=0 required=[] options=[] - Sequential of BackwardFoldScaleAxis, ForwardFoldScaleAxis and FoldConstant
         ForwardFoldScaleAxis function opt_level=3 required=["InferType"] options=[] - fold a per-channel multiply before a conv/dense into its weights
@@ -90,6 +93,8 @@ fn the_table_lists_every_builtin_pass() {
         LambdaLift module opt_level=1 required=[] options=[] - lift nested functions to global functions (closures capture free variables)
         PrintIR module opt_level=0 required=[] options=[header: str] - print the module to the output (with a header) and return it unchanged
         RemoveUnusedFunctions module opt_level=1 required=[] options=[entry_functions: list of str] - remove global functions not reachable from the entry functions
+        SimplifyExpr function opt_level=0 required=["InferType"] options=[] - algebraic simplifications: reshape/transpose/cast chains, identities, *_like ops
+        SimplifyExprPostAlterOp function opt_level=0 required=["InferType"] options=[] - SimplifyExpr's identity, reshape, cast and clip rewrites (after AlterOpLayout)
         SimplifyInference function opt_level=0 required=["InferType"] options=[] - decompose batch_norm, layer_norm and friends; drop dropout
         ToANormalForm module opt_level=1 required=[] options=[] - let-bind every non-atomic subexpression
         ToGraphNormalForm function opt_level=1 required=[] options=[] - turn let bindings back into dataflow

@@ -1,7 +1,8 @@
-//! Golden tests of the full Relay language (type parameters, ADTs and `match`, references):
-//! every file in `tests/relay/` is one case in the IR's own syntax, most of them ports of TVM
-//! v0.18's Python tests (named in each file), whose expected programs and types are the
-//! oracle.
+//! Golden tests of the full Relay language (type parameters, ADTs and `match`, references)
+//! and of the passes ported with their TVM tests: every file in `tests/relay/` and its
+//! subdirectories (one per pass: `simplify_expr/`, `fast_math/`, ...) is one case in the IR's
+//! own syntax, most of them ports of TVM v0.18's Python tests (named in each file), whose
+//! expected programs and types are the oracle.
 //!
 //! ```text
 //! // prelude                               <- optional: the input is TVM's prelude
@@ -18,7 +19,9 @@
 //!
 //! Without a pipeline the case checks types: the expected section is InferType's output
 //! printed exactly, type comments included. With one, the output is compared with the
-//! expected module structurally, up to variable names, as in `tests/pass_golden2.rs`. Every
+//! expected module structurally, up to variable names, as in `tests/pass_golden2.rs`, as it is
+//! written or after InferType (TVM's tests compare with `run_opt_pass(expected, InferType())`,
+//! so an expected program may leave out the annotations InferType adds). Every
 //! output must be well-formed, type-check again to itself, and print to text that parses back
 //! to an equal module. `PASSLAB_BLESS=1 cargo test --test relay_language` rewrites the
 //! expected sections.
@@ -163,8 +166,8 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
                 .map_err(|e| e.render("expected", &case.expected, false))?;
             // As written, or typed, as TVM's tests compare with
             // `run_opt_pass(expected(), InferType())` (the result types filled in).
-            let typed = infer_module(&expected).unwrap_or_else(|_| expected.clone());
-            let same = module_equal(&out, &expected, true) || module_equal(&out, &typed, true);
+            let same = module_equal(&out, &expected, true)
+                || infer_module(&expected).is_ok_and(|typed| module_equal(&out, &typed, true));
             (untyped(&out), same)
         }
     };
@@ -180,10 +183,28 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
     ))
 }
 
+/// The `.relay` files of `dir` and of its subdirectories (one per pass: `simplify_expr/`, ...).
+fn relay_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)
+        .expect("tests/relay exists")
+        .flatten()
+    {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(relay_files(&path));
+        } else if path.extension().is_some_and(|x| x == "relay") {
+            out.push(path);
+        }
+    }
+    out
+}
+
 #[test]
 fn relay_language_cases() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/relay");
-    let files = case_files(&dir);
+    let mut files = relay_files(&dir);
+    files.sort();
     assert!(
         files.len() >= 20,
         "expected at least 20 cases, found {}",
@@ -192,30 +213,17 @@ fn relay_language_cases() {
     run_cases(&files);
 }
 
-/// TVM v0.18's `test_pass_convert_op_layout.py`, one case per file of
-/// `tests/relay/convert_layout/` (`PASSLAB_CASE=name` runs the cases whose file name
-/// contains `name`).
+/// TVM v0.18's `test_pass_convert_op_layout.py` is one case per file of
+/// `tests/relay/convert_layout/`, run with the others above.
 #[test]
-fn convert_layout_cases() {
+fn convert_layout_cases_are_there() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/relay/convert_layout");
-    let files = case_files(&dir);
+    let files = relay_files(&dir);
     assert!(
         files.len() >= 50,
-        "expected at least 40 cases, found {}",
+        "expected at least 50 cases, found {}",
         files.len()
     );
-    run_cases(&files);
-}
-
-/// The `.relay` files of `dir`, sorted.
-fn case_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "relay"))
-        .collect();
-    files.sort();
-    files
 }
 
 /// Runs the cases (only those whose path contains `PASSLAB_CASE` when it is set).

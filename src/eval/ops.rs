@@ -109,6 +109,7 @@ const KERNELS: &[&str] = &[
     "topk",
     "one_hot",
     "nn.softmax",
+    "nn.fast_softmax",
     "nn.log_softmax",
 ];
 

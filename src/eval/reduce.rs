@@ -133,13 +133,15 @@ pub(crate) fn is_reduction(op: &str) -> bool {
             | "argmax"
             | "argmin"
             | "nn.softmax"
+            | "nn.fast_softmax"
             | "nn.log_softmax"
     )
 }
 
 /// Evaluates a reduction or softmax; `None` for other ops or invalid input.
 pub(crate) fn evaluate(op: &str, attrs: &Attrs, x: &Value) -> Option<Value> {
-    if op == "nn.softmax" || op == "nn.log_softmax" {
+    // fast_softmax computes softmax exactly here, as fast_exp computes exp.
+    if op == "nn.softmax" || op == "nn.fast_softmax" || op == "nn.log_softmax" {
         return softmax(op == "nn.log_softmax", attrs, x);
     }
     if !matches!(

@@ -261,6 +261,100 @@ pub static BUILTIN_CONFIG_KEYS: &[ConfigKey] = &[
         default: || ConfigValue::Bool(false),
         doc: "FuseOps: keep constants inside fused functions instead of passing them as parameters",
     },
+    // The other keys TVM v0.18 registers under src/relay (TVM_REGISTER_PASS_CONFIG_OPTION),
+    // with the value its code falls back to when a context leaves one out (None where it has
+    // none). passlab's passes do not read them; a context accepts and shows them, so a TVM
+    // script's context carries over.
+    ConfigKey {
+        name: "relay.backend.use_auto_scheduler",
+        ty: ConfigType::Bool,
+        default: || ConfigValue::Bool(false),
+        doc: "relay.build: use auto-scheduler tuning records (te_compiler.cc)",
+    },
+    ConfigKey {
+        name: "relay.backend.use_meta_schedule",
+        ty: ConfigType::Bool,
+        default: || ConfigValue::Bool(false),
+        doc: "relay.build: use MetaSchedule tuning records (te_compiler.cc)",
+    },
+    ConfigKey {
+        name: "relay.backend.use_meta_schedule_dispatch",
+        ty: ConfigType::Int,
+        default: || ConfigValue::Int(0),
+        doc: "relay.build: dispatch to MetaSchedule per device type bit mask (te_compiler.cc)",
+    },
+    ConfigKey {
+        name: "relay.backend.tir_converter",
+        ty: ConfigType::Str,
+        default: || ConfigValue::Str("default".into()),
+        doc: "relay.build: how fused functions are lowered to TIR (\"default\", \"allow_extern\")",
+    },
+    ConfigKey {
+        name: "relay.collage.tvm_max_depth",
+        ty: ConfigType::Int,
+        default: || ConfigValue::None,
+        doc: "CollagePartition: the largest TVM candidate partition (no default: required there)",
+    },
+    ConfigKey {
+        name: "relay.collage.byoc_max_depth",
+        ty: ConfigType::Int,
+        default: || ConfigValue::None,
+        doc: "CollagePartition: the largest BYOC candidate partition (no default: required there)",
+    },
+    ConfigKey {
+        name: "relay.collage.byoc_fusion_style",
+        ty: ConfigType::StrList,
+        default: || ConfigValue::None,
+        doc: "CollagePartition: \"compiler.style\" entries overriding a BYOC compiler's fusion style",
+    },
+    ConfigKey {
+        name: "relay.fallback_device_type",
+        ty: ConfigType::Int,
+        default: || ConfigValue::None,
+        doc: "PlanDevices: the DLDeviceType of expressions no annotation places (unset: the target's)",
+    },
+    ConfigKey {
+        name: "relay.remove_standalone_reshapes.enable",
+        ty: ConfigType::Bool,
+        default: || ConfigValue::Bool(true),
+        doc: "RemoveStandaloneReshapes (after LowerTE): remove reshapes that only change the view",
+    },
+    ConfigKey {
+        name: "relay.ToMixedPrecision.keep_orig_output_dtype",
+        ty: ConfigType::Bool,
+        default: || ConfigValue::Bool(false),
+        doc: "ToMixedPrecision: cast the function's outputs back to their original dtype",
+    },
+    ConfigKey {
+        name: "relay.ext.vitis_ai.options.target",
+        ty: ConfigType::Str,
+        default: || ConfigValue::None,
+        doc: "Vitis AI BYOC: the DPU target",
+    },
+    ConfigKey {
+        name: "relay.ext.vitis_ai.options.build_dir",
+        ty: ConfigType::Str,
+        default: || ConfigValue::None,
+        doc: "Vitis AI BYOC: the build directory",
+    },
+    ConfigKey {
+        name: "relay.ext.vitis_ai.options.work_dir",
+        ty: ConfigType::Str,
+        default: || ConfigValue::None,
+        doc: "Vitis AI BYOC: the work directory",
+    },
+    ConfigKey {
+        name: "relay.ext.vitis_ai.options.export_runtime_module",
+        ty: ConfigType::Str,
+        default: || ConfigValue::None,
+        doc: "Vitis AI BYOC: export the PyXIR runtime module to this file",
+    },
+    ConfigKey {
+        name: "relay.ext.vitis_ai.options.load_runtime_module",
+        ty: ConfigType::Str,
+        default: || ConfigValue::None,
+        doc: "Vitis AI BYOC: load the PyXIR runtime module from this file",
+    },
 ];
 
 fn registry() -> &'static RwLock<Vec<ConfigKey>> {

@@ -15,8 +15,12 @@
 //! never by scanning the calls of the same op; sharing is preserved; the table
 //! is global to the function, as in TVM (the pass is meant for graph-form dataflow).
 //!
-//! Deliberately not done: TVM's `fskip` callback (its only user in `relay.build` never skips),
-//! merging non-scalar constants with equal data (TVM compares those by identity too), and any
+//! TVM's `fskip` callback is offered as a list of op names: `skip_ops=["add"]` leaves every
+//! call of those ops as it is, neither merged nor recorded (TVM's `fskip` returning true for
+//! them). The callback `relay.build` passes (backend/utils.cc) skips nothing in v0.18 (it sets
+//! its result to false after every test), so the build pipeline runs the pass without skips.
+//!
+//! Deliberately not done: merging non-scalar constants with equal data (TVM compares those by identity too), and any
 //! special treatment of `let`, `if` or functions.
 
 use crate::ir::attrs::AttrsNode;
@@ -40,9 +44,20 @@ pub fn eliminate_common_subexpr(m: &Module) -> Module {
 /// Eliminates common subexpressions in one expression (functions that skip optimization are
 /// returned unchanged).
 pub fn eliminate_expr(e: &Expr) -> Expr {
+    eliminate_expr_skipping(e, &[])
+}
+
+/// [`eliminate_expr`] leaving calls of the ops named in `skip_ops` alone (TVM's `fskip`).
+pub fn eliminate_expr_skipping(e: &Expr, skip_ops: &[Arc<str>]) -> Expr {
     match e.as_function() {
         Some(f) if f.skips_optimization() => e.clone(),
-        _ => mutate(&mut Eliminator::default(), e),
+        _ => mutate(
+            &mut Eliminator {
+                skip_ops: skip_ops.to_vec(),
+                ..Eliminator::default()
+            },
+            e,
+        ),
     }
 }
 
@@ -203,9 +218,16 @@ struct Eliminator {
     /// for a conv2d) for every call was a sixth of the pass. The node itself is kept, so an
     /// address is never another node's.
     attrs_hashes: [Option<(Arc<AttrsNode>, u64)>; 8],
+    /// Ops whose calls are neither merged nor recorded (`skip_ops`).
+    skip_ops: Vec<Arc<str>>,
 }
 
 impl Eliminator {
+    /// Whether calls of `op` take part (not stateful, not skipped).
+    fn candidate(&self, op: Op) -> bool {
+        !op.stateful && !self.skip_ops.iter().any(|s| &**s == op.name())
+    }
+
     /// The content hash of `attrs` (equal attributes, shared or not, hash alike).
     fn attrs_hash(&mut self, attrs: &Attrs) -> u64 {
         let Some(node) = &attrs.0 else {
@@ -293,7 +315,7 @@ impl Mutator for Eliminator {
 
     fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
         let op = match callee.kind() {
-            ExprKind::Op(op) if !op.stateful && !args.is_empty() => *op,
+            ExprKind::Op(op) if self.candidate(*op) && !args.is_empty() => *op,
             _ => return rebuild_call(e, callee, args),
         };
         match self.merge_call(op, attrs, &args) {
@@ -322,7 +344,7 @@ impl Mutator for Eliminator {
     fn unchanged(&mut self, e: &Expr) -> Option<Option<Expr>> {
         match e.kind() {
             ExprKind::Call(c) => match c.callee.kind() {
-                ExprKind::Op(op) if !op.stateful && !c.args.is_empty() => {
+                ExprKind::Op(op) if self.candidate(*op) && !c.args.is_empty() => {
                     match self.merge_call(*op, &c.attrs, &c.args) {
                         Ok(earlier) => Some(Some(earlier)),
                         Err(key) => {

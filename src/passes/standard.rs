@@ -4,8 +4,9 @@
 //! SEMANTICS.md §7), so the pure functions are called one function at a time.
 
 use super::{
-    canonicalize_ops, dead_code, eliminate_common_subexpr, fold_constant, simplify_inference,
-    to_a_normal_form, to_graph_normal_form,
+    annotate_spans, canonicalize_cast, canonicalize_ops, dead_code, eliminate_common_subexpr,
+    fast_math, fold_constant, simplify_expr, simplify_inference, to_a_normal_form,
+    to_graph_normal_form,
 };
 use crate::ir::{Expr, GlobalVar, Module};
 use crate::pass::{function_pass, module_pass, Pass, PassError, PassInfo, PassKind, PassOptions};
@@ -53,7 +54,19 @@ pub fn dead_code_elimination(options: &PassOptions) -> Result<Pass, PassError> {
     ))
 }
 
-pub fn eliminate_common_subexpr(_: &PassOptions) -> Result<Pass, PassError> {
+pub fn eliminate_common_subexpr(options: &PassOptions) -> Result<Pass, PassError> {
+    let skip_ops: Vec<std::sync::Arc<str>> = options
+        .get_strs("skip_ops")
+        .unwrap_or_default()
+        .into_iter()
+        .map(|name| {
+            crate::ir::Op::lookup(&name)
+                .map(|op| std::sync::Arc::from(op.name()))
+                .map_err(|e| {
+                    PassError::failed(format!("EliminateCommonSubexpr(skip_ops=...): {e}"))
+                })
+        })
+        .collect::<Result<_, _>>()?;
     Ok(function_pass(
         info(
             "EliminateCommonSubexpr",
@@ -61,7 +74,42 @@ pub fn eliminate_common_subexpr(_: &PassOptions) -> Result<Pass, PassError> {
             &["InferType"],
             PassKind::Function,
         ),
-        |_, f, _, _| Ok(eliminate_common_subexpr::eliminate_expr(f)),
+        move |_, f, _, _| {
+            Ok(eliminate_common_subexpr::eliminate_expr_skipping(
+                f, &skip_ops,
+            ))
+        },
+    ))
+}
+
+pub fn simplify_expr(_: &PassOptions) -> Result<Pass, PassError> {
+    Ok(function_pass(
+        info("SimplifyExpr", 0, &["InferType"], PassKind::Function),
+        |_, f, _, _| Ok(simplify_expr::simplify_expr(f, simplify_expr::Mode::Full)),
+    ))
+}
+
+pub fn simplify_expr_post_alter_op(_: &PassOptions) -> Result<Pass, PassError> {
+    Ok(function_pass(
+        info(
+            "SimplifyExprPostAlterOp",
+            0,
+            &["InferType"],
+            PassKind::Function,
+        ),
+        |_, f, _, _| {
+            Ok(simplify_expr::simplify_expr(
+                f,
+                simplify_expr::Mode::PostAlterOp,
+            ))
+        },
+    ))
+}
+
+pub fn fast_math(_: &PassOptions) -> Result<Pass, PassError> {
+    Ok(function_pass(
+        info("FastMath", 4, &["InferType"], PassKind::Function),
+        |_, f, _, _| Ok(fast_math::fast_math(f)),
     ))
 }
 
@@ -90,5 +138,19 @@ pub fn canonicalize_ops(_: &PassOptions) -> Result<Pass, PassError> {
     Ok(function_pass(
         info("CanonicalizeOps", 3, &["InferType"], PassKind::Function),
         |g, f, _, _| one_function(g, f, canonicalize_ops::canonicalize_ops),
+    ))
+}
+
+pub fn canonicalize_cast(_: &PassOptions) -> Result<Pass, PassError> {
+    Ok(function_pass(
+        info("CanonicalizeCast", 3, &["InferType"], PassKind::Function),
+        |_, f, _, _| Ok(canonicalize_cast::canonicalize_cast(f)),
+    ))
+}
+
+pub fn annotate_spans(_: &PassOptions) -> Result<Pass, PassError> {
+    Ok(module_pass(
+        info("AnnotateSpans", 0, &[], PassKind::Module),
+        |m, _| annotate_spans::annotate_spans(m),
     ))
 }

@@ -640,6 +640,13 @@ fn b_sequential(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
     Ok(Value::Pass(Sequential::with_info(info, passes).into_pass()))
 }
 
+fn b_build_pipeline(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let level = a.i32("opt_level")?.unwrap_or(3);
+    crate::passes::build_pipeline::build_pipeline(&s.pm, level)
+        .map(Value::Pass)
+        .map_err(|e| at(e.to_string(), a.span))
+}
+
 fn b_pass_context(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
     let mut b = PassContext::builder()
         .opt_level(a.i32("opt_level")?.unwrap_or(2))
@@ -885,6 +892,7 @@ pub static BUILTINS: &[Builtin] = &[
     builtin!("current", Function, [], "current()", "the current PassContext", b_current),
     builtin!("override_instruments", Function, ["instruments", "ctx"], "override_instruments([i, ...], ctx=None)", "replace a context's instruments (exit old, enter new)", b_override),
     builtin!("Sequential", Constructor, ["passes", "opt_level", "name", "required"], "Sequential([p, ...], opt_level=0, name=\"sequential\", required=[])", "a pipeline of passes", b_sequential),
+    builtin!("build_pipeline", Constructor, ["opt_level"], "build_pipeline(opt_level=3)", "the optimization passes TVM's relay.build runs (v0.18), as one Sequential", b_build_pipeline),
     builtin!("PassContext", Constructor, ["opt_level", "required_pass", "disabled_pass", "instruments", "config"], "PassContext(opt_level=2, required_pass=[], disabled_pass=[], instruments=[], config={})", "a pass context", b_pass_context),
     builtin!("module_pass", Constructor, ["name", "opt_level", "required", "add", "fail"], "module_pass(name=, opt_level=0, required=[], add=mod_or_text, fail=\"msg\")", "a user module pass", b_module_pass),
     builtin!("function_pass", Constructor, ["name", "opt_level", "required", "replace_with", "rewrite", "fail"], "function_pass(name=, opt_level=0, required=[], replace_with=function, rewrite=[\"add(?x, 0f) => ?x\"], fail=\"msg\")", "a user function pass", b_function_pass),
