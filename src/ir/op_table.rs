@@ -2478,8 +2478,9 @@ pub static ALLOC_STORAGE_ATTRS: AttrSchema = AttrSchema {
     ],
 };
 
-// ---- Schemas of the vision ops TVM registers without an attrs type (`vision.h`): a call
-// names them with `attrs_type_key=` (see `schema_for_key`). ----
+// ---- Schemas of attrs types whose ops TVM registers without an attrs type (`vision.roi_align`,
+// `vision.roi_pool`, `cumsum`, `cumprod`): a call names them with `attrs_type_key=` (see
+// `op::schema_for_key`). ----
 
 pub static ROI_ALIGN_ATTRS: AttrSchema = AttrSchema {
     type_key: "relay.attrs.ROIAlignAttrs",
@@ -2508,6 +2509,27 @@ pub static ROI_ALIGN_ATTRS: AttrSchema = AttrSchema {
             name: "mode",
             kind: AttrKind::Str,
             default: Some(AttrDefault::Str("avg")),
+        },
+    ],
+};
+
+pub static SCANOP_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.ScanopAttrs",
+    fields: &[
+        AttrField {
+            name: "axis",
+            kind: AttrKind::Int,
+            default: Some(AttrDefault::Null),
+        },
+        AttrField {
+            name: "dtype",
+            kind: AttrKind::DType,
+            default: Some(AttrDefault::Null),
+        },
+        AttrField {
+            name: "exclusive",
+            kind: AttrKind::Bool,
+            default: Some(AttrDefault::Bool(false)),
         },
     ],
 };
