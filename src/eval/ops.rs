@@ -6,7 +6,7 @@
 //! the others, so the evaluator can say which it was.
 
 use super::value::Value;
-use super::{elementwise, indexing, nn, norm, pool, reduce, resize, shape_ops};
+use super::{elementwise, indexing, nn, norm, pool, qnn, reduce, resize, select, shape_ops};
 use crate::ir::Attrs;
 
 /// An argument of an op call: a tensor, or a tuple of arguments (`concatenate((a, b))`).
@@ -111,16 +111,25 @@ const KERNELS: &[&str] = &[
     "nn.softmax",
     "nn.fast_softmax",
     "nn.log_softmax",
+    "slice_like",
+    "gather_nd",
+    "layout_transform",
+    "cumsum",
+    "cumprod",
 ];
 
 /// Whether `op` has a kernel at all (it may still refuse particular arguments).
 pub fn has_kernel(op: &str) -> bool {
-    elementwise::binary_name(op).is_some() || elementwise::is_unary(op) || KERNELS.contains(&op)
+    elementwise::binary_name(op).is_some()
+        || elementwise::is_unary(op)
+        || KERNELS.contains(&op)
+        || qnn::QNN_KERNELS.contains(&op)
 }
 
 /// Every op with a kernel, sorted (for documentation and tests).
 pub fn kernels() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = KERNELS.to_vec();
+    v.extend(qnn::QNN_KERNELS);
     v.extend(elementwise::names());
     v.sort_unstable();
     v.dedup();
@@ -133,6 +142,9 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
     let t = |i: usize| args.get(i).and_then(Arg::tensor);
     let one = |v: Option<Value>| v.map(OpOut::Tensor);
     let many = |v: Option<Vec<Value>>| v.map(OpOut::Tuple);
+    if op.starts_with("qnn.") {
+        return one(qnn::apply(op, attrs, args));
+    }
     if args.len() == 2 {
         if let Some(name) = elementwise::binary_name(op) {
             return one(elementwise::binary(name, t(0)?, t(1)?));
@@ -145,7 +157,8 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "zeros" | "ones" => 0,
         "concatenate" | "stack" | "split" | "full" | "nn.lrn" | "nn.dropout" | "tile"
         | "repeat" | "reverse" | "strided_slice" | "image.resize2d" | "nn.upsampling"
-        | "nn.depth_to_space" | "nn.space_to_depth" | "topk" => 1,
+        | "nn.depth_to_space" | "nn.space_to_depth" | "topk" | "layout_transform" | "cumsum"
+        | "cumprod" => 1,
         "where" | "nn.layer_norm" | "nn.instance_norm" | "one_hot" => 3,
         "nn.batch_norm" => 5,
         _ if reduce::is_reduction(op) || shape_ops::is_layout(op) || pool::is_pool(op) => 1,
@@ -170,6 +183,10 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "strided_slice" => one(indexing::strided_slice(attrs, t(0)?)),
         "reshape_like" | "broadcast_to_like" => one(shape_ops::like(op, t(0)?, t(1)?)),
         "cast_like" => one(elementwise::cast(t(0)?, t(1)?.dtype)),
+        "slice_like" => one(select::slice_like(attrs, t(0)?, t(1)?)),
+        "gather_nd" => one(select::gather_nd(attrs, t(0)?, t(1)?)),
+        "layout_transform" => one(select::layout_transform(attrs, t(0)?)),
+        "cumsum" | "cumprod" => one(select::scan(op == "cumprod", attrs, t(0)?)),
         "nn.dense" => one(nn::dense(attrs, t(0)?, t(1)?)),
         "nn.matmul" => one(nn::matmul(attrs, t(0)?, t(1)?)),
         "nn.batch_matmul" => one(nn::batch_matmul(attrs, t(0)?, t(1)?)),

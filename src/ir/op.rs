@@ -183,20 +183,53 @@ impl Op {
     /// Builds this op's attributes from `key=value` pairs as written: checks the names against the
     /// schema, coerces values to the field kinds, fills in defaults and reports missing required
     /// fields. Ops without a schema keep the pairs as given.
-    pub fn make_attrs(&self, given: Vec<(Arc<str>, AttrValue)>) -> Result<Attrs, AttrError> {
+    ///
+    /// An op TVM registers without an attrs type (`vision.roi_align`) takes attributes only
+    /// with an `attrs_type_key="..."` naming their type, as in TVM's parser; a type passlab
+    /// has a schema for is checked against it.
+    pub fn make_attrs(&self, mut given: Vec<(Arc<str>, AttrValue)>) -> Result<Attrs, AttrError> {
+        if self.0.attrs_type_key.is_none() {
+            if let Some(p) = given.iter().position(|(k, _)| &**k == "attrs_type_key") {
+                let (k, v) = given.remove(p);
+                let AttrValue::Str(key) = v else {
+                    return Err(AttrError {
+                        message: "`attrs_type_key` must be a string".into(),
+                        field: Some(k),
+                        hint: None,
+                    });
+                };
+                return match schema_for_key(&key) {
+                    Some(schema) => self.with_schema(schema, given),
+                    None => Ok(Attrs::new(Some(&key), given)),
+                };
+            }
+        }
         let Some(schema) = self.0.schema else {
             if self.0.attrs_type_key.is_none() {
                 if let Some((k, _)) = given.first() {
                     return Err(AttrError {
                         message: format!("`{}` takes no attributes", self.0.name),
                         field: Some(k.clone()),
-                        hint: None,
+                        hint: Some(
+                            "TVM registers no attrs type for it: name one with \
+                             `attrs_type_key=\"...\"`"
+                                .into(),
+                        ),
                     });
                 }
                 return Ok(Attrs::NONE);
             }
             return Ok(Attrs::new(self.0.attrs_type_key, given));
         };
+        self.with_schema(schema, given)
+    }
+
+    /// The attributes `given`, checked against `schema`, defaults filled in.
+    fn with_schema(
+        &self,
+        schema: &'static AttrSchema,
+        given: Vec<(Arc<str>, AttrValue)>,
+    ) -> Result<Attrs, AttrError> {
         for (k, _) in &given {
             if !schema.fields.iter().any(|f| f.name == &**k) {
                 let names = schema.fields.iter().map(|f| f.name);
@@ -245,10 +278,30 @@ impl Op {
         Ok(Attrs::shared(schema.type_key, fields))
     }
 
+    /// The schema of this call's attributes: the op's, or, for an op TVM registers without an
+    /// attrs type, the one its `attrs_type_key` names.
+    pub fn schema_of(&self, attrs: &Attrs) -> Option<&'static AttrSchema> {
+        match (self.0.schema, self.0.attrs_type_key) {
+            (Some(s), _) => Some(s),
+            (None, None) => attrs.type_key().and_then(schema_for_key),
+            (None, Some(_)) => None,
+        }
+    }
+
     /// The default attributes of this op (only for ops whose fields all have defaults).
     pub fn default_attrs(&self) -> Attrs {
         self.make_attrs(Vec::new()).unwrap_or(Attrs::NONE)
     }
+}
+
+/// The schema of an attrs type by its key (`relay.attrs.ROIAlignAttrs`): an op's, or one of the
+/// attrs types TVM registers no op with, which calls name with `attrs_type_key=`.
+pub fn schema_for_key(key: &str) -> Option<&'static AttrSchema> {
+    use super::op_table::{ROI_ALIGN_ATTRS, ROI_POOL_ATTRS, SCANOP_ATTRS};
+    [&ROI_ALIGN_ATTRS, &ROI_POOL_ATTRS, &SCANOP_ATTRS]
+        .into_iter()
+        .chain(all().filter_map(|o| o.0.schema))
+        .find(|s| s.type_key == key)
 }
 
 /// The ops whose layout rule (ConvertLayout / AlterOpLayout) takes layouts from their

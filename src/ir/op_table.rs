@@ -2383,6 +2383,209 @@ pub static GRID_SAMPLE_ATTRS: AttrSchema = AttrSchema {
     ],
 };
 
+// ---- Schemas of the QNN attrs (`include/tvm/relay/qnn/attrs.h`). ----
+
+pub static QNN_BROADCAST_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.BroadcastAttrs",
+    fields: &[
+        AttrField {
+            name: "lhs_axis",
+            kind: AttrKind::Int,
+            default: Some(AttrDefault::Int(-1)),
+        },
+        AttrField {
+            name: "rhs_axis",
+            kind: AttrKind::Int,
+            default: Some(AttrDefault::Int(-1)),
+        },
+    ],
+};
+
+pub static QUANTIZE_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.QuantizeAttrs",
+    fields: &[
+        AttrField {
+            name: "out_dtype",
+            kind: AttrKind::DType,
+            default: None,
+        },
+        AttrField {
+            name: "axis",
+            kind: AttrKind::Int,
+            default: Some(AttrDefault::Int(-1)),
+        },
+    ],
+};
+
+pub static DEQUANTIZE_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.DequantizeAttrs",
+    fields: &[
+        AttrField {
+            name: "out_dtype",
+            kind: AttrKind::DType,
+            default: None,
+        },
+        AttrField {
+            name: "axis",
+            kind: AttrKind::Int,
+            default: Some(AttrDefault::Int(-1)),
+        },
+    ],
+};
+
+pub static SIMULATED_QUANTIZE_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.SimulatedQuantizeAttrs",
+    fields: &[AttrField {
+        name: "axis",
+        kind: AttrKind::Int,
+        default: Some(AttrDefault::Int(-1)),
+    }],
+};
+
+pub static REQUANTIZE_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.RequantizeAttrs",
+    fields: &[
+        AttrField {
+            name: "axis",
+            kind: AttrKind::Int,
+            default: Some(AttrDefault::Int(-1)),
+        },
+        AttrField {
+            name: "rounding",
+            kind: AttrKind::Str,
+            default: Some(AttrDefault::Str("None")),
+        },
+        AttrField {
+            name: "compute_dtype",
+            kind: AttrKind::Str,
+            default: Some(AttrDefault::Str("None")),
+        },
+        AttrField {
+            name: "out_dtype",
+            kind: AttrKind::DType,
+            default: Some(AttrDefault::Null),
+        },
+    ],
+};
+
+// ---- Schemas of device and memory annotations (`include/tvm/relay/attrs/{on_device,memory}.h`).
+// A `VirtualDevice` has no text form of its own here: the field holds whatever was written,
+// null (TVM's `FullyUnconstrained`) by default. ----
+
+pub static ON_DEVICE_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.OnDeviceAttrs",
+    fields: &[
+        AttrField {
+            name: "virtual_device",
+            kind: AttrKind::Any,
+            default: Some(AttrDefault::Null),
+        },
+        AttrField {
+            name: "constrain_result",
+            kind: AttrKind::Bool,
+            default: Some(AttrDefault::Bool(false)),
+        },
+        AttrField {
+            name: "constrain_body",
+            kind: AttrKind::Bool,
+            default: Some(AttrDefault::Bool(true)),
+        },
+    ],
+};
+
+pub static ALLOC_STORAGE_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.AllocStorageAttrs",
+    fields: &[
+        AttrField {
+            name: "dtype",
+            kind: AttrKind::DType,
+            default: Some(AttrDefault::Str("float32")),
+        },
+        AttrField {
+            name: "virtual_device",
+            kind: AttrKind::Any,
+            default: Some(AttrDefault::Null),
+        },
+    ],
+};
+
+// ---- Schemas of attrs types whose ops TVM registers without an attrs type (`vision.roi_align`,
+// `vision.roi_pool`, `cumsum`, `cumprod`): a call names them with `attrs_type_key=` (see
+// `op::schema_for_key`). ----
+
+pub static ROI_ALIGN_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.ROIAlignAttrs",
+    fields: &[
+        AttrField {
+            name: "pooled_size",
+            kind: AttrKind::Array,
+            default: None,
+        },
+        AttrField {
+            name: "spatial_scale",
+            kind: AttrKind::Double,
+            default: None,
+        },
+        AttrField {
+            name: "sample_ratio",
+            kind: AttrKind::Int,
+            default: Some(AttrDefault::Int(-1)),
+        },
+        AttrField {
+            name: "layout",
+            kind: AttrKind::Str,
+            default: Some(AttrDefault::Str("NCHW")),
+        },
+        AttrField {
+            name: "mode",
+            kind: AttrKind::Str,
+            default: Some(AttrDefault::Str("avg")),
+        },
+    ],
+};
+
+pub static SCANOP_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.ScanopAttrs",
+    fields: &[
+        AttrField {
+            name: "axis",
+            kind: AttrKind::Int,
+            default: Some(AttrDefault::Null),
+        },
+        AttrField {
+            name: "dtype",
+            kind: AttrKind::DType,
+            default: Some(AttrDefault::Null),
+        },
+        AttrField {
+            name: "exclusive",
+            kind: AttrKind::Bool,
+            default: Some(AttrDefault::Bool(false)),
+        },
+    ],
+};
+
+pub static ROI_POOL_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.ROIPoolAttrs",
+    fields: &[
+        AttrField {
+            name: "pooled_size",
+            kind: AttrKind::Array,
+            default: None,
+        },
+        AttrField {
+            name: "spatial_scale",
+            kind: AttrKind::Double,
+            default: None,
+        },
+        AttrField {
+            name: "layout",
+            kind: AttrKind::Str,
+            default: Some(AttrDefault::Str("NCHW")),
+        },
+    ],
+};
+
 /// Every registered op, sorted by name.
 pub static OPS: &[OpDef] = &[
     OpDef {
@@ -3552,8 +3755,8 @@ pub static OPS: &[OpDef] = &[
         stateful: false,
         non_computational: true,
         type_rel: "AllocStorageRel",
-        attrs_type_key: None,
-        schema: None,
+        attrs_type_key: Some("relay.attrs.AllocStorageAttrs"),
+        schema: Some(&ALLOC_STORAGE_ATTRS),
     },
     OpDef {
         name: "memory.alloc_tensor",
@@ -4412,8 +4615,8 @@ pub static OPS: &[OpDef] = &[
         stateful: false,
         non_computational: true,
         type_rel: "IdentityRel",
-        attrs_type_key: None,
-        schema: None,
+        attrs_type_key: Some("relay.attrs.OnDeviceAttrs"),
+        schema: Some(&ON_DEVICE_ATTRS),
     },
     OpDef {
         name: "one_hot",
@@ -4476,14 +4679,24 @@ pub static OPS: &[OpDef] = &[
         schema: Some(&REDUCE_ATTRS),
     },
     OpDef {
+        name: "qnn.abs",
+        num_inputs: 5,
+        pattern: None,
+        stateful: false,
+        non_computational: true,
+        type_rel: "QnnElementwiseUnaryFuncRel",
+        attrs_type_key: None,
+        schema: None,
+    },
+    OpDef {
         name: "qnn.add",
         num_inputs: 8,
         pattern: Some(OpPattern::Broadcast),
         stateful: false,
         non_computational: true,
         type_rel: "QnnBroadcastRel",
-        attrs_type_key: None,
-        schema: None,
+        attrs_type_key: Some("relay.attrs.BroadcastAttrs"),
+        schema: Some(&QNN_BROADCAST_ATTRS),
     },
     OpDef {
         name: "qnn.avg_pool2d",
@@ -4563,6 +4776,36 @@ pub static OPS: &[OpDef] = &[
         non_computational: true,
         type_rel: "DequantizeRel",
         attrs_type_key: Some("relay.attrs.DequantizeAttrs"),
+        schema: Some(&DEQUANTIZE_ATTRS),
+    },
+    OpDef {
+        name: "qnn.erf",
+        num_inputs: 5,
+        pattern: None,
+        stateful: false,
+        non_computational: true,
+        type_rel: "QnnElementwiseUnaryFuncRel",
+        attrs_type_key: None,
+        schema: None,
+    },
+    OpDef {
+        name: "qnn.exp",
+        num_inputs: 5,
+        pattern: None,
+        stateful: false,
+        non_computational: true,
+        type_rel: "QnnElementwiseUnaryFuncRel",
+        attrs_type_key: None,
+        schema: None,
+    },
+    OpDef {
+        name: "qnn.hardswish",
+        num_inputs: 5,
+        pattern: None,
+        stateful: false,
+        non_computational: true,
+        type_rel: "QnnElementwiseUnaryFuncRel",
+        attrs_type_key: None,
         schema: None,
     },
     OpDef {
@@ -4576,14 +4819,24 @@ pub static OPS: &[OpDef] = &[
         schema: Some(&LEAKY_RELU_ATTRS),
     },
     OpDef {
+        name: "qnn.log",
+        num_inputs: 5,
+        pattern: None,
+        stateful: false,
+        non_computational: true,
+        type_rel: "QnnElementwiseUnaryFuncRel",
+        attrs_type_key: None,
+        schema: None,
+    },
+    OpDef {
         name: "qnn.mul",
         num_inputs: 8,
         pattern: Some(OpPattern::Broadcast),
         stateful: false,
         non_computational: true,
         type_rel: "QnnBroadcastRel",
-        attrs_type_key: None,
-        schema: None,
+        attrs_type_key: Some("relay.attrs.BroadcastAttrs"),
+        schema: Some(&QNN_BROADCAST_ATTRS),
     },
     OpDef {
         name: "qnn.quantize",
@@ -4593,7 +4846,7 @@ pub static OPS: &[OpDef] = &[
         non_computational: true,
         type_rel: "QuantizeRel",
         attrs_type_key: Some("relay.attrs.QuantizeAttrs"),
-        schema: None,
+        schema: Some(&QUANTIZE_ATTRS),
     },
     OpDef {
         name: "qnn.requantize",
@@ -4603,6 +4856,26 @@ pub static OPS: &[OpDef] = &[
         non_computational: true,
         type_rel: "RequantizeRel",
         attrs_type_key: Some("relay.attrs.RequantizeAttrs"),
+        schema: Some(&REQUANTIZE_ATTRS),
+    },
+    OpDef {
+        name: "qnn.rsqrt",
+        num_inputs: 5,
+        pattern: None,
+        stateful: false,
+        non_computational: true,
+        type_rel: "QnnElementwiseUnaryFuncRel",
+        attrs_type_key: None,
+        schema: None,
+    },
+    OpDef {
+        name: "qnn.sigmoid",
+        num_inputs: 5,
+        pattern: None,
+        stateful: false,
+        non_computational: true,
+        type_rel: "QnnElementwiseUnaryFuncRel",
+        attrs_type_key: None,
         schema: None,
     },
     OpDef {
@@ -4613,7 +4886,7 @@ pub static OPS: &[OpDef] = &[
         non_computational: false,
         type_rel: "SimulatedDequantizeRel",
         attrs_type_key: Some("relay.attrs.DequantizeAttrs"),
-        schema: None,
+        schema: Some(&DEQUANTIZE_ATTRS),
     },
     OpDef {
         name: "qnn.simulated_quantize",
@@ -4623,7 +4896,7 @@ pub static OPS: &[OpDef] = &[
         non_computational: false,
         type_rel: "SimulatedQuantizeRel",
         attrs_type_key: Some("relay.attrs.SimulatedQuantizeAttrs"),
-        schema: None,
+        schema: Some(&SIMULATED_QUANTIZE_ATTRS),
     },
     OpDef {
         name: "qnn.softmax",
@@ -4636,12 +4909,32 @@ pub static OPS: &[OpDef] = &[
         schema: Some(&SOFTMAX_ATTRS),
     },
     OpDef {
+        name: "qnn.sqrt",
+        num_inputs: 5,
+        pattern: None,
+        stateful: false,
+        non_computational: true,
+        type_rel: "QnnElementwiseUnaryFuncRel",
+        attrs_type_key: None,
+        schema: None,
+    },
+    OpDef {
         name: "qnn.subtract",
         num_inputs: 8,
         pattern: Some(OpPattern::Broadcast),
         stateful: false,
         non_computational: true,
         type_rel: "QnnBroadcastRel",
+        attrs_type_key: Some("relay.attrs.BroadcastAttrs"),
+        schema: Some(&QNN_BROADCAST_ATTRS),
+    },
+    OpDef {
+        name: "qnn.tanh",
+        num_inputs: 5,
+        pattern: None,
+        stateful: false,
+        non_computational: true,
+        type_rel: "QnnElementwiseUnaryFuncRel",
         attrs_type_key: None,
         schema: None,
     },

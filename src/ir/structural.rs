@@ -9,11 +9,13 @@
 //! deep and shared graphs are cheap.
 
 use super::adt::Pattern;
-use super::expr::{Expr, ExprKind, Var};
-use super::module::Module;
+use super::attrs::AttrValue;
+use super::expr::{Expr, ExprKind, GlobalVar, Var};
+use super::module::{Module, TypeDef};
 use super::types::{Type, TypeVar};
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 /// Structural equality of two expressions.
 pub fn expr_equal(a: &Expr, b: &Expr, map_free_vars: bool) -> bool {
@@ -22,17 +24,42 @@ pub fn expr_equal(a: &Expr, b: &Expr, map_free_vars: bool) -> bool {
 
 /// Structural equality of two modules: same function names in the same order, each function
 /// equal, same module attributes.
+///
+/// Modules are compared as TVM compares them, by name: the functions, type definitions and
+/// attributes are maps from global names, so the order they were defined in does not matter.
 pub fn module_equal(a: &Module, b: &Module, map_free_vars: bool) -> bool {
-    if a.len() != b.len() || a.attrs != b.attrs || a.type_defs != b.type_defs {
+    if a.len() != b.len()
+        || a.attrs.len() != b.attrs.len()
+        || a.type_defs.len() != b.type_defs.len()
+    {
+        return false;
+    }
+    let attrs_equal = a
+        .attrs
+        .iter()
+        .all(|(k, v)| b.attrs.iter().any(|(k2, v2)| k == k2 && v == v2));
+    let defs_equal = a
+        .type_defs
+        .iter()
+        .all(|d| b.type_defs.iter().any(|d2| d2.name == d.name && d2 == d));
+    if !attrs_equal || !defs_equal {
         return false;
     }
     let mut eq = Eq::new(map_free_vars);
-    a.functions()
-        .zip(b.functions())
-        .all(|((ga, ea), (gb, eb))| {
+    by_name(a).into_iter().all(|(g, ea)| match b.get(g.name()) {
+        Some(eb) => {
             eq.ty_rename.clear();
-            ga == gb && eq.run(ea, eb)
-        })
+            eq.run(ea, eb)
+        }
+        None => false,
+    })
+}
+
+/// The functions of `m` in the order of their names.
+fn by_name(m: &Module) -> Vec<(&GlobalVar, &Expr)> {
+    let mut fs: Vec<(&GlobalVar, &Expr)> = m.functions().collect();
+    fs.sort_unstable_by(|x, y| x.0.name().cmp(y.0.name()));
+    fs
 }
 
 struct Eq {
@@ -291,12 +318,16 @@ pub fn expr_hash(e: &Expr, map_free_vars: bool) -> u64 {
 pub fn module_hash(m: &Module, map_free_vars: bool) -> u64 {
     let mut h = FxHasher::default();
     let mut hs = Hash_::new(map_free_vars);
-    for (g, e) in m.functions() {
+    for (g, e) in by_name(m) {
         g.hash(&mut h);
         hs.run(e).hash(&mut h);
     }
-    m.attrs.hash(&mut h);
-    m.type_defs.hash(&mut h);
+    let mut attrs: Vec<&(Arc<str>, AttrValue)> = m.attrs.iter().collect();
+    attrs.sort_by(|x, y| x.0.cmp(&y.0));
+    attrs.hash(&mut h);
+    let mut defs: Vec<&TypeDef> = m.type_defs.iter().collect();
+    defs.sort_by(|x, y| x.name.cmp(&y.name));
+    defs.hash(&mut h);
     h.finish()
 }
 

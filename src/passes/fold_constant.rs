@@ -22,7 +22,11 @@
 //! carry their tensor type and the span of the call they replace; the walk is linear and
 //! stack-safe.
 //!
-//! Deliberately not done: folding QNN ops (`fold_qnn`), folding zero-argument calls, turning
+//! QNN ops are non-computational, so they stay, unless `fold_qnn` is set (TVM's
+//! `FoldConstant(fold_qnn=True)`): then a QNN op whose arguments are all constants is computed
+//! by its kernel in `eval/qnn.rs`, which follows TVM's QNN canonicalization.
+//!
+//! Deliberately not done: folding zero-argument calls, turning
 //! tuples of constants into constants, and `shape_of` of a 0-d tensor (TVM folds it into an
 //! uninitialized tensor). Types of rebuilt nodes are dropped where a child changed type;
 //! run InferType afterwards for a fully typed module, as TVM's function pass does.
@@ -55,9 +59,20 @@ pub fn fold_constant(m: &Module) -> Module {
 
 /// Folds constants in one expression (a function or any other expression).
 pub fn fold_expr(e: &Expr) -> Expr {
+    fold_expr_with(e, false)
+}
+
+/// [`fold_expr`], folding QNN ops too when `fold_qnn` is set.
+pub fn fold_expr_with(e: &Expr, fold_qnn: bool) -> Expr {
     match e.as_function() {
         Some(f) if f.skips_optimization() => e.clone(),
-        _ => mutate(&mut Folder::default(), e),
+        _ => mutate(
+            &mut Folder {
+                fold_qnn,
+                ..Folder::default()
+            },
+            e,
+        ),
     }
 }
 
@@ -86,6 +101,8 @@ struct Folder {
     shared_lets: VarMap<usize>,
     /// Shared nodes rewritten to a constant -> the constant.
     shared_consts: crate::ir::NodeMap<Expr>,
+    /// Fold QNN ops as well (`fold_qnn=True`).
+    fold_qnn: bool,
 }
 
 impl Folder {
@@ -171,7 +188,7 @@ impl Mutator for Folder {
     // their hooks (a variable may take a constant, a projection or an `if` may resolve).
     fn unchanged(&mut self, e: &Expr) -> Option<Option<Expr>> {
         match e.kind() {
-            ExprKind::Call(c) => match fold_call(e, &c.callee, &c.args, &c.attrs) {
+            ExprKind::Call(c) => match fold_call(e, &c.callee, &c.args, &c.attrs, self.fold_qnn) {
                 Some(folded) => Some(Some(self.note(e, folded))),
                 None => {
                     self.note_itself(e);
@@ -187,7 +204,7 @@ impl Mutator for Folder {
     }
 
     fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
-        let out = match fold_call(e, &callee, &args, attrs) {
+        let out = match fold_call(e, &callee, &args, attrs, self.fold_qnn) {
             Some(folded) => folded,
             None => rebuild_call(e, callee, args),
         };
@@ -245,7 +262,13 @@ fn on_device(e: Expr, attrs: &Attrs) -> Expr {
 }
 
 /// The call folded to a constant (or a tuple of constants), if it can be.
-fn fold_call(orig: &Expr, callee: &Expr, args: &[Expr], attrs: &Attrs) -> Option<Expr> {
+fn fold_call(
+    orig: &Expr,
+    callee: &Expr,
+    args: &[Expr],
+    attrs: &Attrs,
+    fold_qnn: bool,
+) -> Option<Expr> {
     if args.is_empty() {
         return None;
     }
@@ -260,7 +283,8 @@ fn fold_call(orig: &Expr, callee: &Expr, args: &[Expr], attrs: &Attrs) -> Option
     if matches!(name, "shape_of" | "vm.shape_of" | "ndarray_size") {
         return fold_shape(name, orig, attrs, span);
     }
-    if op.non_computational || name == "device_copy" {
+    let qnn = fold_qnn && name.starts_with("qnn.");
+    if (op.non_computational && !qnn) || name == "device_copy" {
         return None;
     }
     let values: Vec<Owned> = args.iter().map(complex_constant).collect::<Option<_>>()?;

@@ -28,14 +28,10 @@ fn one_function(g: &GlobalVar, f: &Expr, run: fn(&Module) -> Module) -> Result<E
 }
 
 pub fn fold_constant(options: &PassOptions) -> Result<Pass, PassError> {
-    if options.get_bool("fold_qnn") == Some(true) {
-        return Err(PassError::failed(
-            "FoldConstant(fold_qnn=True): passlab has no QNN ops to fold",
-        ));
-    }
+    let fold_qnn = options.get_bool("fold_qnn").unwrap_or(false);
     Ok(function_pass(
         info("FoldConstant", 2, &[], PassKind::Function),
-        |_, f, _, _| Ok(fold_constant::fold_expr(f)),
+        move |_, f, _, _| Ok(fold_constant::fold_expr_with(f, fold_qnn)),
     ))
 }
 

@@ -700,7 +700,8 @@ impl Printer<'_> {
         if value.is_shared() {
             self.memo.insert(value.id(), Printed::Inlined);
         }
-        let cond = self.text(&i.cond, true);
+        // TVM binds a condition that is not an atom (`%0 = equal(%n, 0); if (%0) {`).
+        let cond = self.text(&i.cond, false);
         let line = self.line();
         line.push_str("if (");
         line.push_str(&cond);
@@ -1021,7 +1022,7 @@ impl Printer<'_> {
             ExprKind::Function(f) => self.apart(|p| p.function("fn ", f, e.ty().is_some())),
             ExprKind::If(i) => {
                 // The condition's temporaries are lines of the scope around the `if`.
-                let cond = crate::ir::deep(|| self.text(&i.cond, true));
+                let cond = crate::ir::deep(|| self.text(&i.cond, false));
                 self.apart(|p| {
                     let t = p.nested_scope(&i.then_branch);
                     let f = p.nested_scope(&i.else_branch);
@@ -1164,9 +1165,9 @@ impl Printer<'_> {
     /// Appends `, k=v` for each attribute not at its default (no comma before the first
     /// item of the list when `first`).
     fn push_attrs(&self, out: &mut String, c: &Call, first: &mut bool) {
-        let schema = match c.callee.kind() {
-            ExprKind::Op(op) => op.schema,
-            _ => None,
+        let (schema, keyed) = match c.callee.kind() {
+            ExprKind::Op(op) => (op.schema_of(&c.attrs), op.attrs_type_key.is_none()),
+            _ => (None, true),
         };
         let mut sep = |out: &mut String| {
             if !std::mem::replace(first, false) {
@@ -1184,7 +1185,7 @@ impl Printer<'_> {
             out.push('=');
             push_attr_value(out, v);
         }
-        if !matches!(c.callee.kind(), ExprKind::Op(_)) {
+        if keyed {
             if let Some(key) = c.attrs.type_key() {
                 sep(out);
                 out.push_str("attrs_type_key=");

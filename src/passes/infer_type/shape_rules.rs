@@ -19,9 +19,11 @@ mod conv;
 mod elemwise;
 #[cfg(test)]
 mod fuzz;
+mod gather;
 pub(crate) mod layout;
 mod nn;
 mod pool;
+mod qnn;
 mod reduce;
 mod reshape;
 mod transform;
@@ -129,6 +131,22 @@ fn lookup(op: Op) -> Option<Rule> {
         "gather" => transform::gather,
         "variance" => reduce::variance,
         "cumsum" | "cumprod" => reduce::scan,
+        "gather_nd" => gather::gather_nd,
+        "slice_like" => gather::slice_like,
+        "vision.roi_align" | "vision.roi_pool" => gather::roi,
+        "qnn.quantize" => qnn::quantize,
+        "qnn.dequantize" => qnn::dequantize,
+        "qnn.requantize" => qnn::requantize,
+        "qnn.simulated_quantize" | "qnn.simulated_dequantize" => qnn::simulated,
+        "qnn.add" | "qnn.mul" | "qnn.subtract" => qnn::binary,
+        "qnn.conv2d" => qnn::conv2d,
+        "qnn.conv2d_transpose" => qnn::conv2d_transpose,
+        "qnn.dense" => qnn::dense,
+        "qnn.batch_matmul" => qnn::batch_matmul,
+        "qnn.concatenate" => qnn::concatenate,
+        "qnn.avg_pool2d" => qnn::avg_pool2d,
+        "qnn.leaky_relu" | "qnn.softmax" | "qnn.abs" | "qnn.erf" | "qnn.exp" | "qnn.hardswish"
+        | "qnn.log" | "qnn.rsqrt" | "qnn.sigmoid" | "qnn.sqrt" | "qnn.tanh" => qnn::unary,
         _ => return None,
     };
     Some(Rule::Fn(f))
