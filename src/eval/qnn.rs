@@ -462,7 +462,7 @@ fn product(op: &str, attrs: &Attrs, a: &[&Value]) -> Option<Value> {
     match name {
         "nn.dense" => super::nn::dense(attrs, &data, &weight),
         "nn.batch_matmul" => super::nn::batch_matmul(attrs, &data, &weight),
-        _ => super::nn::conv2d(attrs, &data, &weight),
+        _ => super::nn::conv(attrs, &data, &weight),
     }
 }
 
