@@ -175,10 +175,16 @@ fn call_hash(op: Op, attrs_hash: u64, args: &[Expr]) -> u64 {
     h.finish()
 }
 
-/// The hash that places a call near its anchor: the anchor's address (over 16, the
-/// allocator's granule) in the bucket bits, the key's mixed hash above them.
+/// The hash that places a call near its anchor. The low 8 bits are the anchor's granule (16
+/// bytes, the allocator's) within its 4 KiB page, so calls anchored in one page land in one
+/// 256-bucket window; the bits above scatter the pages by a multiplicative hash of the page
+/// number, so the table's load never depends on how the heap laid the pages out (address
+/// order itself in the bucket bits made probing grow with the model on some layouts); the
+/// key's mixed hash is above them all.
 fn local_hash(anchor: usize, mixed: u64) -> u64 {
-    ((anchor as u64) >> 4) ^ (mixed & HIGH)
+    let a = anchor as u64;
+    let page = ((a >> 12).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) << 8;
+    (page | ((a >> 4) & 0xFF)) ^ (mixed & HIGH)
 }
 
 /// Whether the recorded call `earlier` is equal to a call of `op` with `attrs` and `args`.
