@@ -5,7 +5,7 @@
 
 use crate::kernel::Shared;
 use crate::wire::Message;
-use passlab::session::{Outputs, Part, PartKind};
+use passlab::session::{Part, PartKind};
 use serde_json::{json, Map, Value};
 
 /// What the shell loop needs to know after a cell ran.
@@ -290,6 +290,7 @@ fn evaluate_user_expressions(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use passlab::session::Outputs;
 
     #[test]
     fn help_queries() {
