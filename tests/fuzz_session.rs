@@ -203,12 +203,18 @@ struct Tally {
 
 thread_local! {
     static TALLY: std::cell::RefCell<Tally> = std::cell::RefCell::default();
+    static INPUTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Runs `src` in `s` and checks every rule.
 fn check(s: &mut Session, src: &str) -> Result<(), TestCaseError> {
-    const NAME: &str = "<mutant>";
-    s.set_source_name(NAME);
+    // Each input its own name: a paused statement resumed by a later input fails in the input
+    // it came from, and its location must be told apart from one in this input.
+    let name = INPUTS.with(|n| {
+        n.set(n.get() + 1);
+        format!("<mutant {}>", n.get())
+    });
+    s.set_source_name(&name);
     let paused = s.paused().is_some();
     let before = snapshot(s);
     // The front ends' other questions about the same text: complete, inspect, is_complete.
@@ -226,7 +232,7 @@ fn check(s: &mut Session, src: &str) -> Result<(), TestCaseError> {
         (Ok(_), false) => t.ok += 1,
     });
     no_panic(&out, src)?;
-    located(&out, NAME, src)?;
+    located(&out, &name, src)?;
     if out.is_error() && single && !paused {
         prop_assert!(
             same_vars(&before, &snapshot(s)),
