@@ -33,7 +33,7 @@ fn pipeline(kind: &str) -> Pass {
 
 /// A manager inside a context with or without a timing instrument.
 fn setup(timing: bool) -> (PassManager, Option<Arc<PassTimingInstrument>>) {
-    let mut pm = PassManager::new();
+    let mut pm = PassManager::new(passlab::passes::registry());
     let t = timing.then(|| Arc::new(PassTimingInstrument::new()));
     let mut b = PassContext::builder();
     if let Some(t) = &t {

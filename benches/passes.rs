@@ -89,7 +89,7 @@ fn parse(text: &str) -> Module {
 }
 
 fn bench_passes(c: &mut Criterion) {
-    let pm = PassManager::new();
+    let pm = PassManager::new(passlab::passes::registry());
     let infer = pm.create("InferType", &PassOptions::new()).unwrap();
     for (label, ops, untyped) in models() {
         let typed = pm
@@ -134,7 +134,7 @@ fn bench_passes(c: &mut Criterion) {
 fn bench_instruments(c: &mut Criterion) {
     let text = testgen::conv_model(1_667);
     let m = parse(&text);
-    let mut pm = PassManager::new().with_sink(Arc::new(NullSink));
+    let mut pm = PassManager::new(passlab::passes::registry()).with_sink(Arc::new(NullSink));
     let infer = pm.create("InferType", &PassOptions::new()).unwrap();
     let typed = pm.run(&infer, &m).unwrap();
     let seq = Sequential::new(

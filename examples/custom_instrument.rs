@@ -103,7 +103,7 @@ fn main() -> Result<(), PassError> {
         veto: vec!["Vetoed".into()],
         ..Default::default()
     });
-    let mut pm = PassManager::new().with_sink(Arc::new(StdoutSink));
+    let mut pm = PassManager::new(passlab::passes::registry()).with_sink(Arc::new(StdoutSink));
     let ctx = PassContext::builder()
         .instrument(Arc::new(Trace::new("t")))
         .instrument(counter.clone())

@@ -101,7 +101,7 @@ fn main() -> Result<(), PassError> {
     });
 
     // A session's pass manager; output (PrintIR, instruments) goes to standard output here.
-    let mut pm = PassManager::new().with_sink(Arc::new(StdoutSink));
+    let mut pm = PassManager::new(passlab::passes::registry()).with_sink(Arc::new(StdoutSink));
     // Registered, the pass can be built by name and named in other passes' `required` lists.
     pm.register(collapse.clone(), "collapse every if to its true branch");
     let print_ir = pm.create("PrintIR", &Default::default())?;

@@ -2,8 +2,29 @@
 //! a caret under the span, with an optional label ("did you mean ..."). Spans are byte
 //! offsets; they become line and column only here. Colour is optional and off for plain text.
 
-use crate::ir::Span;
 use colored::Colorize;
+
+/// A byte range in the source text something (an expression, a statement) was read from.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Span {
+    pub lo: u32,
+    pub hi: u32,
+}
+
+impl Span {
+    pub const DUMMY: Span = Span { lo: 0, hi: 0 };
+
+    pub fn new(lo: usize, hi: usize) -> Span {
+        Span {
+            lo: lo as u32,
+            hi: hi as u32,
+        }
+    }
+
+    pub fn is_dummy(&self) -> bool {
+        self.lo == 0 && self.hi == 0
+    }
+}
 
 /// An error or warning tied to a place in a source text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -13,6 +34,38 @@ pub struct Diagnostic {
     /// A short note printed after the caret (`expected `)``, `did you mean ...`).
     pub label: Option<String>,
 }
+
+/// A syntax or name error, with the byte span it points at: what the Relay text parser
+/// (`crate::text`) and the command-language parser (`crate::lang`) both return.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    pub message: String,
+    pub span: Span,
+    pub label: Option<String>,
+}
+
+impl ParseError {
+    /// `error: ...`, then `--> name:line:col`, the line and a caret.
+    pub fn render(&self, source_name: &str, text: &str, color: bool) -> String {
+        self.diagnostic().render(source_name, text, color)
+    }
+
+    pub fn diagnostic(&self) -> Diagnostic {
+        Diagnostic {
+            message: self.message.clone(),
+            span: self.span,
+            label: self.label.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
 
 /// The most characters of a source line a diagnostic shows.
 pub const SHOWN_LINE_CHARS: usize = 200;

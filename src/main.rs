@@ -283,7 +283,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             let stdout = std::io::stdout();
             let mut lock = stdout.lock();
             let written = if color {
-                let mut w = text::HighlightWriter::new(&mut lock);
+                let mut w = passlab::present::HighlightWriter::new(&mut lock);
                 text::write_module(&m, opts, &mut w).and_then(|()| w.finish().map(drop))
             } else {
                 let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut lock);

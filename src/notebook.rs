@@ -40,7 +40,7 @@ pub use evcxr::print_evcxr;
 use crate::instrument::{Instrument, PassTimingInstrument, Stats};
 use crate::ir::{Expr, Module};
 use crate::pass::{Pass, PassContext};
-use crate::session::render::{
+use crate::present::render::{
     context_rendering, diff_rendering, expr_rendering, instrument_rendering, module_rendering,
     pass_tree_rendering, single_function, stats_rendering, timing_rendering, Front, Rendering,
 };

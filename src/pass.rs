@@ -9,7 +9,7 @@
 //! use std::sync::Arc;
 //!
 //! let sink = BufferSink::new();
-//! let mut pm = PassManager::new().with_sink(Arc::new(sink.clone()));
+//! let mut pm = PassManager::new(passlab::passes::registry()).with_sink(Arc::new(sink.clone()));
 //! let noop = module_pass(PassInfo::new("NoOp", 0), |m, _cx| Ok(m.clone()));
 //! let ctx = PassContext::builder().instrument(Arc::new(Trace::new("t"))).build().unwrap();
 //! let m = passlab::ir::Module::new();
@@ -25,6 +25,7 @@ pub mod error;
 pub mod function_pass;
 pub mod funnel;
 pub mod info;
+pub mod instrument;
 pub mod manager;
 pub mod module_pass;
 pub mod observer;
@@ -39,6 +40,7 @@ pub use error::{InstrumentError, InstrumentPoint, PassError, PassErrorKind};
 pub use function_pass::{function_pass, FunctionPass};
 pub use funnel::PassCx;
 pub use info::{PassInfo, PassKind};
+pub use instrument::{Instrument, InstrumentCx, InstrumentRef};
 pub use manager::{ContextScope, EntryId, PassManager, PassOutcome};
 pub use module_pass::{module_pass, ModulePass};
 pub use observer::{Flow, PassEvent, PassObserver};

@@ -33,7 +33,12 @@ pub mod typed;
 
 use crate::pass::config::ConfigType;
 use crate::pass::registry::{OptionSpec, PassEntry};
-use crate::pass::PassKind;
+use crate::pass::{PassKind, Registry};
+
+/// A registry holding the built-in passes (what `PassManager::new` is usually given).
+pub fn registry() -> Registry {
+    Registry::from_entries(BUILTIN_PASSES)
+}
 
 /// The built-in passes.
 pub static BUILTIN_PASSES: &[PassEntry] = &[

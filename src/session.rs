@@ -7,13 +7,11 @@ pub mod builtins;
 pub mod complete;
 mod contexts;
 pub mod debug;
-pub mod diff;
 pub mod display;
 pub mod error;
 pub mod eval;
 pub mod history;
 pub mod outputs;
-pub mod render;
 pub mod replay;
 pub mod rewrite;
 pub mod sink;
@@ -28,6 +26,7 @@ pub use value::Value;
 use crate::instrument::InstrumentRef;
 use crate::lang::ast::{Stmt, StmtKind};
 use crate::pass::{Pass, PassManager};
+use crate::present::render;
 use debug::Debugger;
 pub use sink::SessionSink;
 use std::collections::BTreeMap;
@@ -82,7 +81,7 @@ impl Session {
     pub fn new() -> Session {
         let sink = SessionSink::new();
         let interrupt = Arc::new(AtomicBool::new(false));
-        let mut pm = PassManager::new().with_sink(Arc::new(sink.clone()));
+        let mut pm = PassManager::new(crate::passes::registry()).with_sink(Arc::new(sink.clone()));
         pm.set_interrupt(Some(interrupt.clone()));
         Session {
             vars: BTreeMap::new(),

@@ -42,7 +42,7 @@ def @main(%data: Tensor[(1, 3, 64, 64), float32], %weight, %bn_gamma, %bn_beta, 
 
 #[test]
 fn every_node_gets_a_span_into_the_printed_text() {
-    let mut pm = PassManager::new();
+    let mut pm = PassManager::new(passlab::passes::registry());
     let m = parse_module(NET, "net").unwrap();
     let built = {
         let p = build_pipeline(&pm, 3).unwrap();
@@ -68,7 +68,7 @@ fn every_node_gets_a_span_into_the_printed_text() {
 
 #[test]
 fn a_type_error_points_into_the_generated_source() {
-    let mut pm = PassManager::new();
+    let mut pm = PassManager::new(passlab::passes::registry());
     // The error is reported against the module's source, which is now the printed text.
     let m = parse_module(
         "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, 3), float32], %y: Tensor[(4, 5), float32]) {\n  %0 = add(%x, 0f);\n  add(%0, %y)\n}\n",

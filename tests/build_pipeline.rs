@@ -14,7 +14,7 @@ use passlab::text::parse_module;
 use std::sync::Arc;
 
 fn run(m: &Module, opt_level: i32) -> Result<Module, String> {
-    let mut pm = PassManager::new();
+    let mut pm = PassManager::new(passlab::passes::registry());
     let pipeline = build_pipeline(&pm, opt_level).map_err(|e| e.to_string())?;
     let ctx = PassContext::builder()
         .opt_level(opt_level)
@@ -88,7 +88,7 @@ fn build_pipeline_runs_on_every_corpus_program() {
 
 #[test]
 fn opt_level_selects_the_passes_relay_build_runs() {
-    let pm = PassManager::new();
+    let pm = PassManager::new(passlab::passes::registry());
     let names = |level| -> Vec<String> {
         let p = build_pipeline(&pm, level).unwrap();
         assert_eq!(p.name(), "relay.build");

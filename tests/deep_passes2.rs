@@ -31,7 +31,7 @@ fn chain() -> Module {
 fn deep(name: &'static str, options: PassOptions) {
     let m = chain();
     common::on_small_stack(move || {
-        let mut pm = PassManager::new();
+        let mut pm = PassManager::new(passlab::passes::registry());
         let pass = pm.create(name, &options).expect("registered");
         let ctx = PassContext::builder().opt_level(3).build().unwrap();
         let out = pm
@@ -100,7 +100,7 @@ fn inline_globals_on_long_chains() {
     common::on_small_stack(|| {
         let text = passlab::testgen::inline_chains_model(COUNT);
         let m = infer_module(&parse_module(&text, "chains").expect("parses")).expect("types");
-        let pm = PassManager::new();
+        let pm = PassManager::new(passlab::passes::registry());
         let pass = pm.create("InlineGlobals", &PassOptions::new()).unwrap();
         let out = pm.run(&pass, &m).unwrap();
         well_formed::check_module(&out).unwrap();
@@ -133,7 +133,7 @@ fn inline_globals_on_a_hundred_thousand_calls() {
         }
         text += &format!("def @main(%y: int32) {{ @f{}(%y) }}\n", COUNT - 1);
         let m = parse_module(&text, "calls").expect("parses");
-        let pm = PassManager::new();
+        let pm = PassManager::new(passlab::passes::registry());
         let pass = pm.create("InlineGlobals", &PassOptions::new()).unwrap();
         let out = pm.run(&pass, &m).unwrap();
         assert_eq!(out.names(), vec!["main"]);
@@ -186,7 +186,7 @@ fn simplify_expr_on_a_million_nested_rewrites() {
         }
         let _ = writeln!(text, "  %{}\n}}", n - 1);
         let m = infer_module(&parse_module(&text, "adds").expect("parses")).expect("types");
-        let mut pm = PassManager::new();
+        let mut pm = PassManager::new(passlab::passes::registry());
         let pass = pm.create("SimplifyExpr", &PassOptions::new()).unwrap();
         let ctx = PassContext::builder().opt_level(3).build().unwrap();
         let out = pm.with_context(&ctx, |pm| pm.run(&pass, &m)).unwrap();

@@ -94,7 +94,7 @@ fn everything(text: String) {
     let shown = print_module(&typed);
     let typed_back = parse_module(&shown, "typed").expect("typed text parses");
     assert!(module_equal(&typed, &typed_back, true));
-    let mut pm = PassManager::new();
+    let mut pm = PassManager::new(passlab::passes::registry());
     let ctx = PassContext::builder()
         .opt_level(3)
         .build()

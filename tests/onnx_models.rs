@@ -177,7 +177,7 @@ fn every_operator_model_imports_and_type_checks_or_is_listed() {
 fn the_light_models_run_through_the_standard_pipeline_at_opt_level_3() {
     let models = light_models();
     assert_eq!(models.len(), 9, "{models:?}");
-    let mut pm = PassManager::new();
+    let mut pm = PassManager::new(passlab::passes::registry());
     let names = [
         "InferType",
         "SimplifyInference",

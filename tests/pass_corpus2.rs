@@ -36,7 +36,7 @@ fn body(text: &str) -> String {
 /// Runs the registered pass `name` with `options` inside `Sequential([..])` at `opt_level`,
 /// so its required passes run first, as in a TVM script.
 fn run(name: &str, options: PassOptions, opt_level: i32, m: &Module) -> Module {
-    let mut pm = PassManager::new();
+    let mut pm = PassManager::new(passlab::passes::registry());
     let pass = pm.create(name, &options).expect("registered pass");
     let seq = passlab::pass::Sequential::new(vec![pass]).into_pass();
     let ctx = PassContext::builder().opt_level(opt_level).build().unwrap();
@@ -131,7 +131,7 @@ fn convert_layout_doc_reproduces_tvm() {
     let input = parse("convert_layout_doc.before.relay");
     let desired =
         passlab::pass::ConfigValue::Map(vec![("nn.conv2d".into(), vec!["NCHW", "default"].into())]);
-    let pm = PassManager::new();
+    let pm = PassManager::new(passlab::passes::registry());
     let pass = pm
         .create(
             "ConvertLayout",
@@ -194,7 +194,7 @@ fn every_typed_corpus_program_survives_every_pass() {
         ("InlineGlobals", PassOptions::new()),
         ("RemoveUnusedFunctions", PassOptions::new()),
     ];
-    let pm = PassManager::new();
+    let pm = PassManager::new(passlab::passes::registry());
     let mut checked = 0;
     for name in &names {
         let text = corpus(name);

@@ -5,7 +5,7 @@ mod support;
 
 use expect_test::expect;
 use passlab::pass::ConfigValue;
-use passlab::pass::{PassKind, PassOptions, Registry};
+use passlab::pass::{PassKind, PassOptions};
 use support::*;
 
 fn describe(r: Result<passlab::pass::Pass, passlab::pass::PassError>) -> String {
@@ -22,7 +22,7 @@ fn describe(r: Result<passlab::pass::Pass, passlab::pass::PassError>) -> String 
 
 #[test]
 fn passes_are_built_by_name_with_checked_options() {
-    let reg = Registry::builtin();
+    let reg = passlab::passes::registry();
     let cases = [
         ("PrintIR", PassOptions::new()),
         ("PrintIR", PassOptions::new().with("header", "x")),
@@ -53,7 +53,7 @@ fn passes_are_built_by_name_with_checked_options() {
 
 #[test]
 fn the_table_lists_every_builtin_pass() {
-    let reg = Registry::builtin();
+    let reg = passlab::passes::registry();
     let rows: Vec<String> = reg
         .entries()
         .iter()

@@ -92,7 +92,7 @@ fn run_pipeline(pipeline: &str, m: &Module) -> Result<Module, String> {
     let Some(Value::Pass(pass)) = session.var("__pipeline") else {
         return Err(format!("cannot build the pipeline: {}", out.plain()));
     };
-    let mut pm = PassManager::new();
+    let mut pm = PassManager::new(passlab::passes::registry());
     let ctx = PassContext::builder()
         .opt_level(3)
         .build()

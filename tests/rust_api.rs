@@ -71,7 +71,7 @@ fn multiplies(m: &Module) -> usize {
 fn a_rust_pass_in_a_pipeline_with_standard_passes() {
     let m = parse_module(MODEL, "model.relay").unwrap();
     let sink = BufferSink::new();
-    let mut pm = PassManager::new().with_sink(Arc::new(sink.clone()));
+    let mut pm = PassManager::new(passlab::passes::registry()).with_sink(Arc::new(sink.clone()));
     let simplify = simplify_arith();
 
     // Alone, the pass cannot see the `1` behind `subtract(2f, 1f)`.
@@ -143,7 +143,7 @@ fn a_rust_pass_in_a_pipeline_with_standard_passes() {
 fn a_registered_rust_pass_is_found_by_required_lists() {
     let m = parse_module(MODEL, "model.relay").unwrap();
     let sink = BufferSink::new();
-    let mut pm = PassManager::new().with_sink(Arc::new(sink.clone()));
+    let mut pm = PassManager::new(passlab::passes::registry()).with_sink(Arc::new(sink.clone()));
     assert!(pm.pass("SimplifyArith").is_err(), "not registered yet");
     pm.register(simplify_arith(), "x*1 -> x, x+0 -> x");
     let count = module_pass(
@@ -215,7 +215,7 @@ fn an_op_from_another_copy_of_the_op_table_is_the_same_op() {
     let mut m2 = Module::new();
     m2.add("main", Expr::function(Function { body, ..f.clone() }))
         .unwrap();
-    let pm = PassManager::new();
+    let pm = PassManager::new(passlab::passes::registry());
     let typed = pm.run(&pm.pass("InferType").unwrap(), &m2).unwrap();
     assert!(
         print_module(&typed).contains("add(%x, %x) /* ty=float32 */"),

@@ -12,7 +12,7 @@ use passlab::passes::infer_type::infer_module;
 use passlab::text::{parse_module, print_module};
 
 fn run(pass: &str, m: &Module) -> Module {
-    let mut pm = PassManager::new();
+    let mut pm = PassManager::new(passlab::passes::registry());
     let p = pm
         .create(pass, &PassOptions::default())
         .expect("registered");

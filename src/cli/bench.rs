@@ -137,7 +137,7 @@ pub fn bench(
     overhead: Option<usize>,
     cold: bool,
 ) -> Result<BenchReport, String> {
-    let pm = PassManager::new();
+    let pm = PassManager::new(passlab::passes::registry());
     let runs = runs.max(1);
     let infer = pm
         .create("InferType", &PassOptions::new())
@@ -199,7 +199,7 @@ pub fn bench(
         )
         .into_pass();
         let per_pass = |instruments: Vec<InstrumentRef>| -> f64 {
-            let mut pm = PassManager::new();
+            let mut pm = PassManager::new(passlab::passes::registry());
             let ctx = PassContext::builder()
                 .instruments(instruments)
                 .build()

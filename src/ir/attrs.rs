@@ -55,6 +55,36 @@ impl Hash for AttrValue {
     }
 }
 
+/// The value as an error message shows it: the text format's spelling for everything but
+/// floats, which show Rust's shortest round-trip digits with the `f` suffix (the printer in
+/// `crate::text` writes TVM's `%g` digits).
+impl std::fmt::Display for AttrValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AttrValue::Null => f.write_str("None"),
+            AttrValue::Bool(b) => f.write_str(if *b { "True" } else { "False" }),
+            AttrValue::Int(i, 64) => write!(f, "{i}i64"),
+            AttrValue::Int(i, 16) => write!(f, "{i}i16"),
+            AttrValue::Int(i, _) => write!(f, "{i}"),
+            AttrValue::Float(x) if x.is_nan() => f.write_str("nanf"),
+            AttrValue::Float(x) => write!(f, "{x}f"),
+            AttrValue::Str(s) => write!(f, "{s:?}"),
+            AttrValue::Array(items) => {
+                f.write_str("[")?;
+                for (n, item) in items.iter().enumerate() {
+                    if n > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                f.write_str("]")
+            }
+            AttrValue::Any => f.write_str("?"),
+            AttrValue::Meta(k, i) => write!(f, "meta[{k}][{i}]"),
+        }
+    }
+}
+
 impl AttrValue {
     pub fn int(v: i64) -> AttrValue {
         AttrValue::Int(v, 32)

@@ -11,6 +11,7 @@ use super::attrs::{AttrValue, Attrs};
 use super::op::{Op, OpDef};
 use super::tensor::Constant;
 use super::types::{Type, TypeVar};
+pub use crate::diagnostic::Span;
 use ecow::EcoString;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,28 +22,6 @@ use std::sync::{Arc, OnceLock};
 /// std's 16: an `ExprNode` fits mimalloc's 64-byte size class, one cache line, and a `VarNode`
 /// the 48-byte class.
 type NodeArc<T> = triomphe::Arc<T>;
-
-/// A byte range in the source text an expression was parsed from.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
-pub struct Span {
-    pub lo: u32,
-    pub hi: u32,
-}
-
-impl Span {
-    pub const DUMMY: Span = Span { lo: 0, hi: 0 };
-
-    pub fn new(lo: usize, hi: usize) -> Span {
-        Span {
-            lo: lo as u32,
-            hi: hi as u32,
-        }
-    }
-
-    pub fn is_dummy(&self) -> bool {
-        self.lo == 0 && self.hi == 0
-    }
-}
 
 /// A local variable. Identity is the allocation; the name is only a hint for printing.
 #[derive(Clone)]

@@ -367,10 +367,8 @@ pub fn is_default(schema: &AttrSchema, name: &str, value: &AttrValue) -> bool {
 fn coerce(field: &AttrField, v: AttrValue) -> Result<AttrValue, String> {
     let bad = |v: &AttrValue| {
         Err(format!(
-            "attribute `{}` expects {:?}, got {}",
-            field.name,
-            field.kind,
-            crate::text::attr_value_to_string(v)
+            "attribute `{}` expects {:?}, got {v}",
+            field.name, field.kind
         ))
     };
     Ok(match (field.kind, v) {

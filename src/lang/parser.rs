@@ -4,9 +4,9 @@
 //! mean" for misspelt statement keywords. Nesting grows the stack on demand.
 
 use super::ast::*;
+use crate::diagnostic::ParseError;
 use crate::ir::Span;
 use crate::text::lexer::{fail, fatal, PErr, R};
-use crate::text::ParseError;
 use nom::bytes::complete::{tag, take_while, take_while1};
 use nom::character::complete::digit1;
 use std::cell::Cell;

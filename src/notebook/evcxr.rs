@@ -6,7 +6,7 @@ use super::{write_evcxr, ModuleDiff, NotebookDisplay, PassTree};
 use crate::instrument::{Instrument, PassTimingInstrument, Stats};
 use crate::ir::{Expr, Module};
 use crate::pass::{Pass, PassContext};
-use crate::session::render::Rendering;
+use crate::present::render::Rendering;
 use crate::session::Outputs;
 use std::io::{self, Write};
 

@@ -129,7 +129,7 @@ fn function_display() {
 }
 
 fn pipeline() -> Pass {
-    let pm = PassManager::new();
+    let pm = PassManager::new(crate::passes::registry());
     let simplify = function_pass(PassInfo::new("Simplify", 1), |_, f, _, _| Ok(f.clone()));
     let checked = module_pass(
         PassInfo::new("Checked", 0).required_passes(&["InferType"]),
@@ -248,7 +248,7 @@ fn timed_run(clock: &ManualClock, instrument: crate::instrument::InstrumentRef) 
         .instrument(instrument)
         .build()
         .unwrap();
-    let mut pm = PassManager::new();
+    let mut pm = PassManager::new(crate::passes::registry());
     pm.with_context(&ctx, |pm| pm.run(&seq, &module())).unwrap();
 }
 
@@ -318,7 +318,7 @@ fn stats_display() {
         .instrument(stats.clone())
         .build()
         .unwrap();
-    let mut pm = PassManager::new();
+    let mut pm = PassManager::new(crate::passes::registry());
     pm.with_context(&ctx, |pm| pm.run(&seq, &module())).unwrap();
     check(
         &*stats,

@@ -9,8 +9,8 @@
 use super::config::{Config, ConfigValue};
 use super::error::{InstrumentPoint, PassError};
 use super::info::PassInfo;
+use super::instrument::{self, InstrumentCx, InstrumentRef};
 use super::sink::{lock, OutputSink};
-use crate::instrument::{self, InstrumentCx, InstrumentRef};
 use crate::ir::Module;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -17,11 +17,11 @@
 use super::diagnostics::PassDiagnostic;
 use super::error::{panic_message, InstrumentPoint, PassError, PassErrorKind};
 use super::info::PassInfo;
+use super::instrument::{self, InstrumentCx, InstrumentRef};
 use super::observer::{Flow, PassEvent, PassObserver};
 use super::registry::Registry;
 use super::sink::{emit, ChunkKind, OutputSink};
 use super::{Pass, PassContext};
-use crate::instrument::{self, InstrumentCx, InstrumentRef};
 use crate::ir::{structural::module_hash, Module};
 use std::mem::ManuallyDrop;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -423,7 +423,7 @@ mod tests {
     fn fresh_cx() -> PassCx {
         PassCx::new(
             PassContext::default(),
-            Arc::new(Registry::builtin()),
+            Arc::new(crate::passes::registry()),
             Arc::new(NullSink),
         )
     }
@@ -475,7 +475,7 @@ mod tests {
             })
         };
         let pipeline = sequential(vec![marker("A"), marker("B"), swap_in, marker("B")]);
-        let mut cx = PassCx::new(ctx, Arc::new(Registry::builtin()), Arc::new(NullSink));
+        let mut cx = PassCx::new(ctx, Arc::new(crate::passes::registry()), Arc::new(NullSink));
         cx.run(&pipeline, &crate::ir::Module::new()).unwrap();
         assert_eq!(*ran.lock().unwrap(), vec!["A", "B"]);
     }

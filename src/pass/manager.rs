@@ -15,11 +15,11 @@
 
 use super::error::PassErrorKind;
 use super::funnel::PassCx;
+use super::instrument::InstrumentRef;
 use super::observer::PassObserver;
 use super::registry::{PassOptions, Registry};
 use super::sink::{NullSink, OutputSink};
 use super::{Pass, PassContext, PassError};
-use crate::instrument::InstrumentRef;
 use crate::ir::Module;
 use std::ops::{Deref, DerefMut};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -44,21 +44,16 @@ pub struct PassManager {
     observer: Option<Arc<dyn PassObserver>>,
 }
 
-impl Default for PassManager {
-    fn default() -> Self {
-        PassManager::new()
-    }
-}
-
 impl PassManager {
-    /// A fresh session: default context (opt_level 2), empty stack, the built-in passes.
-    pub fn new() -> PassManager {
+    /// A fresh session: default context (opt_level 2), empty stack, the passes of `registry`
+    /// (`crate::passes::registry()` for the built-in ones; the pass layer knows no pass by name).
+    pub fn new(registry: Registry) -> PassManager {
         PassManager {
             default: PassContext::default(),
             stack: Vec::new(),
             entries: Vec::new(),
             next_entry: 0,
-            registry: Arc::new(Registry::builtin()),
+            registry: Arc::new(registry),
             sink: Arc::new(NullSink),
             interrupt: None,
             observer: None,

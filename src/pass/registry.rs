@@ -1,7 +1,8 @@
 //! The pass registry: pass name -> constructor with keyword options. It is the only list of
 //! pass names: it builds passes by name (the command language's `FoldConstant()`), resolves
 //! `required` lists, and feeds `passes`, help, completion and "did you mean". The built-in
-//! rows come from [`crate::passes::BUILTIN_PASSES`]; a session adds user passes on top.
+//! rows come from a table such as
+//! `crate::passes::BUILTIN_PASSES`, given to the pass manager; a session adds user passes on top.
 
 use super::config::{ConfigType, ConfigValue};
 use super::error::PassErrorKind;
@@ -110,10 +111,10 @@ impl Registry {
         Registry::default()
     }
 
-    /// The built-in passes.
-    pub fn builtin() -> Registry {
+    /// A registry of the rows of a table like `crate::passes::BUILTIN_PASSES`.
+    pub fn from_entries(entries: &[PassEntry]) -> Registry {
         let mut r = Registry::empty();
-        for e in crate::passes::BUILTIN_PASSES {
+        for e in entries {
             r.add_entry(e);
         }
         r

@@ -14,12 +14,12 @@ pub mod breakpoint;
 pub mod worker;
 
 use super::history::RunHistory;
-use super::render::Tab;
 use super::suspend::Suspension;
 use super::{Outputs, Session, SessionError, Value};
 use crate::ir::{Module, Span};
 use crate::lang::ast::BreakSpec;
 use crate::pass::sink::lock;
+use crate::present::render::Tab;
 use breakpoint::{Breakpoints, When};
 use std::sync::{Arc, Mutex};
 use worker::Resume;
@@ -184,7 +184,7 @@ impl Session {
         let plain = format!("{title}\n{}", tab.plain());
         let html = format!(
             "<div class=\"passlab-history\"><div style=\"font-family:monospace\">{}</div>{}</div>",
-            super::outputs::html_escape(&title),
+            crate::present::html_escape(&title),
             tab.html()
         );
         out.display(plain, None, Some(html));

@@ -2,14 +2,14 @@
 //! `vars`, `diff`, `help`): the session's side, which knows the current context and the
 //! variables. How each value looks is in `render.rs`, shared with the notebook displays.
 
-use super::render::{
+use super::{Outputs, Session, SessionError, Value};
+use crate::instrument::PassTimingInstrument;
+use crate::ir::{Module, Span};
+use crate::present::render::{
     context_rendering, diff_rendering, function_rendering, instrument_rendering, module_rendering,
     module_summary, module_text, pass_line_rendering, pass_tree_rendering, single_function,
     timing_rendering, Rendering, Tab,
 };
-use super::{Outputs, Session, SessionError, Value};
-use crate::instrument::PassTimingInstrument;
-use crate::ir::{Module, Span};
 
 impl Session {
     /// Shows a value: `full` for `show`, else a summary for big modules.

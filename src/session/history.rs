@@ -5,12 +5,12 @@
 //! `history` shows the steps as a table; `history[k]` is the module after step k (`history[0]`
 //! the run's input, negative k counts from the end).
 
-use super::render::Tab;
 use crate::instrument::print_changed::changed_functions;
 use crate::instrument::stats::module_node_count;
 use crate::instrument::timing::human_duration;
 use crate::ir::Module;
 use crate::pass::PassInfo;
+use crate::present::render::Tab;
 use std::time::Duration;
 
 /// One pass that ran.

@@ -2,6 +2,7 @@
 //! values, errors), each with a plain rendering, an optional coloured one for terminals, and
 //! an optional HTML one for Jupyter. Front ends choose; nothing here touches a terminal.
 
+use crate::present::{html_escape, pre};
 /// The kind of one part of the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PartKind {
@@ -210,24 +211,4 @@ impl Outputs {
             })
             .collect()
     }
-}
-
-/// Plain text as an HTML `<pre>` block.
-pub(crate) fn pre(text: &str) -> String {
-    format!("<pre>{}</pre>", html_escape(text))
-}
-
-/// Escapes text for HTML.
-pub fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
 }

@@ -4,11 +4,11 @@
 //! worker thread writes here too; the session drains it after the statement, a pause or the
 //! end of a run.
 
-use super::diff;
 use super::outputs::Outputs;
-use super::render::Front;
 use crate::pass::sink::{lock, Chunk, ChunkKind, OutputSink};
-use crate::text::{highlight, highlight_html};
+use crate::present::diff;
+use crate::present::render::Front;
+use crate::present::{highlight, highlight_html};
 use std::sync::{Arc, Mutex};
 
 /// Collects chunks; clones share the same buffer.

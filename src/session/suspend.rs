@@ -158,7 +158,7 @@ impl Session {
         });
         let html = format!(
             "<pre class=\"passlab-pause\" style=\"color:#b58900;font-weight:bold\">{}</pre>",
-            super::outputs::html_escape(&text)
+            crate::present::html_escape(&text)
         );
         out.pause(text, ansi, Some(html));
     }

@@ -19,44 +19,13 @@
 use super::hash_name;
 use super::lexer::*;
 use super::metadata::{self, MetaTable};
-use crate::diagnostic::Diagnostic;
+pub use crate::diagnostic::ParseError;
 use crate::ir::op::Op;
 use crate::ir::*;
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::sync::Arc;
-
-/// A syntax or name error, with the byte span it points at.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError {
-    pub message: String,
-    pub span: Span,
-    pub label: Option<String>,
-}
-
-impl ParseError {
-    /// `error: ...`, then `--> name:line:col`, the line and a caret.
-    pub fn render(&self, source_name: &str, text: &str, color: bool) -> String {
-        self.diagnostic().render(source_name, text, color)
-    }
-
-    pub fn diagnostic(&self) -> Diagnostic {
-        Diagnostic {
-            message: self.message.clone(),
-            span: self.span,
-            label: self.label.clone(),
-        }
-    }
-}
-
-impl std::fmt::Display for ParseError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ParseError {}
 
 /// Parses a module. `source_name` is used in spans' rendering only.
 pub fn parse_module(text: &str, source_name: &str) -> Result<Module, ParseError> {

@@ -58,7 +58,7 @@ pub struct Runner {
 
 impl Default for Runner {
     fn default() -> Self {
-        let pm = PassManager::new();
+        let pm = PassManager::new(passlab::passes::registry());
         let pipeline = sequential(
             PIPELINE
                 .iter()

@@ -20,7 +20,7 @@ pub struct Lab {
 impl Lab {
     pub fn new() -> Lab {
         let sink = BufferSink::new();
-        let pm = PassManager::new().with_sink(Arc::new(sink.clone()));
+        let pm = PassManager::new(passlab::passes::registry()).with_sink(Arc::new(sink.clone()));
         Lab { pm, sink }
     }
 

@@ -166,7 +166,7 @@ pub fn highlight_line(line: &str, bracket: Option<usize>) -> String {
             let close = line[i + 3..].find("\"\"\"");
             let inner_end = close.map(|e| i + 3 + e).unwrap_or(b.len());
             out.push_str(&"\"\"\"".green().to_string());
-            out.push_str(&passlab::text::highlight(&line[i + 3..inner_end]));
+            out.push_str(&passlab::present::highlight(&line[i + 3..inner_end]));
             if close.is_some() {
                 out.push_str(&"\"\"\"".green().to_string());
                 i = inner_end + 3;

@@ -8,7 +8,7 @@ use crate::instrument::verify::verify_module;
 use crate::ir::{expr_equal, Module};
 use crate::lang::ast::BreakSpec;
 use crate::pass::PassInfo;
-use crate::session::render::Tab;
+use crate::present::render::Tab;
 use std::time::Duration;
 
 /// When a breakpoint pauses a run.

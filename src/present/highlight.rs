@@ -185,7 +185,7 @@ pub fn highlight_html(text: &str) -> String {
             Class::Callee => "font-weight:bold",
             Class::Plain => "",
         };
-        let esc = crate::session::outputs::html_escape(tok);
+        let esc = super::html_escape(tok);
         if style.is_empty() {
             out.push_str(&esc);
         } else {

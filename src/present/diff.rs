@@ -4,7 +4,7 @@
 //! the single source of truth (what transcripts compare) and the others only decorate it.
 //! Lines before the `---` header (such as `FoldConstant changed @main`) are a heading.
 
-use super::outputs::html_escape;
+use super::html_escape;
 use similar::{ChangeTag, TextDiff};
 
 const RESET: &str = "\x1b[0m";

@@ -5,11 +5,12 @@
 //! session's `display.rs` and the notebook displays (`crate::notebook`, evcxr) both call these,
 //! so every value looks the same in the REPL, our Jupyter kernel and evcxr.
 
-use super::outputs::{html_escape, pre};
+use super::{highlight, highlight_html};
+use super::{html_escape, pre};
 use crate::instrument::{Instrument, PassTimingInstrument, StatRecord, Stats};
 use crate::ir::{visit, Expr, ExprKind, Module};
 use crate::pass::{Gate, Pass, PassContext};
-use crate::text::{highlight, highlight_html, print_expr, print_module_with, PrintOptions};
+use crate::text::{print_expr, print_module_with, PrintOptions};
 use comfy_table::{presets, Table};
 
 /// Modules longer than this are summarised when displayed without `show`.
