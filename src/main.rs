@@ -300,6 +300,11 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
         Command::Run { file, keep_going } => {
             let text = read(&file)?;
             let mut s = session_for(&file, color);
+            // Output streams while a statement runs (a long pipeline's Trace lines).
+            s.set_live(Some(std::sync::Arc::new(cli::repl::stdio::Terminal::new(
+                color,
+                s.interrupt_flag(),
+            ))));
             let report = replay::run(&mut s, &text, keep_going, |t| {
                 stdio::out(t);
             });

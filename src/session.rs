@@ -20,7 +20,7 @@ mod tensors;
 pub mod value;
 
 pub use error::{Origin, SessionError};
-pub use outputs::{Outputs, Part, PartKind};
+pub use outputs::{LiveOutput, Outputs, Part, PartKind};
 pub use value::Value;
 
 use crate::instrument::InstrumentRef;
@@ -68,6 +68,8 @@ pub struct Session {
     /// The statements being executed, outermost first (a block's body statement is inside
     /// the block's): where a panic is reported.
     running: Vec<crate::ir::Span>,
+    /// Where output goes as it is produced, when a front end streams (`set_live`).
+    live: Option<Arc<dyn outputs::LiveOutput>>,
 }
 
 impl Default for Session {
@@ -99,6 +101,7 @@ impl Session {
             debug: Debugger::default(),
             contexts: contexts::Contexts::default(),
             running: Vec::new(),
+            live: None,
         }
     }
 
@@ -124,6 +127,14 @@ impl Session {
             color: self.color,
             html: self.html,
         }
+    }
+
+    /// Streams output to `front` as it is produced (or stops streaming, with `None`): the
+    /// output of passes and instruments while a pass runs, `print`, displayed values and
+    /// warnings as each statement produces them. `execute` then returns only the tail of its
+    /// output: the input's result, a pause, or its error (see [`Outputs`]).
+    pub fn set_live(&mut self, front: Option<Arc<dyn outputs::LiveOutput>>) {
+        self.live = front;
     }
 
     /// Exits every entered context, innermost first (end of a session); a paused run is
@@ -199,7 +210,21 @@ impl Session {
         });
         self.interrupt
             .store(false, std::sync::atomic::Ordering::SeqCst);
-        let mut out = Outputs::new();
+        let mut out = match &self.live {
+            Some(front) => {
+                let live = Arc::new(outputs::Live::new(front.clone()));
+                self.sink.set_live(Some((live.clone(), self.front())));
+                Outputs::streaming(live)
+            }
+            None => Outputs::new(),
+        };
+        self.execute_statements(range, &mut out);
+        self.sink.set_live(None);
+        out.finish();
+        out
+    }
+
+    fn execute_statements(&mut self, range: std::ops::Range<usize>, out: &mut Outputs) {
         let text = self.input.text.clone();
         let parsed = catch_unwind(AssertUnwindSafe(|| {
             crate::lang::parse_program_range(&text, range.clone())
@@ -208,32 +233,31 @@ impl Session {
             Ok(Ok(s)) => s,
             Ok(Err(e)) => {
                 let err = SessionError::from_parse(e);
-                self.push_error(&mut out, &err);
-                return out;
+                self.push_error(out, &err);
+                return;
             }
             Err(payload) => {
                 let message = crate::pass::error::panic_message(&*payload);
                 let whole = crate::ir::Span::new(range.start, range.end);
-                self.push_error(&mut out, &SessionError::panicked(&message, whole));
-                return out;
+                self.push_error(out, &SessionError::panicked(&message, whole));
+                return;
             }
         };
         let origin = self.input.clone();
         for stmt in &stmts {
-            out.result = None;
-            let r = self.run_guarded(stmt, &origin, &mut out);
+            out.clear_result();
+            let r = self.run_guarded(stmt, &origin, out);
             match r {
                 Ok(Exec::Done) => self.undo.clear(),
                 // The statement waits at a breakpoint; the next ones run while it is paused.
-                Ok(Exec::Paused(p)) => self.suspend(p, 0, &mut out),
+                Ok(Exec::Paused(p)) => self.suspend(p, 0, out),
                 Err(e) => {
                     self.undo.clear();
-                    self.push_error(&mut out, &e);
+                    self.push_error(out, &e);
                     break;
                 }
             }
         }
-        out
     }
 
     /// Runs a top-level statement. A panic in it (a bug: bad input never panics) becomes an
@@ -348,11 +372,11 @@ impl Session {
                 let v = value();
                 self.drain_sink(out);
                 if !matches!(v, Value::None) {
-                    let before = out.parts.len();
+                    let before = out.count();
                     self.display_value(&v, false, out);
                     // A top-level expression's value is the input's result (`Outputs::result`).
-                    if self.running.len() == 1 && out.parts.len() > before {
-                        out.result = Some(out.parts.len() - 1);
+                    if self.running.len() == 1 && out.count() > before {
+                        out.mark_result();
                     }
                 }
                 Ok(())

@@ -251,3 +251,104 @@ fn quit_and_exit_call_leave_the_repl() {
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "1\n");
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// The statements that build `seq`: 10,000 InferType runs (minutes of work on `m`).
+fn long_pipeline(p: &mut PtySession) {
+    let ten = ["InferType()"; 10].join(", ");
+    run(
+        p,
+        &format!("s1 = Sequential([{ten}]); print(\"s1 ok\")"),
+        "\r\ns1 ok",
+    );
+    for (name, inner) in [("s2", "s1"), ("s3", "s2"), ("seq", "s3")] {
+        let ten = [inner; 10].join(", ");
+        let marker = format!("{name} ok");
+        run(
+            p,
+            &format!("{name} = Sequential([{ten}]); print(\"{marker}\")"),
+            &format!("\r\n{marker}"),
+        );
+    }
+}
+
+/// Output appears as passes produce it, and Ctrl-C stops a flood of it: PrintAfterAll prints
+/// the module after each of 10,000 passes; the first print shows while the pipeline runs (it
+/// would otherwise show only minutes later, after the test's timeout), and Ctrl-C drops the
+/// rest and stops the run at the next pass boundary.
+#[test]
+fn output_streams_while_a_pipeline_runs_and_ctrl_c_stops_a_flood() {
+    let dir = tmp("stream");
+    let model = dir.join("model.relay");
+    std::fs::write(&model, passlab::testgen::conv_model(40)).unwrap();
+    let mut p = repl(&dir.join("history"));
+    run(
+        &mut p,
+        &format!("m = load(\"{}\"); print(\"loaded\")", model.display()),
+        "\r\nloaded",
+    );
+    long_pipeline(&mut p);
+    p.send_line("with PassContext(instruments=[PrintAfterAll()]) { m2 = seq(m) }")
+        .unwrap();
+    p.exp_string("def @main(")
+        .expect("the first module printed while the pipeline runs");
+    p.send_control('c').unwrap();
+    p.exp_string("output stopped")
+        .expect("Ctrl-C stops the output");
+    p.exp_string("interrupted before pass ")
+        .expect("and the run, at a pass boundary");
+    p.exp_string(">>> ").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    run(&mut p, "m2", "unknown name `m2`");
+    run(&mut p, "print(\"still here\")", "\r\nstill here");
+    ctrl_d(&mut p);
+    p.exp_eof().unwrap();
+}
+
+/// Piped input streams too: the first Trace line of a statement that runs for minutes is read
+/// while it runs.
+#[test]
+fn piped_stdin_streams_trace_lines_while_the_statement_runs() {
+    use std::io::{BufRead, Write};
+    let dir = tmp("stream-piped");
+    let model = dir.join("model.relay");
+    std::fs::write(&model, passlab::testgen::conv_model(40)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_passlab"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ten = |p: &str| [p; 10].join(", ");
+    let script = format!(
+        "m = load(\"{}\")\ns1 = Sequential([{}])\ns2 = Sequential([{}])\n\
+         s3 = Sequential([{}])\nseq = Sequential([{}])\n\
+         with PassContext(instruments=[Trace(name=\"t\")]) {{ m2 = seq(m) }}\n",
+        model.display(),
+        ten("InferType()"),
+        ten("s1"),
+        ten("s2"),
+        ten("s3"),
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(script.as_bytes()).unwrap();
+    // Standard input stays open: the REPL is still reading when the pipeline runs.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let first = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("a line while the pipeline runs");
+    assert_eq!(first, "[t] enter_pass_ctx");
+    let second = rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
+    assert_eq!(second, "[t] should_run sequential");
+    assert!(child.try_wait().unwrap().is_none(), "still running");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(stdin);
+}

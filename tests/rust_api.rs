@@ -223,3 +223,59 @@ fn an_op_from_another_copy_of_the_op_table_is_the_same_op() {
         print_module(&typed)
     );
 }
+
+/// A session that streams (`set_live`) hands each part to the front end as it is produced:
+/// instrument output from the thread that runs the pass, while it runs; displays and `print`
+/// in statement order; and returns only the tail: the input's result (or its error).
+#[test]
+fn a_live_session_streams_parts_in_order_and_returns_the_result() {
+    use passlab::session::{Part, PartKind};
+    use std::sync::Mutex;
+    let seen: Arc<Mutex<Vec<(PartKind, String, std::thread::ThreadId)>>> = Arc::default();
+    let mut s = Session::new();
+    let log = seen.clone();
+    s.set_live(Some(Arc::new(move |p: &Part| {
+        log.lock()
+            .unwrap()
+            .push((p.kind, p.plain.clone(), std::thread::current().id()))
+    })));
+    let out = s.execute(
+        "m = parse(\"def @main(%x: float32) { add(%x, 1f) }\")\nshow m\nprint(\"between\")\n\
+         with PassContext(instruments=[Trace(name=\"t\")]) {\n  m2 = InferType()(m)\n}\nequal(m, m)",
+    );
+    let seen = seen.lock().unwrap();
+    let me = std::thread::current().id();
+    assert_eq!(seen[0].0, PartKind::Display);
+    assert!(seen[0].1.contains("def @main"), "{:?}", seen[0]);
+    assert_eq!(seen[1].1, "between\n");
+    let trace: Vec<_> = seen
+        .iter()
+        .filter(|(_, t, _)| t.starts_with("[t] "))
+        .collect();
+    assert_eq!(trace.first().unwrap().1, "[t] enter_pass_ctx\n");
+    assert_eq!(trace.last().unwrap().1, "[t] exit_pass_ctx\n");
+    // The pass's own lines come from the worker thread that runs it, as it runs.
+    let during: Vec<_> = trace
+        .iter()
+        .filter(|(_, t, _)| t.contains("InferType"))
+        .collect();
+    assert!(
+        !during.is_empty() && during.iter().all(|(_, _, id)| *id != me),
+        "{during:?}"
+    );
+    // The result is not streamed: it is the whole of what `execute` returns.
+    assert_eq!(out.parts.len(), 1, "{out:?}");
+    assert_eq!(out.result(), Some(0));
+    assert_eq!(out.parts[0].plain, "true\n");
+    assert!(!seen.iter().any(|(_, t, _)| t == "true\n"));
+    drop(seen);
+
+    // An error is kept for the front end, after what streamed before it.
+    let out = s.execute("print(\"a\")\nnope");
+    assert!(out.is_error() && out.parts.len() == 1, "{out:?}");
+    assert!(out.parts[0].plain.contains("unknown name `nope`"));
+    // Without a live front end, everything is returned, as before.
+    s.set_live(None);
+    let out = s.execute("print(\"a\")\n1");
+    assert_eq!(out.plain(), "a\n1\n");
+}

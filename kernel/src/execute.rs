@@ -1,12 +1,52 @@
-//! `execute_request`: run a cell on the session thread and turn its [`Outputs`] into iopub
-//! messages. Stream parts become `stream` (stdout), warnings `stream` (stderr), displayed
-//! values `display_data` — except the value of a cell's last statement when it is a bare
-//! expression, which is the cell's `execute_result`, as in IPython — and an error `error`.
+//! `execute_request`: run a cell on the session thread and turn its output into iopub
+//! messages as it is produced. Stream parts become `stream` (stdout), warnings `stream`
+//! (stderr), displayed values `display_data` — except the value of a cell's last statement
+//! when it is a bare expression, which is the cell's `execute_result`, as in IPython — and an
+//! error `error`. A pipeline's instrument output is published while the pipeline runs (the
+//! session streams to [`CellStream`]); after an interrupt, the rest of a flood is dropped.
 
-use crate::kernel::Shared;
+use crate::kernel::{Publisher, Shared};
 use crate::wire::Message;
-use passlab::session::{Part, PartKind};
+use passlab::session::{LiveOutput, Part, PartKind};
 use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// A running cell's output, published as the session produces it.
+struct CellStream {
+    publisher: Publisher,
+    interrupt: Arc<AtomicBool>,
+    stopped: AtomicBool,
+}
+
+impl LiveOutput for CellStream {
+    fn part(&self, part: &Part) {
+        if self.interrupt.load(Ordering::SeqCst) {
+            if !self.stopped.swap(true, Ordering::SeqCst) {
+                self.publisher.publish(
+                    "stream",
+                    json!({"name": "stderr", "text": "interrupted: the rest of the output is dropped\n"}),
+                );
+            }
+            return;
+        }
+        let (msg_type, content) = part_message(part);
+        self.publisher.publish(msg_type, content);
+    }
+}
+
+/// The iopub message of a part that is not the cell's result or error.
+fn part_message(part: &Part) -> (&'static str, Value) {
+    match part.kind {
+        PartKind::Stream => ("stream", json!({"name": "stdout", "text": part.plain})),
+        PartKind::Warning => ("stream", json!({"name": "stderr", "text": part.plain})),
+        PartKind::Clear => ("clear_output", json!({"wait": false})),
+        _ => (
+            "display_data",
+            json!({"data": mime_bundle(part), "metadata": {}, "transient": {}}),
+        ),
+    }
+}
 
 /// What the shell loop needs to know after a cell ran.
 pub struct Executed {
@@ -101,11 +141,21 @@ impl Executor {
         let code = req.code.clone();
         let source = format!("In [{count}]");
         let exprs = req.user_expressions.clone();
+        // A silent cell shows nothing, so nothing streams.
+        let publisher = (!req.silent).then(|| k.publisher(msg));
         let ran = k
             .worker
             .run(move |s| {
                 s.set_source_name(&source);
+                if let Some(publisher) = publisher {
+                    s.set_live(Some(Arc::new(CellStream {
+                        publisher,
+                        interrupt: s.interrupt_flag(),
+                        stopped: AtomicBool::new(false),
+                    })));
+                }
                 let out = s.execute(&code);
+                s.set_live(None);
                 (out, evaluate_user_expressions(s, &exprs))
             })
             .await;
@@ -135,18 +185,13 @@ impl Executor {
             if req.silent {
                 continue;
             }
-            let (msg_type, content) = match part.kind {
-                PartKind::Stream => ("stream", json!({"name": "stdout", "text": part.plain})),
-                PartKind::Warning => ("stream", json!({"name": "stderr", "text": part.plain})),
-                PartKind::Clear => ("clear_output", json!({"wait": false})),
-                _ if Some(i) == result_index => (
+            let (msg_type, content) = if Some(i) == result_index {
+                (
                     "execute_result",
                     json!({"execution_count": count, "data": mime_bundle(part), "metadata": {}}),
-                ),
-                _ => (
-                    "display_data",
-                    json!({"data": mime_bundle(part), "metadata": {}, "transient": {}}),
-                ),
+                )
+            } else {
+                part_message(part)
             };
             k.publish(Some(msg), msg_type, content);
         }

@@ -41,6 +41,16 @@ impl Shared {
         }
     }
 
+    /// A publisher of iopub messages under `parent`, for another thread (the session's, which
+    /// streams a cell's output while it runs).
+    pub fn publisher(&self, parent: &Message) -> Publisher {
+        Publisher {
+            ident: self.ident.clone(),
+            iopub: self.iopub.clone(),
+            parent: parent.clone(),
+        }
+    }
+
     /// Queues an iopub message.
     pub fn publish(&self, parent: Option<&Message>, msg_type: &str, content: Value) {
         let _ = self
@@ -50,6 +60,21 @@ impl Shared {
 
     pub fn status(&self, parent: &Message, state: &str) {
         self.publish(Some(parent), "status", json!({ "execution_state": state }));
+    }
+}
+
+/// Publishes iopub messages under one parent request, from any thread.
+pub struct Publisher {
+    ident: Identity,
+    iopub: mpsc::UnboundedSender<Message>,
+    parent: Message,
+}
+
+impl Publisher {
+    pub fn publish(&self, msg_type: &str, content: Value) {
+        let _ = self
+            .iopub
+            .send(self.ident.publish(Some(&self.parent), msg_type, content));
     }
 }
 

@@ -32,10 +32,12 @@ pub fn run(color: bool) -> i32 {
     let mut session = Session::new();
     session.set_color(color);
     session.set_html(false);
+    let terminal = Arc::new(stdio::Terminal::new(color, session.interrupt_flag()));
+    session.set_live(Some(terminal.clone()));
     if std::io::stdin().is_terminal() {
-        interactive(&mut session)
+        interactive(&mut session, &terminal)
     } else {
-        piped(&mut session)
+        piped(&mut session, &terminal)
     }
 }
 
@@ -48,7 +50,7 @@ fn banner() -> String {
 
 type Ed = Editor<ReplHelper, DefaultHistory>;
 
-fn interactive(session: &mut Session) -> i32 {
+fn interactive(session: &mut Session, terminal: &stdio::Terminal) -> i32 {
     let color = session.color_enabled();
     let shared = Rc::new(RefCell::new(std::mem::take(session)));
     let config = Config::builder()
@@ -64,7 +66,7 @@ fn interactive(session: &mut Session) -> i32 {
             *session = Rc::try_unwrap(shared)
                 .map(RefCell::into_inner)
                 .unwrap_or_default();
-            return piped(session);
+            return piped(session, terminal);
         }
     };
     rl.set_helper(Some(ReplHelper {
@@ -115,6 +117,7 @@ fn interactive(session: &mut Session) -> i32 {
                 if is_quit(&src) {
                     break;
                 }
+                terminal.reset();
                 running.store(true, Ordering::SeqCst);
                 let out = shared.borrow_mut().execute(&src);
                 running.store(false, Ordering::SeqCst);
@@ -174,7 +177,7 @@ fn stdin_line(line: std::io::Result<Vec<u8>>, number: usize) -> Option<String> {
     }
 }
 
-fn piped(session: &mut Session) -> i32 {
+fn piped(session: &mut Session, terminal: &stdio::Terminal) -> i32 {
     let mut buf = String::new();
     let mut scan = Scanner::new();
     let mut failed = false;
@@ -202,6 +205,7 @@ fn piped(session: &mut Session) -> i32 {
         if is_quit(&src) {
             break;
         }
+        terminal.reset();
         let out = session.execute(&src);
         failed |= out.is_error();
         stdio::out(&out.text(session.color_enabled()));

@@ -3,6 +3,8 @@
 //! an optional HTML one for Jupyter. Front ends choose; nothing here touches a terminal.
 
 use crate::present::{html_escape, pre};
+use std::sync::{Arc, Mutex};
+
 /// The kind of one part of the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PartKind {
@@ -36,11 +38,106 @@ pub struct Part {
 }
 
 /// Everything one `execute` call produced.
+///
+/// When the session streams (`Session::set_live`), the parts a front end should show as they
+/// happen have already gone to its [`LiveOutput`] and are not kept here: what is left is the
+/// tail that ends the input (its result, a pause, or its error).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Outputs {
     pub parts: Vec<Part>,
     /// The part that is the input's value (see [`Outputs::result`]).
     pub result: Option<usize>,
+    live: Option<LiveHandle>,
+    /// How many parts went to the live front end.
+    streamed: usize,
+}
+
+/// A front end that shows output as it is produced (a terminal, a Jupyter kernel's `stream`
+/// messages). Parts come in order, from the thread that produced them: a pass's instrument
+/// output arrives from the worker thread that runs the pass, while the statement runs.
+pub trait LiveOutput: Send + Sync {
+    fn part(&self, part: &Part);
+}
+
+impl<F: Fn(&Part) + Send + Sync> LiveOutput for F {
+    fn part(&self, part: &Part) {
+        self(part)
+    }
+}
+
+/// The streaming state shared by a session's outputs and its output sink: the front end, and
+/// the one displayed part held back because it may still turn out to be the input's value
+/// (Jupyter's `execute_result`, which must come last). Anything produced after it releases it.
+pub(crate) struct Live {
+    front: Arc<dyn LiveOutput>,
+    held: Mutex<Held>,
+}
+
+#[derive(Default)]
+struct Held {
+    part: Option<Part>,
+    is_result: bool,
+}
+
+impl Live {
+    pub(crate) fn new(front: Arc<dyn LiveOutput>) -> Live {
+        Live {
+            front,
+            held: Mutex::new(Held::default()),
+        }
+    }
+
+    /// Shows `part` now, after any held part; a part that may be the input's value (`hold`)
+    /// is held instead.
+    pub(crate) fn push(&self, part: Part, hold: bool) {
+        let mut held = crate::pass::sink::lock(&self.held);
+        if let Some(h) = held.part.take() {
+            held.is_result = false;
+            self.front.part(&h);
+        }
+        if hold {
+            held.part = Some(part);
+        } else {
+            self.front.part(&part);
+        }
+    }
+
+    /// Shows the held part, if any.
+    pub(crate) fn release(&self) {
+        let mut held = crate::pass::sink::lock(&self.held);
+        if let Some(h) = held.part.take() {
+            held.is_result = false;
+            self.front.part(&h);
+        }
+    }
+
+    fn mark_result(&self) {
+        let mut held = crate::pass::sink::lock(&self.held);
+        held.is_result = held.part.is_some();
+    }
+
+    /// The held part and whether it is the input's value, leaving nothing held.
+    fn take(&self) -> Option<(Part, bool)> {
+        let mut held = crate::pass::sink::lock(&self.held);
+        let is_result = std::mem::take(&mut held.is_result);
+        held.part.take().map(|p| (p, is_result))
+    }
+}
+
+/// [`Live`] inside [`Outputs`], which compare and print without it.
+#[derive(Clone)]
+struct LiveHandle(Arc<Live>);
+
+impl std::fmt::Debug for LiveHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Live")
+    }
+}
+
+impl PartialEq for LiveHandle {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 fn with_newline(mut s: String) -> String {
@@ -53,6 +150,68 @@ fn with_newline(mut s: String) -> String {
 impl Outputs {
     pub fn new() -> Outputs {
         Outputs::default()
+    }
+
+    /// Outputs that stream through `live` (see [`Outputs`]); [`Outputs::finish`] ends them.
+    pub(crate) fn streaming(live: Arc<Live>) -> Outputs {
+        Outputs {
+            live: Some(LiveHandle(live)),
+            ..Outputs::default()
+        }
+    }
+
+    /// Ends streaming: the held part, if any, becomes this output's tail (and its result when
+    /// it was marked as one).
+    pub(crate) fn finish(&mut self) {
+        let Some(LiveHandle(live)) = self.live.take() else {
+            return;
+        };
+        if let Some((part, is_result)) = live.take() {
+            // An error is the last thing an input produces: nothing is held past one.
+            self.parts.insert(0, part);
+            if is_result {
+                self.result = Some(0);
+            }
+        }
+    }
+
+    /// Marks the part just added as the input's value, so far (see [`Outputs::result`]).
+    pub(crate) fn mark_result(&mut self) {
+        match &self.live {
+            Some(LiveHandle(live)) => live.mark_result(),
+            None => self.result = self.parts.len().checked_sub(1),
+        }
+    }
+
+    /// A new statement starts: what came before is not the input's value.
+    pub(crate) fn clear_result(&mut self) {
+        self.result = None;
+        if let Some(LiveHandle(live)) = &self.live {
+            live.release();
+        }
+    }
+
+    /// How many parts this output has had, streamed ones included (merged stream text counts
+    /// once).
+    pub(crate) fn count(&self) -> usize {
+        self.parts.len() + self.streamed
+    }
+
+    /// Adds a part: a streaming output shows it now (holding a display, which may be the
+    /// result) and keeps only errors.
+    fn push(&mut self, part: Part) {
+        match &self.live {
+            Some(LiveHandle(live)) if part.kind != PartKind::Error => {
+                let hold = matches!(part.kind, PartKind::Display | PartKind::Pause);
+                live.push(part, hold);
+                self.streamed += 1;
+            }
+            Some(LiveHandle(live)) => {
+                live.release();
+                self.parts.push(part);
+            }
+            None => self.parts.push(part),
+        }
     }
 
     /// The index of the part that is the value of the input (a Jupyter cell's
@@ -77,6 +236,14 @@ impl Outputs {
             return;
         }
         let ansi = ansi.map(with_newline);
+        if self.live.is_some() {
+            return self.push(Part {
+                kind: PartKind::Stream,
+                plain: text,
+                ansi,
+                html,
+            });
+        }
         if let Some(last) = self.parts.last_mut() {
             if last.kind == PartKind::Stream {
                 if last.ansi.is_some() || ansi.is_some() {
@@ -107,6 +274,14 @@ impl Outputs {
         if text.is_empty() {
             return;
         }
+        if self.live.is_some() {
+            return self.push(Part {
+                kind: PartKind::Warning,
+                plain: text,
+                ansi: None,
+                html: None,
+            });
+        }
         if let Some(last) = self.parts.last_mut() {
             if last.kind == PartKind::Warning {
                 last.plain.push_str(&text);
@@ -127,7 +302,7 @@ impl Outputs {
         ansi: Option<String>,
         html: Option<String>,
     ) {
-        self.parts.push(Part {
+        self.push(Part {
             kind: PartKind::Display,
             plain: with_newline(plain.into()),
             ansi: ansi.map(with_newline),
@@ -137,7 +312,7 @@ impl Outputs {
 
     /// Where a run paused (see [`PartKind::Pause`]).
     pub fn pause(&mut self, plain: impl Into<String>, ansi: Option<String>, html: Option<String>) {
-        self.parts.push(Part {
+        self.push(Part {
             kind: PartKind::Pause,
             plain: with_newline(plain.into()),
             ansi: ansi.map(with_newline),
@@ -147,7 +322,7 @@ impl Outputs {
 
     /// Clears the output shown so far (plain: nothing; ANSI: clear the screen).
     pub fn clear(&mut self) {
-        self.parts.push(Part {
+        self.push(Part {
             kind: PartKind::Clear,
             plain: String::new(),
             ansi: Some("\x1b[H\x1b[2J".into()),
@@ -161,7 +336,7 @@ impl Outputs {
             "<pre class=\"passlab-error\" style=\"color:#b00\">{}</pre>",
             html_escape(&plain)
         ));
-        self.parts.push(Part {
+        self.push(Part {
             kind: PartKind::Error,
             plain,
             ansi: ansi.map(with_newline),
@@ -174,7 +349,7 @@ impl Outputs {
             match p.kind {
                 PartKind::Stream => self.stream_rich(p.plain, p.ansi, p.html),
                 PartKind::Warning => self.warning(p.plain),
-                _ => self.parts.push(p),
+                _ => self.push(p),
             }
         }
     }

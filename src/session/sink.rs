@@ -4,22 +4,60 @@
 //! worker thread writes here too; the session drains it after the statement, a pause or the
 //! end of a run.
 
-use super::outputs::Outputs;
+use super::outputs::{Live, Outputs, Part, PartKind};
 use crate::pass::sink::{lock, Chunk, ChunkKind, OutputSink};
 use crate::present::diff;
 use crate::present::render::Front;
 use crate::present::{highlight, highlight_html};
 use std::sync::{Arc, Mutex};
 
-/// Collects chunks; clones share the same buffer.
-#[derive(Clone, Debug, Default)]
+/// Collects chunks; clones share the same buffer. While the session streams (`set_live`),
+/// chunks go straight to the front end instead, rendered as it shows them.
+#[derive(Clone, Default)]
 pub struct SessionSink {
     chunks: Arc<Mutex<Vec<(ChunkKind, String)>>>,
+    live: Arc<Mutex<Option<(Arc<Live>, Front)>>>,
+}
+
+impl std::fmt::Debug for SessionSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionSink").finish_non_exhaustive()
+    }
+}
+
+/// A chunk as an output part: text as a stream part; diffs and printed IR as displays with an
+/// ANSI rendering and an HTML one as `front` shows them; warnings for standard error.
+fn part_of(kind: ChunkKind, text: String, front: Front) -> Part {
+    let (kind, ansi, html) = match kind {
+        ChunkKind::Diff => (
+            PartKind::Display,
+            front.color.then(|| diff::ansi(&text)),
+            front.html.then(|| diff::html(&text)),
+        ),
+        ChunkKind::Ir => (
+            PartKind::Display,
+            front.color.then(|| highlight(&text)),
+            front.html.then(|| highlight_html(&text)),
+        ),
+        ChunkKind::Log => (PartKind::Stream, None, None),
+        ChunkKind::Warning => (PartKind::Warning, None, None),
+    };
+    Part {
+        kind,
+        plain: text,
+        ansi,
+        html,
+    }
 }
 
 impl SessionSink {
     pub fn new() -> SessionSink {
         SessionSink::default()
+    }
+
+    /// Streams every later chunk to `live` (rendered for `front`), or stops streaming.
+    pub(crate) fn set_live(&self, live: Option<(Arc<Live>, Front)>) {
+        *lock(&self.live) = live;
     }
 
     /// The chunks so far, emptying the buffer. Adjacent log and warning chunks are merged.
@@ -32,20 +70,12 @@ impl SessionSink {
     /// shows them rendered (a kernel sends stream parts as plain text).
     pub fn drain_into(&self, out: &mut Outputs, front: Front) {
         for (kind, text) in self.take() {
-            match kind {
-                ChunkKind::Diff => {
-                    let ansi = front.color.then(|| diff::ansi(&text));
-                    let html = front.html.then(|| diff::html(&text));
-                    out.display(text, ansi, html);
-                }
-                ChunkKind::Ir => {
-                    let ansi = front.color.then(|| highlight(&text));
-                    let html = front.html.then(|| highlight_html(&text));
-                    out.display(text, ansi, html);
-                }
-                ChunkKind::Log => out.stream(text),
+            let part = part_of(kind, text, front);
+            match part.kind {
+                PartKind::Display => out.display(part.plain, part.ansi, part.html),
                 // Warnings are their own part: Jupyter shows them on standard error.
-                ChunkKind::Warning => out.warning(text),
+                PartKind::Warning => out.warning(part.plain),
+                _ => out.stream(part.plain),
             }
         }
     }
@@ -53,6 +83,14 @@ impl SessionSink {
 
 impl OutputSink for SessionSink {
     fn write(&self, chunk: Chunk<'_>) {
+        let live = lock(&self.live).clone();
+        if let Some((live, front)) = live {
+            let mut part = part_of(chunk.kind, chunk.text.to_string(), front);
+            if !part.plain.ends_with('\n') {
+                part.plain.push('\n');
+            }
+            return live.push(part, false);
+        }
         let mut chunks = lock(&self.chunks);
         match chunks.last_mut() {
             Some((kind, text))

@@ -8,7 +8,10 @@
 //! status 1. [`err`] writes a message to standard error and ignores failure: there is nowhere
 //! left to report it.
 
+use passlab::session::{LiveOutput, Part};
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// The exit status of a process whose output pipe was closed: 128 + SIGPIPE.
 pub const BROKEN_PIPE_STATUS: i32 = 141;
@@ -39,4 +42,83 @@ pub fn fail(e: io::Error) -> ! {
     }
     err(&format!("error: cannot write to standard output: {e}\n"));
     std::process::exit(1)
+}
+
+/// The terminal as a live front end: parts are written as the session produces them (a
+/// pipeline's Trace lines while it runs, not after), in slices, so that Ctrl-C (which sets
+/// `interrupt`) also stops a flood of output: what is left of it is dropped, with one note.
+pub struct Terminal {
+    color: bool,
+    interrupt: Arc<AtomicBool>,
+    stopped: AtomicBool,
+}
+
+/// How much is written between two looks at the interrupt flag.
+const SLICE_BYTES: usize = 16 * 1024;
+
+impl Terminal {
+    pub fn new(color: bool, interrupt: Arc<AtomicBool>) -> Terminal {
+        Terminal {
+            color,
+            interrupt,
+            stopped: AtomicBool::new(false),
+        }
+    }
+
+    /// A new statement starts: output flows again.
+    pub fn reset(&self) {
+        self.stopped.store(false, Ordering::SeqCst);
+    }
+
+    /// Writes `text` unless output was stopped; true when it was all written.
+    pub fn write(&self, text: &str) -> bool {
+        let mut rest = text;
+        while !rest.is_empty() {
+            if self.interrupted() {
+                return false;
+            }
+            let mut cut = rest.len().min(SLICE_BYTES);
+            if cut < rest.len() {
+                // End the slice after a line, or at least on a character boundary.
+                cut = match rest[..cut].rfind('\n') {
+                    Some(nl) => nl + 1,
+                    None => (0..=cut)
+                        .rev()
+                        .find(|&i| rest.is_char_boundary(i))
+                        .unwrap_or(0),
+                };
+                if cut == 0 {
+                    cut = rest.len();
+                }
+            }
+            out(&rest[..cut]);
+            rest = &rest[cut..];
+        }
+        true
+    }
+
+    fn interrupted(&self) -> bool {
+        if !self.interrupt.load(Ordering::SeqCst) {
+            return false;
+        }
+        if !self.stopped.swap(true, Ordering::SeqCst) {
+            let note = "\n^C: output stopped; the run stops at the next pass boundary\n";
+            out(&if self.color {
+                format!("\x1b[33m{note}\x1b[0m")
+            } else {
+                note.to_string()
+            });
+        }
+        true
+    }
+}
+
+impl LiveOutput for Terminal {
+    fn part(&self, part: &Part) {
+        let text = match (&part.ansi, self.color) {
+            (Some(a), true) => a.as_str(),
+            _ => part.plain.as_str(),
+        };
+        self.write(text);
+    }
 }
