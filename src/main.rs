@@ -155,6 +155,10 @@ enum Command {
         out: Option<String>,
     },
     /// Run a .passlab script; exit 1 at the first error (or, with --keep-going, if any).
+    ///
+    /// Relative paths in the script (`load`, `save`, `tensor`, `save_tensor`, `DumpIR`)
+    /// resolve against the script's folder, not the current directory; an error names the
+    /// file that was tried.
     Run {
         file: String,
         /// Report each error and go on, like typing at the prompt.

@@ -210,3 +210,33 @@ fn bench_reports_what_it_cannot_do() {
         "{e}"
     );
 }
+
+/// `passlab run` resolves a script's relative paths against the script's folder: `--help`
+/// says so, and a missing file's error names the file that was tried.
+#[test]
+fn run_resolves_paths_against_the_script_and_says_so() {
+    let help = passlab(&["run", "--help"]);
+    let text = String::from_utf8(help.stdout).unwrap();
+    assert!(
+        text.contains("resolve against the script's folder"),
+        "{text}"
+    );
+    let dir = tmp("run-paths");
+    let script = dir.join("s.passlab");
+    std::fs::write(&script, "m = load(\"missing.relay\")\n").unwrap();
+    let out = passlab(&["run", script.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let shown = String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap();
+    let tried = dir.join("missing.relay");
+    assert!(
+        shown.contains(&format!(
+            "missing.relay (resolved against the script's folder: {})",
+            tried.display()
+        )),
+        "{shown}"
+    );
+    // The file next to the script is the one loaded.
+    std::fs::write(&tried, "def @main(%x: float32) { %x }").unwrap();
+    let out = passlab(&["run", script.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}

@@ -6,7 +6,7 @@
 //! diffs already show every change.
 
 use super::{Instrument, InstrumentCx};
-use crate::ir::structural::{expr_equal, module_equal};
+use crate::ir::structural::{expr_equal, module_changed};
 use crate::ir::Module;
 use crate::pass::error::InstrumentError;
 use crate::pass::sink::{emit, lock, ChunkKind};
@@ -99,7 +99,7 @@ impl Instrument for PrintChanged {
                 None => return Ok(()),
             }
         };
-        if info.is_sequential() || before.same_as(m) || module_equal(&before, m, false) {
+        if info.is_sequential() || !module_changed(&before, m) {
             return Ok(());
         }
         let (old, new) = (print_module(&before), print_module(m));

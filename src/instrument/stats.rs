@@ -105,7 +105,7 @@ impl Instrument for Stats {
             }
         };
         let after = module_node_count(m);
-        let changed = !input.same_as(m);
+        let changed = crate::ir::structural::module_changed(&input, m);
         let rec = StatRecord {
             pass: info.name_arc().clone(),
             kind: info.kind(),

@@ -22,6 +22,14 @@ pub fn expr_equal(a: &Expr, b: &Expr, map_free_vars: bool) -> bool {
     Eq::new(map_free_vars).run(a, b)
 }
 
+/// Whether a pass that took `before` and returned `after` changed the module: what "changed"
+/// means everywhere (Stats, PrintChanged, the debugger's history and `step`, `equal`'s
+/// negation): the same module value, or a structurally equal one (a pass that rebuilt nodes
+/// without changing them), is unchanged.
+pub fn module_changed(before: &Module, after: &Module) -> bool {
+    !before.same_as(after) && !module_equal(before, after, false)
+}
+
 /// Structural equality of two modules: same function names in the same order, each function
 /// equal, same module attributes.
 ///

@@ -32,9 +32,11 @@ pub struct PassEvent<'a> {
 }
 
 impl PassEvent<'_> {
-    /// After the pass: true when it returned a different module value.
+    /// After the pass: true when it changed the module (structurally: see
+    /// [`crate::ir::structural::module_changed`]).
     pub fn changed(&self) -> Option<bool> {
-        self.output.map(|o| !o.same_as(self.input))
+        self.output
+            .map(|o| crate::ir::structural::module_changed(self.input, o))
     }
 }
 

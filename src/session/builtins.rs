@@ -261,6 +261,21 @@ pub(super) fn at(msg: impl Into<String>, span: Span) -> SessionError {
     SessionError::at(msg, span)
 }
 
+/// `path` as an error shows it: as written, and, when it was resolved against a folder other
+/// than the current one (a script's, under `passlab run`), the file that was tried.
+pub(super) fn shown_path(s: &Session, path: &str, full: &std::path::Path) -> String {
+    let relative = std::path::Path::new(path).is_relative();
+    let elsewhere = std::env::current_dir().is_ok_and(|cwd| cwd != s.base_dir);
+    if relative && elsewhere {
+        format!(
+            "{path} (resolved against the script's folder: {})",
+            full.display()
+        )
+    } else {
+        path.to_string()
+    }
+}
+
 pub(super) fn resolve(s: &Session, path: &str) -> std::path::PathBuf {
     let p = std::path::Path::new(path);
     if p.is_absolute() {
@@ -503,7 +518,8 @@ fn b_load(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
         return crate::onnx::import_file(&full, &opts)
             .map(Value::Module)
             .map_err(|e| {
-                let msg = e.message.replacen(&full.display().to_string(), &path, 1);
+                let shown = shown_path(s, &path, &full);
+                let msg = e.message.replacen(&full.display().to_string(), &shown, 1);
                 at(msg, a.span_of("path"))
             });
     }
@@ -513,8 +529,8 @@ fn b_load(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
             a.span_of("freeze_params"),
         ));
     }
-    let text =
-        crate::files::read_text(&full).map_err(|e| at(e.message(&path), a.span_of("path")))?;
+    let text = crate::files::read_text(&full)
+        .map_err(|e| at(e.message(&shown_path(s, &path, &full)), a.span_of("path")))?;
     crate::text::parse_module(&text, &path)
         .map(Value::Module)
         .map_err(|e| {

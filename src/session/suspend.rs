@@ -149,7 +149,7 @@ impl Session {
         if !text.is_empty() {
             text.push('\n');
         }
-        text.push_str(&pause.describe());
+        text.push_str(&pause.describe_outcome());
         let ansi = self.color.then(|| {
             text.lines()
                 .map(|l| format!("\x1b[1;33m{l}\x1b[0m"))
