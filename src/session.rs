@@ -13,6 +13,7 @@ pub mod error;
 pub mod eval;
 pub mod history;
 pub mod outputs;
+mod pipeline;
 pub mod render;
 pub mod replay;
 pub mod rewrite;

@@ -2,6 +2,7 @@
 //! one-line help and the code. The table feeds evaluation, `help`, completion and "did you
 //! mean". Registered passes are constructors too, but live in the pass registry.
 
+use super::pipeline::{b_pipeline, b_text};
 use super::tensors::{b_allclose, b_evaluate, b_save_tensor, b_tensor};
 use super::{Session, SessionError, Value};
 use crate::instrument::{
@@ -10,7 +11,8 @@ use crate::instrument::{
 };
 use crate::ir::{Module, Span};
 use crate::pass::{
-    function_pass, module_pass, PassContext, PassError, PassInfo, PassKind, Sequential,
+    function_pass, module_pass, ConfigValue, Origin as PassOrigin, PassContext, PassError,
+    PassInfo, PassKind, Sequential,
 };
 use std::sync::Arc;
 
@@ -691,6 +693,16 @@ fn b_module_pass(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
         Some(Value::Str(text)) => Some(parse_ir(text, "<add>", a.span_of("add"))?),
         Some(v) => return Err(a.type_err("add", "a module or Relay text", v)),
     };
+    let mut arguments = Vec::new();
+    if let Some(extra) = &add {
+        arguments.push((
+            "add".to_string(),
+            ConfigValue::Str(crate::text::print_module(extra).into()),
+        ));
+    }
+    if let Some(msg) = &fail {
+        arguments.push(("fail".to_string(), ConfigValue::Str(msg.as_str().into())));
+    }
     let pass = module_pass(info, move |m, _cx| {
         if let Some(msg) = &fail {
             return Err(PassError::failed(msg.clone()));
@@ -703,6 +715,10 @@ fn b_module_pass(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
             }
         }
         Ok(out)
+    })
+    .with_origin(PassOrigin::Constructor {
+        constructor: "module_pass",
+        arguments,
     });
     Ok(Value::Pass(pass))
 }
@@ -733,6 +749,23 @@ fn b_function_pass(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
             .collect::<Result<Vec<_>, _>>()?,
         Some(v) => return Err(a.type_err("rewrite", "a list of rule strings", v)),
     };
+    let mut arguments = Vec::new();
+    if let Some(r) = &replacement {
+        let mut m = Module::new();
+        m.update("replacement", r.clone())
+            .map_err(|e| at(e.to_string(), a.span_of("replace_with")))?;
+        arguments.push((
+            "replace_with".to_string(),
+            ConfigValue::Str(crate::text::print_module(&m).into()),
+        ));
+    }
+    if let Some(Value::List(items)) = a.get("rewrite") {
+        let texts = items.iter().filter_map(Value::to_config).collect();
+        arguments.push(("rewrite".to_string(), ConfigValue::List(texts)));
+    }
+    if let Some(msg) = &fail {
+        arguments.push(("fail".to_string(), ConfigValue::Str(msg.as_str().into())));
+    }
     let rules = Arc::new(rules);
     let pass = function_pass(info, move |_g, f, _m, _cx| {
         if let Some(msg) = &fail {
@@ -742,6 +775,10 @@ fn b_function_pass(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
             return Ok(r.clone());
         }
         Ok(super::rewrite::apply(&rules, f))
+    })
+    .with_origin(PassOrigin::Constructor {
+        constructor: "function_pass",
+        arguments,
     });
     Ok(Value::Pass(pass))
 }
@@ -892,6 +929,8 @@ pub static BUILTINS: &[Builtin] = &[
     builtin!("current", Function, [], "current()", "the current PassContext", b_current),
     builtin!("override_instruments", Function, ["instruments", "ctx"], "override_instruments([i, ...], ctx=None)", "replace a context's instruments (exit old, enter new)", b_override),
     builtin!("Sequential", Constructor, ["passes", "opt_level", "name", "required"], "Sequential([p, ...], opt_level=0, name=\"sequential\", required=[])", "a pipeline of passes", b_sequential),
+    builtin!("text", Function, ["pass"], "text(pass)", "the pass as the expression that rebuilds it (what pipeline() and `passlab opt -p` read)", b_text),
+    builtin!("pipeline", Constructor, ["text"], "pipeline(\"Sequential([InferType(), FoldConstant()])\")", "the pass a pipeline text describes (the inverse of text)", b_pipeline),
     builtin!("build_pipeline", Constructor, ["opt_level"], "build_pipeline(opt_level=3)", "the optimization passes TVM's relay.build runs (v0.18), as one Sequential", b_build_pipeline),
     builtin!("PassContext", Constructor, ["opt_level", "required_pass", "disabled_pass", "instruments", "config"], "PassContext(opt_level=2, required_pass=[], disabled_pass=[], instruments=[], config={})", "a pass context", b_pass_context),
     builtin!("module_pass", Constructor, ["name", "opt_level", "required", "add", "fail"], "module_pass(name=, opt_level=0, required=[], add=mod_or_text, fail=\"msg\")", "a user module pass", b_module_pass),
