@@ -16,6 +16,7 @@ pub mod outputs;
 mod pipeline;
 pub mod render;
 pub mod replay;
+pub mod reproducer;
 pub mod rewrite;
 pub mod sink;
 mod suspend;
@@ -70,6 +71,8 @@ pub struct Session {
     /// The statements being executed, outermost first (a block's body statement is inside
     /// the block's): where a panic is reported.
     running: Vec<crate::ir::Span>,
+    /// The last failed pass application, for `reproducer("file.passlab")`.
+    pub(crate) last_failure: Option<reproducer::Reproducer>,
 }
 
 impl Default for Session {
@@ -101,6 +104,7 @@ impl Session {
             debug: Debugger::default(),
             contexts: contexts::Contexts::default(),
             running: Vec::new(),
+            last_failure: None,
         }
     }
 

@@ -12,7 +12,7 @@
 
 use super::config::ConfigValue;
 use super::registry::PassOptions;
-use super::{Pass, PassError, PassKind};
+use super::{Pass, PassError, PassInfo, PassKind};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -36,6 +36,78 @@ pub enum Origin {
 pub fn pipeline_text(p: &Pass) -> Result<String, PassError> {
     let mut out = String::new();
     write_pass(p, &mut out)?;
+    Ok(out)
+}
+
+/// The text of the pipeline from the pass whose info is `failing` to the end of `root`: the
+/// pass itself, then its later siblings, inside copies of the Sequentials around it (same
+/// info, earlier children left out). A pass not found in the tree (one a `required` list
+/// brought in) is written by its registered name.
+pub fn suffix_text(root: &Pass, failing: &PassInfo) -> Result<String, PassError> {
+    // The path to the pass: (Sequential, index of the child on the path), outermost first.
+    let mut path: Vec<(&Pass, usize)> = Vec::new();
+    let same = |i: &PassInfo| i.same_as(failing);
+    // A pipeline rebuilt from its text has equal passes, not the same ones: then the first
+    // pass of the same name and kind is taken.
+    let alike = |i: &PassInfo| i.name() == failing.name() && i.kind() == failing.kind();
+    if !find_path(root, &same, &mut path) && !find_path(root, &alike, &mut path) {
+        return Ok(format!("{}()", failing.name()));
+    }
+    let Some(&(innermost, k)) = path.last() else {
+        return pipeline_text(root);
+    };
+    let mut text = sequential_text(innermost, &innermost.children()[k..], None)?;
+    for &(seq, k) in path.iter().rev().skip(1) {
+        text = sequential_text(seq, &seq.children()[k + 1..], Some(text))?;
+    }
+    Ok(text)
+}
+
+/// Depth-first search for the pass whose info `target` accepts, recording the Sequentials on the way.
+fn find_path<'a>(
+    p: &'a Pass,
+    target: &dyn Fn(&PassInfo) -> bool,
+    path: &mut Vec<(&'a Pass, usize)>,
+) -> bool {
+    if target(p.info()) {
+        return true;
+    }
+    crate::ir::deep(|| {
+        for (k, child) in p.children().iter().enumerate() {
+            path.push((p, k));
+            if find_path(child, target, path) {
+                return true;
+            }
+            path.pop();
+        }
+        false
+    })
+}
+
+/// `Sequential([first, children...], <seq's info>)`.
+fn sequential_text(
+    seq: &Pass,
+    children: &[Pass],
+    first: Option<String>,
+) -> Result<String, PassError> {
+    let info = seq.info();
+    let mut out = String::from("Sequential([");
+    let mut items = Vec::new();
+    items.extend(first);
+    for c in children {
+        items.push(pipeline_text(c)?);
+    }
+    out.push_str(&items.join(", "));
+    out.push(']');
+    if info.opt_level() != 0 {
+        let _ = write!(out, ", opt_level={}", info.opt_level());
+    }
+    if info.name() != "sequential" {
+        out.push_str(", name=");
+        write_str(info.name(), &mut out);
+    }
+    write_info_tail(seq, i32::MIN, &mut out);
+    out.push(')');
     Ok(out)
 }
 

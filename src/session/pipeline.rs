@@ -142,6 +142,11 @@ impl Session {
         }
     }
 
+    /// The reproducer of the last failed pass application, if any.
+    pub fn last_failure(&self) -> Option<&super::reproducer::Reproducer> {
+        self.last_failure.as_ref()
+    }
+
     /// The canonical text of a pass (see [`crate::pass::pipeline_text`]).
     pub fn pipeline_text(&self, p: &Pass) -> Result<String, SessionError> {
         crate::pass::pipeline_text(p).map_err(|e| SessionError::new(e.to_string()))
@@ -157,6 +162,29 @@ pub(super) fn b_text(s: &mut Session, a: super::builtins::Bound) -> Result<Value
             .map_err(|e| SessionError::at(e.message, a.span_of("pass"))),
         v => Err(a.type_err("pass", "a pass", v)),
     }
+}
+
+/// `reproducer("file.passlab")`: writes the last failure's reproducer.
+pub(super) fn b_reproducer(
+    s: &mut Session,
+    a: super::builtins::Bound,
+) -> Result<Value, SessionError> {
+    let path = a
+        .str("path")?
+        .ok_or_else(|| SessionError::at("reproducer needs a file name", a.span))?;
+    let Some(r) = &s.last_failure else {
+        return Err(SessionError::at(
+            "no pass application has failed in this session yet",
+            a.span,
+        ));
+    };
+    let text = r
+        .script()
+        .map_err(|e| SessionError::at(e, a.span_of("path")))?;
+    let full = super::builtins::resolve(s, &path);
+    crate::files::write_atomic(&full, text.as_bytes())
+        .map_err(|e| SessionError::at(format!("cannot write {path}: {e}"), a.span_of("path")))?;
+    Ok(Value::None)
 }
 
 /// `pipeline(t)`.
