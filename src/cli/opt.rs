@@ -234,27 +234,26 @@ fn filter_funcs(text: &str, funcs: &[String]) -> String {
 /// them), with the reason, from the pipeline's tree.
 fn gated(root: &Pass, ctx: &PassContext) -> serde_json::Value {
     let mut out = Vec::new();
-    let mut stack: Vec<(&Pass, usize)> = vec![(root, 0)];
+    // Depth-first in run order; the root is applied directly, so no gate decides it.
+    let mut stack: Vec<(&Pass, usize)> = root.children().iter().rev().map(|c| (c, 1)).collect();
     while let Some((p, depth)) = stack.pop() {
-        for child in p.children().iter().rev() {
-            let reason = match ctx.gate(child.info()) {
-                Gate::Disabled => Some("disabled_pass".to_string()),
-                Gate::OptLevel {
-                    enabled: false,
-                    context,
-                    pass,
-                } => Some(format!("opt_level {pass} > context opt_level {context}")),
-                _ => None,
-            };
-            match reason {
-                Some(reason) => out.push(serde_json::json!({
-                    "pass": child.name(),
-                    "depth": depth + 1,
-                    "status": "skipped",
-                    "reason": reason,
-                })),
-                None => stack.push((child, depth + 1)),
-            }
+        let reason = match ctx.gate(p.info()) {
+            Gate::Disabled => Some("disabled_pass".to_string()),
+            Gate::OptLevel {
+                enabled: false,
+                context,
+                pass,
+            } => Some(format!("opt_level {pass} > context opt_level {context}")),
+            _ => None,
+        };
+        match reason {
+            Some(reason) => out.push(serde_json::json!({
+                "pass": p.name(),
+                "depth": depth,
+                "status": "skipped",
+                "reason": reason,
+            })),
+            None => stack.extend(p.children().iter().rev().map(|c| (c, depth + 1))),
         }
     }
     serde_json::Value::Array(out)

@@ -102,7 +102,12 @@ pub fn context_text(ctx: &PassContext) -> String {
         .iter()
         .filter_map(|i| {
             if i.as_any().is::<Verify>() {
-                Some(i.describe())
+                let d = i.describe();
+                Some(if d.ends_with(')') {
+                    d
+                } else {
+                    format!("{d}()")
+                })
             } else if let Some(s) = i.as_any().downcast_ref::<Skip>() {
                 let mut t = String::from("Skip([");
                 for (k, n) in s.names().iter().enumerate() {
