@@ -3,6 +3,7 @@
 //! variables and its [`PassManager`] (default context, entered contexts, registry, output
 //! sink). Parsing has no effects; a statement that fails leaves every variable as it was.
 
+mod bisect;
 pub mod builtins;
 pub mod complete;
 mod contexts;
