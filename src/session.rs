@@ -15,6 +15,7 @@ pub mod eval;
 pub mod history;
 pub mod outputs;
 mod pipeline;
+mod reduce;
 pub mod render;
 pub mod replay;
 pub mod reproducer;
@@ -22,6 +23,7 @@ pub mod rewrite;
 pub mod sink;
 mod suspend;
 mod tensors;
+mod timing_export;
 pub mod value;
 
 pub use error::{Origin, SessionError};

@@ -35,15 +35,60 @@ enum Check {
 
 /// The first pass that broke the check: which, what it received and (unless it failed) what
 /// it returned.
-struct Culprit {
-    info: PassInfo,
-    input: Module,
-    output: Option<Module>,
-    why: String,
-    step: usize,
+pub(super) struct Culprit {
+    pub(super) info: PassInfo,
+    pub(super) input: Module,
+    pub(super) output: Option<Module>,
+    pub(super) why: String,
+    pub(super) step: usize,
 }
 
-pub(super) fn b_bisect(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
+/// What to search for and how to compare numbers.
+pub(super) struct Options {
+    check: Check,
+    inputs: Option<Vec<TensorData>>,
+    rtol: f64,
+    atol: f64,
+    seed: u64,
+}
+
+/// The `check`, `inputs`, `rtol`, `atol` and `seed` arguments (shared with `reduce`).
+pub(super) fn options(a: &Bound) -> Result<Options, SessionError> {
+    let check = match a.str("check")?.as_deref() {
+        None | Some("numerics") => Check::Numerics,
+        Some("verify") => Check::Verify,
+        Some("fails") => Check::Fails,
+        Some(other) => {
+            return Err(SessionError::at(
+                format!(
+                    "{}'s check is \"numerics\", \"verify\" or \"fails\", not {other:?}",
+                    a.name
+                ),
+                a.span_of("check"),
+            ))
+        }
+    };
+    let inputs = tensor_list(a, "inputs")?;
+    let rtol = a.tolerance("rtol")?.unwrap_or(DEFAULT_RTOL);
+    let atol = a.tolerance("atol")?.unwrap_or(DEFAULT_ATOL);
+    let seed = a.int("seed")?.unwrap_or(0);
+    let seed = u64::try_from(seed).map_err(|_| {
+        SessionError::at(
+            format!("{}: the seed cannot be negative", a.name),
+            a.span_of("seed"),
+        )
+    })?;
+    Ok(Options {
+        check,
+        inputs,
+        rtol,
+        atol,
+        seed,
+    })
+}
+
+/// The pipeline and module arguments.
+pub(super) fn pipeline_and_module(a: &Bound) -> Result<(Pass, Module), SessionError> {
     let pass = match a.require("pipeline")? {
         Value::Pass(p) => p.clone(),
         v => return Err(a.type_err("pipeline", "a pass", v)),
@@ -52,24 +97,13 @@ pub(super) fn b_bisect(s: &mut Session, a: Bound) -> Result<Value, SessionError>
         Value::Module(m) => m.clone(),
         v => return Err(a.type_err("module", "a module", v)),
     };
-    let check = match a.str("check")?.as_deref() {
-        None | Some("numerics") => Check::Numerics,
-        Some("verify") => Check::Verify,
-        Some("fails") => Check::Fails,
-        Some(other) => {
-            return Err(SessionError::at(
-                format!("bisect's check is \"numerics\", \"verify\" or \"fails\", not {other:?}"),
-                a.span_of("check"),
-            ))
-        }
-    };
-    let inputs = tensor_list(&a, "inputs")?;
-    let rtol = a.tolerance("rtol")?.unwrap_or(DEFAULT_RTOL);
-    let atol = a.tolerance("atol")?.unwrap_or(DEFAULT_ATOL);
-    let seed = a.int("seed")?.unwrap_or(0);
-    let seed = u64::try_from(seed)
-        .map_err(|_| SessionError::at("bisect: the seed cannot be negative", a.span_of("seed")))?;
-    let (found, ran) = s.bisect(&pass, &module, check, inputs, (rtol, atol, seed), a.span)?;
+    Ok((pass, module))
+}
+
+pub(super) fn b_bisect(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let (pass, module) = pipeline_and_module(&a)?;
+    let opts = options(&a)?;
+    let (found, ran) = s.bisect(&pass, &module, &opts, a.span)?;
     let Some(c) = found else {
         emit(
             &s.sink,
@@ -98,32 +132,50 @@ pub(super) fn b_bisect(s: &mut Session, a: Bound) -> Result<Value, SessionError>
     }
     // The reproducer: the pass's input and the pipeline from it, under a context that makes
     // the check fail.
-    let mut ctx = s.pm.current().clone();
-    let extra: Option<InstrumentRef> = match check {
-        Check::Numerics => Some(Arc::new(Verify::with_numerics(rtol, atol, seed))),
-        Check::Verify => Some(Arc::new(Verify::new())),
-        Check::Fails => None,
-    };
-    if let Some(i) = extra {
-        let mut list: Vec<InstrumentRef> = ctx.instruments().to_vec();
-        list.push(i);
-        let mut b = PassContext::builder()
-            .opt_level(ctx.opt_level())
-            .required_pass(ctx.required_pass())
-            .disabled_pass(ctx.disabled_pass())
-            .instruments(list);
-        for (k, v) in ctx.config().iter() {
-            b = b.config(k, v.clone());
-        }
-        ctx = b
-            .build()
-            .map_err(|e| SessionError::at(e.to_string(), a.span))?;
-    }
-    let error = format!("bisect: {} broke the check: {}", c.info.name(), c.why);
-    if let Ok(r) = Reproducer::new(&pass, &c.info, c.input.clone(), &ctx, &error) {
-        s.last_failure = Some(r);
-    }
+    s.keep_reproducer(&pass, &c, &opts, a.span)?;
     Ok(Value::Str(c.info.name().to_string()))
+}
+
+impl Session {
+    /// Keeps the reproducer of `c` for `reproducer(...)`: under the current context plus the
+    /// `Verify` that makes the check fail when the script runs.
+    pub(super) fn keep_reproducer(
+        &mut self,
+        pass: &Pass,
+        c: &Culprit,
+        opts: &Options,
+        span: Span,
+    ) -> Result<(), SessionError> {
+        let s = self;
+        let mut ctx = s.pm.current().clone();
+        let extra: Option<InstrumentRef> = match opts.check {
+            Check::Numerics => Some(Arc::new(Verify::with_numerics(
+                opts.rtol, opts.atol, opts.seed,
+            ))),
+            Check::Verify => Some(Arc::new(Verify::new())),
+            Check::Fails => None,
+        };
+        if let Some(i) = extra {
+            let mut list: Vec<InstrumentRef> = ctx.instruments().to_vec();
+            list.push(i);
+            let mut b = PassContext::builder()
+                .opt_level(ctx.opt_level())
+                .required_pass(ctx.required_pass())
+                .disabled_pass(ctx.disabled_pass())
+                .instruments(list);
+            for (k, v) in ctx.config().iter() {
+                b = b.config(k, v.clone());
+            }
+            ctx = b
+                .build()
+                .map_err(|e| SessionError::at(e.to_string(), span))?;
+        }
+        let error = format!("{} broke the check: {}", c.info.name(), c.why);
+        if let Ok(r) = Reproducer::new(pass, &c.info, c.input.clone(), &ctx, &error) {
+            s.last_failure = Some(r);
+        }
+        Ok(())
+    }
 }
 
 fn tensor_list(a: &Bound, p: &str) -> Result<Option<Vec<TensorData>>, SessionError> {
@@ -172,26 +224,26 @@ impl Session {
         Ok((history, err))
     }
 
-    fn bisect(
+    pub(super) fn bisect(
         &mut self,
         pass: &Pass,
         m: &Module,
-        check: Check,
-        inputs: Option<Vec<TensorData>>,
-        (rtol, atol, _seed): (f64, f64, u64),
+        opts: &Options,
         call: Span,
     ) -> Result<(Option<Culprit>, usize), SessionError> {
         let (history, err) = self.run_recorded(pass, m, call)?;
         let h = lock(&history);
         let ran = h.steps.len();
         // The reference numbers, once.
+        let check = opts.check;
+        let (rtol, atol) = (opts.rtol, opts.atol);
         let reference = if check == Check::Numerics {
             let main = m
                 .get("main")
                 .ok_or_else(|| SessionError::at("bisect: the module has no @main", call))?;
-            let inputs = match inputs {
-                Some(i) => i,
-                None => crate::eval::random::inputs_for(main, _seed)
+            let inputs = match &opts.inputs {
+                Some(i) => i.clone(),
+                None => crate::eval::random::inputs_for(main, opts.seed)
                     .map_err(|e| SessionError::at(format!("bisect: {e}"), call))?,
             };
             let refs: Vec<&TensorData> = inputs.iter().collect();

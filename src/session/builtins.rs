@@ -4,7 +4,9 @@
 
 use super::bisect::b_bisect as b_bisect_search;
 use super::pipeline::{b_pipeline, b_reproducer, b_text};
+use super::reduce::b_reduce;
 use super::tensors::{b_allclose, b_evaluate, b_save_tensor, b_tensor};
+use super::timing_export::{b_save_timing, b_timing_list};
 use super::{Session, SessionError, Value};
 use crate::instrument::{
     Bisect, DumpIR, InstrumentRef, PassPrintingInstrument, PassTimingInstrument, PrintAfterAll,
@@ -934,6 +936,9 @@ pub static BUILTINS: &[Builtin] = &[
     builtin!("pipeline", Constructor, ["text"], "pipeline(\"Sequential([InferType(), FoldConstant()])\")", "the pass a pipeline text describes (the inverse of text)", b_pipeline),
     builtin!("reproducer", Function, ["path"], "reproducer(\"file.passlab\")", "write the last failed pass application as a script that `passlab run` fails on the same way", b_reproducer),
     builtin!("bisect", Function, ["pipeline", "module", "check", "inputs", "rtol", "atol", "seed"], "bisect(seq, m, check=\"numerics\" | \"verify\" | \"fails\", inputs=[t, ...], rtol=1e-4, atol=1e-5, seed=0)", "run seq on m and name the first pass whose output breaks the check, with the diff across it (reproducer() then writes it)", b_bisect_search),
+    builtin!("timing_list", Function, [], "timing_list()", "the timing records as a flat list: one row per pass name, self times summed, largest first", b_timing_list),
+    builtin!("save_timing", Function, ["path"], "save_timing(\"trace.json\")", "write the timing records in Chrome's trace-event format (open it in Perfetto)", b_save_timing),
+    builtin!("reduce", Function, ["pipeline", "module", "check", "inputs", "rtol", "atol", "seed"], "reduce(seq, m, check=\"numerics\", inputs=[...])", "shrink a pipeline that breaks the check (delta debugging over its passes) and its module (functions it does not need): {\"pipeline\": ..., \"module\": ...}", b_reduce),
     builtin!("build_pipeline", Constructor, ["opt_level"], "build_pipeline(opt_level=3)", "the optimization passes TVM's relay.build runs (v0.18), as one Sequential", b_build_pipeline),
     builtin!("PassContext", Constructor, ["opt_level", "required_pass", "disabled_pass", "instruments", "config"], "PassContext(opt_level=2, required_pass=[], disabled_pass=[], instruments=[], config={})", "a pass context", b_pass_context),
     builtin!("module_pass", Constructor, ["name", "opt_level", "required", "add", "fail"], "module_pass(name=, opt_level=0, required=[], add=mod_or_text, fail=\"msg\")", "a user module pass", b_module_pass),
