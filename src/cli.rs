@@ -4,4 +4,5 @@
 //! nothing here is reachable from it.
 
 pub mod bench;
+pub mod opt;
 pub mod repl;

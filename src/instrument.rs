@@ -10,17 +10,20 @@
 pub mod bisect;
 pub mod clock;
 pub mod dump_ir;
+pub mod events;
 pub mod print;
 pub mod print_changed;
 pub mod skip;
 pub mod stats;
 pub mod timing;
+pub mod timing_views;
 pub mod trace;
 pub mod verify;
 
 pub use bisect::Bisect;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use dump_ir::DumpIR;
+pub use events::{EventLog, PassEventRecord};
 pub use print::{PassPrintingInstrument, PrintAfterAll, PrintBeforeAll};
 pub use print_changed::PrintChanged;
 pub use skip::Skip;

@@ -13,7 +13,7 @@
 //! and evcxr turns the blocks into the cell's display data (for each MIME type, the last block
 //! of the cell wins). [`write_evcxr`] is the one place that writes these blocks: `text/plain`
 //! always, then `text/html` when the value has an HTML rendering, to any `io::Write`. The
-//! renderings are the session's (`session::render`): highlighted Relay for modules and
+//! renderings are `present::render`'s: highlighted Relay for modules and
 //! expressions, the pipeline tree with the gate's verdict per pass, tables for contexts, timing
 //! and stats, the side-by-side table for diffs.
 //!

@@ -32,6 +32,7 @@ pub mod observer;
 pub mod registry;
 pub mod sequential;
 pub mod sink;
+pub mod text;
 
 pub use config::{register_config_key, Config, ConfigKey, ConfigType, ConfigValue};
 pub use context::{Gate, PassContext, PassContextBuilder};
@@ -47,6 +48,7 @@ pub use observer::{Flow, PassEvent, PassObserver};
 pub use registry::{OptionSpec, PassEntry, PassOptions, Registry};
 pub use sequential::{sequential, Sequential};
 pub use sink::{emit, BufferSink, Chunk, ChunkKind, NullSink, OutputSink, Segment, StdoutSink};
+pub use text::{pipeline_text, Origin};
 
 use crate::ir::Module;
 use std::fmt;
@@ -97,13 +99,31 @@ pub struct Pass(Arc<PassNode<dyn PassImpl>>);
 /// times), and a field load is cheaper than a virtual call each time.
 struct PassNode<T: ?Sized> {
     info: PassInfo,
+    /// How the pass was built, for [`pipeline_text`]: set once, by whatever built it.
+    origin: std::sync::OnceLock<Origin>,
     imp: T,
 }
 
 impl Pass {
     pub fn new(imp: impl PassImpl) -> Pass {
         let info = imp.info().clone();
-        Pass(Arc::new(PassNode { info, imp }))
+        Pass(Arc::new(PassNode {
+            info,
+            origin: std::sync::OnceLock::new(),
+            imp,
+        }))
+    }
+
+    /// Records how the pass was built (the registry and the language's pass constructors do
+    /// this when they make a pass); the first record stays. Returns the pass.
+    pub fn with_origin(self, origin: Origin) -> Pass {
+        let _ = self.0.origin.set(origin);
+        self
+    }
+
+    /// How the pass was built, when its builder said.
+    pub fn origin(&self) -> Option<&Origin> {
+        self.0.origin.get()
     }
 
     pub fn info(&self) -> &PassInfo {

@@ -3,6 +3,7 @@
 //! variables and its [`PassManager`] (default context, entered contexts, registry, output
 //! sink). Parsing has no effects; a statement that fails leaves every variable as it was.
 
+mod bisect;
 pub mod builtins;
 pub mod complete;
 mod contexts;
@@ -12,11 +13,15 @@ pub mod error;
 pub mod eval;
 pub mod history;
 pub mod outputs;
+mod pipeline;
+mod reduce;
 pub mod replay;
+pub mod reproducer;
 pub mod rewrite;
 pub mod sink;
 mod suspend;
 mod tensors;
+mod timing_export;
 pub mod value;
 
 pub use error::{Origin, SessionError};
@@ -70,6 +75,8 @@ pub struct Session {
     running: Vec<crate::ir::Span>,
     /// Where output goes as it is produced, when a front end streams (`set_live`).
     live: Option<Arc<dyn outputs::LiveOutput>>,
+    /// The last failed pass application, for `reproducer("file.passlab")`.
+    pub(crate) last_failure: Option<reproducer::Reproducer>,
 }
 
 impl Default for Session {
@@ -102,6 +109,7 @@ impl Session {
             contexts: contexts::Contexts::default(),
             running: Vec::new(),
             live: None,
+            last_failure: None,
         }
     }
 

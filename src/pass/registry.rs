@@ -196,7 +196,10 @@ impl Registry {
         })?;
         let options = entry.validate(options)?;
         match &entry.maker {
-            Maker::Builtin(f) => f(&options),
+            Maker::Builtin(f) => Ok(f(&options)?.with_origin(super::Origin::Registered {
+                name: entry.name.clone(),
+                options,
+            })),
             Maker::Value(p) => Ok(p.clone()),
         }
     }

@@ -2,7 +2,11 @@
 //! one-line help and the code. The table feeds evaluation, `help`, completion and "did you
 //! mean". Registered passes are constructors too, but live in the pass registry.
 
+use super::bisect::b_bisect as b_bisect_search;
+use super::pipeline::{b_pipeline, b_reproducer, b_text};
+use super::reduce::b_reduce;
 use super::tensors::{b_allclose, b_evaluate, b_save_tensor, b_tensor};
+use super::timing_export::{b_save_timing, b_timing_list};
 use super::{Session, SessionError, Value};
 use crate::instrument::{
     Bisect, DumpIR, InstrumentRef, PassPrintingInstrument, PassTimingInstrument, PrintAfterAll,
@@ -10,7 +14,8 @@ use crate::instrument::{
 };
 use crate::ir::{Module, Span};
 use crate::pass::{
-    function_pass, module_pass, PassContext, PassError, PassInfo, PassKind, Sequential,
+    function_pass, module_pass, ConfigValue, Origin as PassOrigin, PassContext, PassError,
+    PassInfo, PassKind, Sequential,
 };
 use std::sync::Arc;
 
@@ -707,6 +712,16 @@ fn b_module_pass(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
         Some(Value::Str(text)) => Some(parse_ir(text, "<add>", a.span_of("add"))?),
         Some(v) => return Err(a.type_err("add", "a module or Relay text", v)),
     };
+    let mut arguments = Vec::new();
+    if let Some(extra) = &add {
+        arguments.push((
+            "add".to_string(),
+            ConfigValue::Str(crate::text::print_module(extra).into()),
+        ));
+    }
+    if let Some(msg) = &fail {
+        arguments.push(("fail".to_string(), ConfigValue::Str(msg.as_str().into())));
+    }
     let pass = module_pass(info, move |m, _cx| {
         if let Some(msg) = &fail {
             return Err(PassError::failed(msg.clone()));
@@ -719,6 +734,10 @@ fn b_module_pass(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
             }
         }
         Ok(out)
+    })
+    .with_origin(PassOrigin::Constructor {
+        constructor: "module_pass",
+        arguments,
     });
     Ok(Value::Pass(pass))
 }
@@ -749,6 +768,23 @@ fn b_function_pass(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
             .collect::<Result<Vec<_>, _>>()?,
         Some(v) => return Err(a.type_err("rewrite", "a list of rule strings", v)),
     };
+    let mut arguments = Vec::new();
+    if let Some(r) = &replacement {
+        let mut m = Module::new();
+        m.update("replacement", r.clone())
+            .map_err(|e| at(e.to_string(), a.span_of("replace_with")))?;
+        arguments.push((
+            "replace_with".to_string(),
+            ConfigValue::Str(crate::text::print_module(&m).into()),
+        ));
+    }
+    if let Some(Value::List(items)) = a.get("rewrite") {
+        let texts = items.iter().filter_map(Value::to_config).collect();
+        arguments.push(("rewrite".to_string(), ConfigValue::List(texts)));
+    }
+    if let Some(msg) = &fail {
+        arguments.push(("fail".to_string(), ConfigValue::Str(msg.as_str().into())));
+    }
     let rules = Arc::new(rules);
     let pass = function_pass(info, move |_g, f, _m, _cx| {
         if let Some(msg) = &fail {
@@ -758,6 +794,10 @@ fn b_function_pass(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
             return Ok(r.clone());
         }
         Ok(super::rewrite::apply(&rules, f))
+    })
+    .with_origin(PassOrigin::Constructor {
+        constructor: "function_pass",
+        arguments,
     });
     Ok(Value::Pass(pass))
 }
@@ -908,6 +948,13 @@ pub static BUILTINS: &[Builtin] = &[
     builtin!("current", Function, [], "current()", "the current PassContext", b_current),
     builtin!("override_instruments", Function, ["instruments", "ctx"], "override_instruments([i, ...], ctx=None)", "replace a context's instruments (exit old, enter new)", b_override),
     builtin!("Sequential", Constructor, ["passes", "opt_level", "name", "required"], "Sequential([p, ...], opt_level=0, name=\"sequential\", required=[])", "a pipeline of passes", b_sequential),
+    builtin!("text", Function, ["pass"], "text(pass)", "the pass as the expression that rebuilds it (what pipeline() and `passlab opt -p` read)", b_text),
+    builtin!("pipeline", Constructor, ["text"], "pipeline(\"Sequential([InferType(), FoldConstant()])\")", "the pass a pipeline text describes (the inverse of text)", b_pipeline),
+    builtin!("reproducer", Function, ["path"], "reproducer(\"file.passlab\")", "write the last failed pass application as a script that `passlab run` fails on the same way", b_reproducer),
+    builtin!("bisect", Function, ["pipeline", "module", "check", "inputs", "rtol", "atol", "seed"], "bisect(seq, m, check=\"numerics\" | \"verify\" | \"fails\", inputs=[t, ...], rtol=1e-4, atol=1e-5, seed=0)", "run seq on m and name the first pass whose output breaks the check, with the diff across it (reproducer() then writes it)", b_bisect_search),
+    builtin!("timing_list", Function, [], "timing_list()", "the timing records as a flat list: one row per pass name, self times summed, largest first", b_timing_list),
+    builtin!("save_timing", Function, ["path"], "save_timing(\"trace.json\")", "write the timing records in Chrome's trace-event format (open it in Perfetto)", b_save_timing),
+    builtin!("reduce", Function, ["pipeline", "module", "check", "inputs", "rtol", "atol", "seed"], "reduce(seq, m, check=\"numerics\", inputs=[...])", "shrink a pipeline that breaks the check (delta debugging over its passes) and its module (functions it does not need): {\"pipeline\": ..., \"module\": ...}", b_reduce),
     builtin!("build_pipeline", Constructor, ["opt_level"], "build_pipeline(opt_level=3)", "the optimization passes TVM's relay.build runs (v0.18), as one Sequential", b_build_pipeline),
     builtin!("PassContext", Constructor, ["opt_level", "required_pass", "disabled_pass", "instruments", "config"], "PassContext(opt_level=2, required_pass=[], disabled_pass=[], instruments=[], config={})", "a pass context", b_pass_context),
     builtin!("module_pass", Constructor, ["name", "opt_level", "required", "add", "fail"], "module_pass(name=, opt_level=0, required=[], add=mod_or_text, fail=\"msg\")", "a user module pass", b_module_pass),

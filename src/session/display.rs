@@ -17,7 +17,13 @@ impl Session {
         let r = match v {
             Value::Module(m) => module_rendering(m, full, self.front()),
             Value::Function { name, func, .. } => function_rendering(name, func, self.front()),
-            Value::Pass(p) if full => pass_tree_rendering(p, self.pm.current()),
+            Value::Pass(p) if full => {
+                let tree = pass_tree_rendering(p, self.pm.current());
+                match crate::pass::pipeline_text(p) {
+                    Ok(text) => Rendering::pre(format!("{}\ntext: {text}", tree.plain)),
+                    Err(_) => tree,
+                }
+            }
             Value::Pass(p) => pass_line_rendering(p),
             Value::Context(c) => context_rendering(c, self.pm.current().same_as(c)),
             Value::Instrument(i) if full => instrument_rendering(&**i),

@@ -526,7 +526,11 @@ impl Session {
         .map_err(|err| SessionError::at(format!("cannot start the run: {err}"), call))?;
         match run.wait() {
             Msg::Done(Ok(out)) => Ok(Ran::Done(out)),
-            Msg::Done(Err(err)) => Err(self.pass_error(err, m, call)),
+            Msg::Done(Err(err)) => {
+                let e = self.pass_error(err, m, call);
+                self.note_failure(pass, m, &e);
+                Err(e)
+            }
             Msg::Paused(pause) => Ok(Ran::Paused(PausedRun {
                 run,
                 pause,
@@ -535,6 +539,25 @@ impl Session {
                 input: m.clone(),
             })),
         }
+    }
+
+    /// Keeps the reproducer of a failed pass application for `reproducer(...)`: the pass
+    /// that failed is the last one the run's history still has open.
+    fn note_failure(&mut self, pass: &crate::pass::Pass, m: &crate::ir::Module, e: &SessionError) {
+        let open = self
+            .debug
+            .history
+            .as_ref()
+            .and_then(|h| crate::pass::sink::lock(h).open.last().cloned());
+        let (info, module) = open.unwrap_or_else(|| (pass.info().clone(), m.clone()));
+        let mut error = format!("error: {}", e.message);
+        if let Some(d) = &e.detail {
+            error.push('\n');
+            error.push_str(d);
+        }
+        let ctx = self.pm.current().clone();
+        self.last_failure =
+            super::reproducer::Reproducer::new(pass, &info, module, &ctx, &error).ok();
     }
 
     /// A pass error as a session error at the pass application, with its diagnostics.

@@ -55,6 +55,9 @@ pub struct RunHistory {
     pub input: Module,
     pub steps: Vec<Step>,
     pub status: RunStatus,
+    /// The passes running now, outermost first, each with the module it received: after a
+    /// failure the last is the pass that failed (what a reproducer starts from).
+    pub open: Vec<(crate::pass::PassInfo, Module)>,
 }
 
 impl RunHistory {
@@ -64,6 +67,7 @@ impl RunHistory {
             input,
             steps: Vec::new(),
             status: RunStatus::Running,
+            open: Vec::new(),
         }
     }
 

@@ -297,6 +297,11 @@ impl Observer {
 
 impl PassObserver for Observer {
     fn before_pass(&self, ev: &PassEvent<'_>) -> Flow {
+        {
+            let mut h = lock(&self.history);
+            h.open.truncate(ev.depth);
+            h.open.push((ev.info.clone(), ev.input.clone()));
+        }
         let mut st = lock(&self.state);
         let place = self.enter(&mut st, ev.info, ev.depth);
         let hits = lock(&self.breakpoints).hit_before(ev.info);
@@ -319,6 +324,7 @@ impl PassObserver for Observer {
         let Some(output) = ev.output else {
             return Flow::Continue;
         };
+        lock(&self.history).open.truncate(ev.depth);
         let mut st = lock(&self.state);
         let leaf = !ev.info.is_sequential();
         let elapsed = ev.elapsed.unwrap_or_default();

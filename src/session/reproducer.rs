@@ -1,0 +1,131 @@
+//! Reproducers: a failing pass run written as a `.passlab` script that `passlab run` replays
+//! to the same error. The script holds the module as the failing pass received it (Relay text
+//! in a `"""` string), the pipeline from that pass to the end ([`crate::pass::text::suffix_text`])
+//! and the context: opt_level, required and disabled passes, config, and the instruments that
+//! decide whether a pass fails or runs (`Verify`, `Skip`). Printing, timing, tracing and
+//! `Bisect` instruments are left out: they do not make a pass fail, and a bisection limit counts
+//! passes from the start of the whole pipeline, which the reproducer does not run.
+//!
+//! `passlab opt --reproducer FILE` writes one when its pipeline fails; in a session, every
+//! failing pass application keeps one, and `reproducer("file.passlab")` writes the last.
+
+use crate::instrument::{Skip, Verify};
+use crate::ir::Module;
+use crate::pass::text::{suffix_text, write_str, write_value};
+use crate::pass::{Pass, PassContext, PassInfo};
+use std::fmt::Write as _;
+
+/// A failure, ready to be written as a script.
+#[derive(Clone)]
+pub struct Reproducer {
+    /// The module the failing pass received.
+    pub module: Module,
+    /// The pipeline from the failing pass on.
+    pub pipeline: String,
+    pub context: PassContext,
+    /// The error, as the run reported it (the script's comment).
+    pub error: String,
+}
+
+impl Reproducer {
+    /// The reproducer of `root` failing in `failing` (which received `module`) under `ctx`.
+    pub fn new(
+        root: &Pass,
+        failing: &PassInfo,
+        module: Module,
+        ctx: &PassContext,
+        error: &str,
+    ) -> Result<Reproducer, String> {
+        let pipeline = suffix_text(root, failing).map_err(|e| e.to_string())?;
+        Ok(Reproducer {
+            module,
+            pipeline,
+            context: ctx.clone(),
+            error: error.to_string(),
+        })
+    }
+
+    /// The script.
+    pub fn script(&self) -> Result<String, String> {
+        let text = crate::text::try_print_module_with(&self.module, Default::default())
+            .map_err(|e| format!("cannot print the module: {e}"))?;
+        if text.contains("\"\"\"") {
+            return Err("the module's text holds `\"\"\"`, which a script string cannot".into());
+        }
+        let mut out = String::from(
+            "# A passlab reproducer: `passlab run` on this file fails as the run did.\n",
+        );
+        for line in self.error.lines() {
+            let _ = writeln!(out, "# {line}");
+        }
+        let _ = writeln!(out, "m = parse(\"\"\"{}\"\"\")", text.trim_end());
+        let _ = writeln!(out, "ctx = {}", context_text(&self.context));
+        let _ = writeln!(out, "with ctx {{\n  out = {}(m)\n}}", self.pipeline);
+        Ok(out)
+    }
+}
+
+/// A context as the `PassContext(...)` expression that rebuilds what decides a run's outcome.
+pub fn context_text(ctx: &PassContext) -> String {
+    let mut out = format!("PassContext(opt_level={}", ctx.opt_level());
+    let names = |list: &[std::sync::Arc<str>]| {
+        let mut s = String::from("[");
+        for (i, n) in list.iter().enumerate() {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            write_str(n, &mut s);
+        }
+        s.push(']');
+        s
+    };
+    if !ctx.required_pass().is_empty() {
+        let _ = write!(out, ", required_pass={}", names(ctx.required_pass()));
+    }
+    if !ctx.disabled_pass().is_empty() {
+        let _ = write!(out, ", disabled_pass={}", names(ctx.disabled_pass()));
+    }
+    if !ctx.config().is_empty() {
+        out.push_str(", config={");
+        for (i, (k, v)) in ctx.config().iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            write_str(k, &mut out);
+            out.push_str(": ");
+            write_value(v, &mut out);
+        }
+        out.push('}');
+    }
+    let kept: Vec<String> = ctx
+        .instruments()
+        .iter()
+        .filter_map(|i| {
+            if i.as_any().is::<Verify>() {
+                let d = i.describe();
+                Some(if d.ends_with(')') {
+                    d
+                } else {
+                    format!("{d}()")
+                })
+            } else if let Some(s) = i.as_any().downcast_ref::<Skip>() {
+                let mut t = String::from("Skip([");
+                for (k, n) in s.names().iter().enumerate() {
+                    if k > 0 {
+                        t.push_str(", ");
+                    }
+                    write_str(n, &mut t);
+                }
+                t.push_str("])");
+                Some(t)
+            } else {
+                None
+            }
+        })
+        .collect();
+    if !kept.is_empty() {
+        let _ = write!(out, ", instruments=[{}]", kept.join(", "));
+    }
+    out.push(')');
+    out
+}

@@ -1,0 +1,109 @@
+//! Reproducers and timing files written from a session, as a user meets them: a failed pass
+//! application's `reproducer("f.passlab")` fails the same way under `passlab run`, and
+//! `save_timing("trace.json")` writes Chrome's trace-event format.
+
+mod common;
+
+use passlab::session::Session;
+use std::process::Command;
+
+fn run_script(path: &std::path::Path) -> (Option<i32>, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_passlab"))
+        .args(["run", path.to_str().unwrap()])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (o.status.code(), String::from_utf8(o.stdout).unwrap())
+}
+
+const MODULE: &str = r#"m = parse("""def @main(%x: Tensor[(2, 2), float32], %y: Tensor[(2, 2), float32]) {
+  %0 = multiply(%x, 2f);
+  nn.relu(add(%0, %y))
+}""")"#;
+
+fn session_in(dir: &std::path::Path) -> Session {
+    let mut s = Session::new();
+    s.set_base_dir(dir);
+    let o = s.execute(MODULE);
+    assert!(!o.is_error(), "{}", o.plain());
+    s
+}
+
+#[test]
+fn a_failed_application_replays_the_same_error() {
+    let dir = common::fresh_dir("reproducers", "failed");
+    let mut s = session_in(&dir);
+    let o = s.execute("reproducer(\"none.passlab\")");
+    assert!(
+        o.plain().contains("no pass application has failed"),
+        "{}",
+        o.plain()
+    );
+    let o = s.execute(
+        "seq = Sequential([InferType(), FoldConstant(), function_pass(name=\"Boom\", fail=\"boom\"), DeadCodeElimination()])\n\
+         with PassContext(opt_level=3, disabled_pass=[\"SimplifyExpr\"], config={\"relay.FuseOps.max_depth\": 4}, instruments=[Verify()]) {\n  out = seq(m)\n}",
+    );
+    let first = o.plain().lines().next().unwrap().to_string();
+    assert_eq!(first, "error: Boom: boom");
+    let o = s.execute("reproducer(\"r.passlab\")");
+    assert!(!o.is_error(), "{}", o.plain());
+    let script = std::fs::read_to_string(dir.join("r.passlab")).unwrap();
+    assert!(
+        script.contains("ctx = PassContext(opt_level=3, disabled_pass=[\"SimplifyExpr\"], config={\"relay.FuseOps.max_depth\": 4}, instruments=[Verify()])"),
+        "{script}"
+    );
+    assert!(script.contains("out = Sequential([function_pass(name=\"Boom\", fail=\"boom\"), DeadCodeElimination()])(m)"), "{script}");
+    // The module as Boom received it: typed by InferType.
+    assert!(
+        script.contains("/* ty=Tensor[(2, 2), float32] */"),
+        "{script}"
+    );
+    let (code, out) = run_script(&dir.join("r.passlab"));
+    assert_eq!(code, Some(1));
+    assert_eq!(out.lines().next().unwrap(), first);
+}
+
+#[test]
+fn a_bisected_numerics_break_replays_under_verify() {
+    let dir = common::fresh_dir("reproducers", "numerics");
+    let mut s = session_in(&dir);
+    let o = s.execute(
+        "bad = function_pass(name=\"Bad\", rewrite=[\"add(?a, ?b) => subtract(?a, ?b)\"])\n\
+         bisect(Sequential([InferType(), bad, FoldConstant()]), m, check=\"numerics\")\n\
+         reproducer(\"n.passlab\")",
+    );
+    assert!(!o.is_error(), "{}", o.plain());
+    let (code, out) = run_script(&dir.join("n.passlab"));
+    assert_eq!(code, Some(1));
+    assert!(
+        out.starts_with("error: pass Bad changed the numbers of @main"),
+        "{out}"
+    );
+}
+
+#[test]
+fn save_timing_writes_a_chrome_trace() {
+    let dir = common::fresh_dir("reproducers", "trace");
+    let mut s = session_in(&dir);
+    let o = s.execute("save_timing(\"t.json\")");
+    assert!(
+        o.plain().contains("no PassTimingInstrument"),
+        "{}",
+        o.plain()
+    );
+    let o = s.execute(
+        "with PassContext(instruments=[PassTimingInstrument()]) {\n  out = Sequential([InferType(), FoldConstant()])(m)\n}\nsave_timing(\"t.json\")",
+    );
+    assert!(!o.is_error(), "{}", o.plain());
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("t.json")).unwrap()).unwrap();
+    let ev = v["traceEvents"].as_array().unwrap();
+    let names: Vec<&str> = ev.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["sequential", "InferType", "FoldConstant"]);
+    assert!(ev
+        .iter()
+        .all(|e| e["ph"] == "X" && e["dur"].as_f64().unwrap() >= 0.0));
+    // Children lie inside their parent.
+    let end = |e: &serde_json::Value| e["ts"].as_f64().unwrap() + e["dur"].as_f64().unwrap();
+    assert!(end(&ev[2]) <= end(&ev[0]) + 1e-6);
+}
