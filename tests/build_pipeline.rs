@@ -118,7 +118,10 @@ fn opt_level_selects_the_passes_relay_build_runs() {
     let four = names(4);
     assert!(four.contains(&"FastMath".to_string()));
     // TVM runs the three after EliminateCommonSubexpr; they are level 4.
-    let at = four.iter().position(|n| n == "EliminateCommonSubexpr").unwrap();
+    let at = four
+        .iter()
+        .position(|n| n == "EliminateCommonSubexpr")
+        .unwrap();
     assert_eq!(
         four[at + 1..at + 4],
         [

@@ -61,18 +61,20 @@ fn info(name: &str) -> PassInfo {
 /// The registry's constructor of CombineParallelConv2D.
 pub fn create_conv2d(options: &PassOptions) -> Result<Pass, PassError> {
     let n = min_branches("CombineParallelConv2D", options)?;
-    Ok(function_pass(info("CombineParallelConv2D"), move |_, f, _, _| {
-        Ok(conv2d::combine_parallel_conv2d(f, n))
-    }))
+    Ok(function_pass(
+        info("CombineParallelConv2D"),
+        move |_, f, _, _| Ok(conv2d::combine_parallel_conv2d(f, n)),
+    ))
 }
 
 /// The registry's constructor of CombineParallelDense.
 pub fn create_dense(options: &PassOptions) -> Result<Pass, PassError> {
     let n = min_branches("CombineParallelDense", options)?;
     let to_batch = options.get_bool("to_batch").unwrap_or(true);
-    Ok(function_pass(info("CombineParallelDense"), move |_, f, _, _| {
-        Ok(dense::combine_parallel_dense(f, n, to_batch))
-    }))
+    Ok(function_pass(
+        info("CombineParallelDense"),
+        move |_, f, _, _| Ok(dense::combine_parallel_dense(f, n, to_batch)),
+    ))
 }
 
 /// The registry's constructor of CombineParallelBatchMatmul.
@@ -157,7 +159,7 @@ pub(crate) fn static_shape(e: &Expr) -> Option<Vec<i64>> {
 
 /// A typed tuple of `fields`.
 pub(crate) fn tuple(fields: Vec<Expr>) -> Expr {
-    typed_node(ExprKind::Tuple(fields.into()), crate::ir::Span::DUMMY)
+    typed_node(ExprKind::Tuple(fields), crate::ir::Span::DUMMY)
 }
 
 /// A typed projection of `tuple`.

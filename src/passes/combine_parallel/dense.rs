@@ -42,7 +42,11 @@ fn same_out_dtype(a: &Expr, b: &Expr) -> bool {
 }
 
 fn stack(fields: Vec<Expr>) -> Expr {
-    op_call("stack", vec![tuple(fields)], vec![("axis", AttrValue::int(0))])
+    op_call(
+        "stack",
+        vec![tuple(fields)],
+        vec![("axis", AttrValue::int(0))],
+    )
 }
 
 struct DenseToBatch;
@@ -73,7 +77,10 @@ impl Combiner for DenseToBatch {
                 .collect::<Option<Vec<_>>>()?;
             stacked.push(stack(fields));
         }
-        let out_dtype = attrs(root)?.get("out_dtype").cloned().unwrap_or(AttrValue::Null);
+        let out_dtype = attrs(root)?
+            .get("out_dtype")
+            .cloned()
+            .unwrap_or(AttrValue::Null);
         Some(op_call(
             "nn.batch_matmul",
             stacked,
@@ -86,7 +93,10 @@ impl Combiner for DenseToBatch {
     }
 
     fn is_arg_compatible(&self, a: &Expr, b: &Expr, index: usize) -> bool {
-        match (arg(a, index).and_then(tensor), arg(b, index).and_then(tensor)) {
+        match (
+            arg(a, index).and_then(tensor),
+            arg(b, index).and_then(tensor),
+        ) {
             (Some(ta), Some(tb)) => ta == tb,
             _ => false,
         }
@@ -113,7 +123,10 @@ impl Combiner for DenseToBatch {
                     op_call(
                         "expand_dims",
                         vec![a],
-                        vec![("axis", AttrValue::int(0)), ("num_newaxis", AttrValue::int(1))],
+                        vec![
+                            ("axis", AttrValue::int(0)),
+                            ("num_newaxis", AttrValue::int(1)),
+                        ],
                     )
                 } else {
                     a
@@ -179,7 +192,10 @@ impl Combiner for DenseToDense {
             units += tensor(w)?.shape.first()?.as_static()?;
             weights.push(w.clone());
         }
-        let out_dtype = attrs(root)?.get("out_dtype").cloned().unwrap_or(AttrValue::Null);
+        let out_dtype = attrs(root)?
+            .get("out_dtype")
+            .cloned()
+            .unwrap_or(AttrValue::Null);
         Some(op_call(
             "nn.dense",
             vec![arg(root, 0)?.clone(), concatenate(weights, 0)],
@@ -230,7 +246,10 @@ impl Combiner for DenseToDense {
                     a = op_call(
                         "expand_dims",
                         vec![a],
-                        vec![("axis", AttrValue::int(-1)), ("num_newaxis", AttrValue::int(1))],
+                        vec![
+                            ("axis", AttrValue::int(-1)),
+                            ("num_newaxis", AttrValue::int(1)),
+                        ],
                     );
                     true
                 } else {
@@ -240,7 +259,10 @@ impl Combiner for DenseToDense {
                     a = op_call(
                         "repeat",
                         vec![a],
-                        vec![("repeats", AttrValue::int(out_dim)), ("axis", AttrValue::int(axis))],
+                        vec![
+                            ("repeats", AttrValue::int(out_dim)),
+                            ("axis", AttrValue::int(axis)),
+                        ],
                     );
                 }
                 fields.push(a);
