@@ -9,6 +9,7 @@ pub mod annotate_spans;
 pub mod build_pipeline;
 pub mod canonicalize_cast;
 pub mod canonicalize_ops;
+pub mod combine_parallel;
 pub mod convert_layout;
 pub mod dead_code;
 pub mod eliminate_common_subexpr;
@@ -39,6 +40,13 @@ use crate::pass::{PassKind, Registry};
 pub fn registry() -> Registry {
     Registry::from_entries(BUILTIN_PASSES)
 }
+
+/// The `min_num_branches` option of the CombineParallel passes.
+const MIN_NUM_BRANCHES: OptionSpec = OptionSpec {
+    name: "min_num_branches",
+    ty: ConfigType::Int,
+    doc: "the fewest parallel branches a group needs to be combined (default 3)",
+};
 
 /// The built-in passes.
 pub static BUILTIN_PASSES: &[PassEntry] = &[
@@ -172,6 +180,41 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
         summary: "replace exp, erf, tanh and softmax with their fast approximations",
         options: &[],
         constructor: standard::fast_math,
+    },
+    PassEntry {
+        name: "CombineParallelConv2D",
+        kind: PassKind::Function,
+        opt_level: 4,
+        required: &["InferType"],
+        summary: "combine conv2d calls on one input (and what follows them alike) into one conv2d",
+        options: &[MIN_NUM_BRANCHES],
+        constructor: combine_parallel::create_conv2d,
+    },
+    PassEntry {
+        name: "CombineParallelDense",
+        kind: PassKind::Function,
+        opt_level: 4,
+        required: &["InferType"],
+        summary: "combine dense calls on one input into one batch_matmul (or one dense)",
+        options: &[
+            MIN_NUM_BRANCHES,
+            OptionSpec {
+                name: "to_batch",
+                ty: ConfigType::Bool,
+                doc: "combine into a batch_matmul over stacked operands (true, the default) or \
+                      into one dense over concatenated weights (false)",
+            },
+        ],
+        constructor: combine_parallel::create_dense,
+    },
+    PassEntry {
+        name: "CombineParallelBatchMatmul",
+        kind: PassKind::Function,
+        opt_level: 4,
+        required: &["InferType"],
+        summary: "combine batch_matmul calls on one left operand into one batch_matmul",
+        options: &[MIN_NUM_BRANCHES],
+        constructor: combine_parallel::create_batch_matmul,
     },
     PassEntry {
         name: "CanonicalizeCast",

@@ -166,6 +166,21 @@ fn fast_math_on_a_million_lets() {
 }
 
 #[test]
+fn combine_parallel_conv2d_on_a_million_lets() {
+    deep("CombineParallelConv2D", PassOptions::new());
+}
+
+#[test]
+fn combine_parallel_dense_on_a_million_lets() {
+    deep("CombineParallelDense", PassOptions::new());
+}
+
+#[test]
+fn combine_parallel_batch_matmul_on_a_million_lets() {
+    deep("CombineParallelBatchMatmul", PassOptions::new());
+}
+
+#[test]
 fn annotate_spans_on_a_million_lets() {
     deep("AnnotateSpans", PassOptions::new());
 }

@@ -9,6 +9,8 @@
 //!                                             (../shared/corpus/relay/std_prelude.relay)
 //!                                             followed by this file's definitions
 //! // pass: RemoveUnusedFunctions()         <- optional: a pipeline in the command language
+//! // opt_level: 4                          <- optional: the context's opt_level (default 3),
+//!                                             e.g. for the passes TVM registers at level 4
 //! // error: match expression does not ...  <- optional: parsing, InferType or the pipeline
 //!                                             fails with a message containing this
 //! #[version = "0.0.5"]
@@ -46,6 +48,7 @@ const EXPECTED: &str = "// expected:";
 struct Case {
     prelude: bool,
     pipeline: Option<String>,
+    opt_level: i32,
     error: Option<String>,
     input: String,
     expected: String,
@@ -59,6 +62,7 @@ fn parse_case(text: &str) -> Result<Case, String> {
     let mut case = Case {
         prelude: false,
         pipeline: None,
+        opt_level: 3,
         error: None,
         input: input.to_string(),
         expected: expected.to_string(),
@@ -68,6 +72,9 @@ fn parse_case(text: &str) -> Result<Case, String> {
         case.prelude |= line == "// prelude";
         if let Some(p) = line.strip_prefix("// pass:") {
             case.pipeline = Some(p.trim().to_string());
+        }
+        if let Some(l) = line.strip_prefix("// opt_level:") {
+            case.opt_level = l.trim().parse().map_err(|e| format!("// opt_level: {e}"))?;
         }
         if let Some(e) = line.strip_prefix("// error:") {
             case.error = Some(e.trim().to_string());
@@ -86,7 +93,7 @@ fn prelude() -> String {
     text.replace("#[version = \"0.0.5\"]", "")
 }
 
-fn run_pipeline(pipeline: &str, m: &Module) -> Result<Module, String> {
+fn run_pipeline(pipeline: &str, opt_level: i32, m: &Module) -> Result<Module, String> {
     let mut session = Session::new();
     let out = session.execute(&format!("__pipeline = Sequential([{pipeline}])"));
     let Some(Value::Pass(pass)) = session.var("__pipeline") else {
@@ -94,7 +101,7 @@ fn run_pipeline(pipeline: &str, m: &Module) -> Result<Module, String> {
     };
     let mut pm = PassManager::new(passlab::passes::registry());
     let ctx = PassContext::builder()
-        .opt_level(3)
+        .opt_level(opt_level)
         .build()
         .map_err(|e| e.to_string())?;
     pm.with_context(&ctx, |pm| pm.run(pass, m))
@@ -131,7 +138,7 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
     };
     well_formed::check_module(&input).map_err(|e| format!("input not well-formed: {e}"))?;
     let result = match &case.pipeline {
-        Some(p) => run_pipeline(p, &input),
+        Some(p) => run_pipeline(p, case.opt_level, &input),
         None => infer_module(&input).map_err(|e| e.render(&name, &source, false)),
     };
     let out = match (result, &case.error) {
@@ -303,7 +310,7 @@ fn mutated_prelude_programs_never_panic() {
         };
         typed += 1;
         for p in passes {
-            let _ = run_pipeline(p, &t);
+            let _ = run_pipeline(p, 3, &t);
         }
     }
     assert!(parsed > 30 && typed > 10, "{parsed} parsed, {typed} typed");

@@ -5,21 +5,22 @@
 //! runs after it:
 //!
 //! RemoveUnusedFunctions(entry_functions=["main"]), SimplifyInference,
-//! EliminateCommonSubexpr, FoldConstant, FoldScaleAxis, SimplifyExpr, CanonicalizeCast,
-//! CanonicalizeOps,
+//! EliminateCommonSubexpr, CombineParallelConv2D, CombineParallelDense,
+//! CombineParallelBatchMatmul (each with `min_num_branches=3`, level 4), FoldConstant,
+//! FoldScaleAxis, SimplifyExpr, CanonicalizeCast, CanonicalizeOps,
 //! InferType, SimplifyExprPostAlterOp, FastMath, FoldConstant, FuseOps, InferType,
 //! InlineGlobals (TVM's `Inline`), InferType.
 //!
 //! Left out, each with its reason: the target-specific passes (`qnn.Legalize`, `Legalize`,
 //! `AlterOpLayout`, `SplitArgs`, `PlanDevices`, `AnnotateMemoryScope`, the auto-scheduler and
 //! MetaSchedule layout rewrites), the backend's `LabelOps`, and the passes passlab does not have
-//! yet (`ToBasicBlockNormalForm`, `CombineParallelConv2D`/`Dense`/`BatchMatmul`,
-//! `FlattenAtrousConv`). TVM's EliminateCommonSubexpr here gets an `fskip`
+//! yet (`ToBasicBlockNormalForm`, `FlattenAtrousConv`). TVM's EliminateCommonSubexpr here gets an `fskip`
 //! that means to skip casts to int32 but overwrites its answer with false, so it skips nothing;
 //! passlab's runs without skips, the same behaviour.
 //!
 //! `opt_level` keeps the passes whose own opt_level is at most that (what `relay.build` under
-//! `PassContext(opt_level=N)` lets run; FastMath is level 4), so the value shows what runs.
+//! `PassContext(opt_level=N)` lets run; FastMath and the CombineParallel passes are level 4),
+//! so the value shows what runs.
 //! The passes are built through the registry, so a user registration under a standard name is
 //! what the pipeline runs, as for `required` lists.
 
@@ -32,6 +33,7 @@ pub const NAME: &str = "relay.build";
 /// The passes in TVM's order: name and options.
 fn steps() -> Vec<(&'static str, PassOptions)> {
     let none = PassOptions::new;
+    let branches = || PassOptions::new().with("min_num_branches", ConfigValue::Int(3));
     vec![
         (
             "RemoveUnusedFunctions",
@@ -42,6 +44,9 @@ fn steps() -> Vec<(&'static str, PassOptions)> {
         ),
         ("SimplifyInference", none()),
         ("EliminateCommonSubexpr", none()),
+        ("CombineParallelConv2D", branches()),
+        ("CombineParallelDense", branches()),
+        ("CombineParallelBatchMatmul", branches()),
         ("FoldConstant", none()),
         ("FoldScaleAxis", none()),
         ("SimplifyExpr", none()),
