@@ -117,10 +117,10 @@ pub(crate) fn transform(x: &Value, src: &str, dst: &str) -> Option<Value> {
         .map(|ax| {
             let e = extent[(ax.primal - b'A') as usize];
             match ax.factor {
-                Some(f) => (e % f == 0).then_some(f),
+                Some(f) => e.is_multiple_of(f).then_some(f),
                 None => {
                     let f = factor(&d, ax.primal);
-                    (e % f == 0).then_some(e / f)
+                    e.is_multiple_of(f).then_some(e / f)
                 }
             }
         })

@@ -152,7 +152,7 @@ pub(crate) fn group_norm(attrs: &Attrs, x: &Value, gamma: &Value, beta: &Value) 
     let axis = norm_axis(attrs.get_int("axis").unwrap_or(1), shape.len())?;
     let c = shape[axis];
     let groups = usize::try_from(attrs.get_int("num_groups")?).ok()?;
-    if groups == 0 || c % groups != 0 || gamma.shape() != [c] || beta.shape() != [c] {
+    if groups == 0 || !c.is_multiple_of(groups) || gamma.shape() != [c] || beta.shape() != [c] {
         return None;
     }
     let mut grouped = shape[..axis].to_vec();
