@@ -16,6 +16,7 @@ mod elementwise;
 mod gemm;
 mod indexing;
 pub(crate) mod interp;
+mod layout;
 mod nn;
 mod norm;
 pub mod npy;

@@ -518,6 +518,17 @@ pub(crate) fn cast(x: &Value, to: DType) -> Option<Value> {
     Value::new(to, arr)
 }
 
+/// `reinterpret(x, dtype)`: the same bits read as another dtype of the same width.
+pub(crate) fn reinterpret(x: &Value, to: DType) -> Option<Value> {
+    if to.bits != x.dtype.bits || to.lanes != x.dtype.lanes {
+        return None;
+    }
+    storage(to)?;
+    let mut data = x.to_data();
+    data.dtype = to;
+    Value::from_data(&data)
+}
+
 /// `where(cond, x, y)`: broadcast of all three, dtype of `x`.
 pub(crate) fn where_(c: &Value, x: &Value, y: &Value) -> Option<Value> {
     if x.dtype != y.dtype {

@@ -353,3 +353,27 @@ pub(crate) fn one_hot(attrs: &Attrs, indices: &Value, on: &Value, off: &Value) -
     };
     Value::new(dt, arr)
 }
+
+/// `invert_permutation(x)`: `out[x[i]] = i` for a 1-d permutation of `0..n` (anything else is
+/// rejected).
+pub(crate) fn invert_permutation(x: &Value) -> Option<Value> {
+    let Arr::Int(a) = &x.arr else {
+        return None;
+    };
+    if a.ndim() != 1 {
+        return None;
+    }
+    let n = a.len();
+    let mut out = vec![-1i64; n];
+    for (i, &p) in a.iter().enumerate() {
+        let slot = out.get_mut(usize::try_from(p).ok()?)?;
+        if *slot >= 0 {
+            return None;
+        }
+        *slot = i as i64;
+    }
+    Value::new(
+        x.dtype,
+        Arr::Int(ArrayD::from_shape_vec(IxDyn(&[n]), out).ok()?),
+    )
+}

@@ -10,7 +10,8 @@
 
 use super::elementwise::{binary, unary};
 use super::nn::along_axis;
-use super::reduce::mean_keep;
+use super::pool::reshaped;
+use super::reduce::{mean_keep, sum_keep};
 use super::value::{norm_axis, Arr, Value};
 use crate::ir::Attrs;
 use num_traits::Float;
@@ -140,6 +141,58 @@ fn affine_norm(
         scale.then_some(&g),
         center.then_some(&b),
     )
+}
+
+/// `nn.group_norm(x, gamma, beta, num_groups, axis=1)`: the channels of `axis` split into
+/// `num_groups` groups, each normalized by its statistics over its channels and every later
+/// axis (TVM's topi reshapes to `[.., G, C / G, ..]` the same way), then scaled and shifted
+/// per channel.
+pub(crate) fn group_norm(attrs: &Attrs, x: &Value, gamma: &Value, beta: &Value) -> Option<Value> {
+    let shape = x.shape().to_vec();
+    let axis = norm_axis(attrs.get_int("axis").unwrap_or(1), shape.len())?;
+    let c = shape[axis];
+    let groups = usize::try_from(attrs.get_int("num_groups")?).ok()?;
+    if groups == 0 || !c.is_multiple_of(groups) || gamma.shape() != [c] || beta.shape() != [c] {
+        return None;
+    }
+    let mut grouped = shape[..axis].to_vec();
+    grouped.extend([groups, c / groups]);
+    grouped.extend_from_slice(&shape[axis + 1..]);
+    let xg = reshaped(x, &grouped)?;
+    let axes: Vec<usize> = (axis + 1..grouped.len()).collect();
+    let (mean, var) = moments(&xg, &axes)?;
+    let (eps, center, scale) = flags(attrs);
+    let out = reshaped(&normalize(&xg, &mean, &var, eps, None, None)?, &shape)?;
+    let (g, b) = (
+        along_axis(gamma, shape.len(), axis)?,
+        along_axis(beta, shape.len(), axis)?,
+    );
+    let out = if scale {
+        binary("multiply", &out, &g)?
+    } else {
+        out
+    };
+    if center {
+        binary("add", &out, &b)
+    } else {
+        Some(out)
+    }
+}
+
+/// `nn.l2_normalize(x, eps, axis)`: `x / sqrt(max(sum(x * x, axis), eps))`, the sum kept as
+/// dimensions of 1 (every axis when `axis` is empty).
+pub(crate) fn l2_normalize(attrs: &Attrs, x: &Value) -> Option<Value> {
+    let nd = x.ndim();
+    let mut axes: Vec<usize> = match attrs.get_ints("axis") {
+        Some(a) if !a.is_empty() => a.iter().map(|&i| norm_axis(i, nd)).collect::<Option<_>>()?,
+        _ => (0..nd).collect(),
+    };
+    axes.sort_unstable();
+    axes.dedup();
+    let eps = attrs.get_float("eps").unwrap_or(0.0);
+    let sq = sum_keep(&binary("multiply", x, x)?, &axes)?;
+    let norm = sqrt(&binary("maximum", &sq, &scalar_like(&sq, eps)?)?)?;
+    binary("divide", x, &norm)
 }
 
 /// `nn.lrn(x, size, axis, bias, alpha, beta)`.

@@ -5,8 +5,10 @@
 //! arguments or attributes are ones the op rejects; [`has_kernel`] tells the first case from
 //! the others, so the evaluator can say which it was.
 
-use super::value::Value;
-use super::{elementwise, indexing, nn, norm, pool, qnn, reduce, resize, select, shape_ops};
+use super::value::{attr_dtype, Value};
+use super::{
+    elementwise, indexing, layout, nn, norm, pool, qnn, reduce, resize, select, shape_ops,
+};
 use crate::ir::Attrs;
 
 /// An argument of an op call: a tensor, or a tuple of arguments (`concatenate((a, b))`).
@@ -72,6 +74,7 @@ const KERNELS: &[&str] = &[
     "nn.conv1d",
     "nn.conv2d",
     "nn.conv3d",
+    "nn.contrib_conv2d_NCHWc",
     "nn.conv1d_transpose",
     "nn.conv2d_transpose",
     "nn.conv3d_transpose",
@@ -116,6 +119,40 @@ const KERNELS: &[&str] = &[
     "layout_transform",
     "cumsum",
     "cumprod",
+    "argsort",
+    "sort",
+    "invert_permutation",
+    "collapse_sum_like",
+    "nn.group_norm",
+    "nn.l2_normalize",
+    "nn.mirror_pad",
+    "nn.adaptive_max_pool1d",
+    "nn.adaptive_avg_pool1d",
+    "nn.adaptive_max_pool3d",
+    "nn.adaptive_avg_pool3d",
+    "reinterpret",
+    "fixed_point_multiply",
+    "annotation.bitpack_start",
+    "annotation.bitpack_end",
+    "annotation.cast_hint",
+    "annotation.checkpoint",
+    "annotation.compiler_begin",
+    "annotation.compiler_end",
+    "annotation.stop_fusion",
+    "debug",
+];
+
+/// Ops whose value is their argument's: annotations for later passes and `debug` (its
+/// compute is the identity in TVM too).
+const IDENTITY: &[&str] = &[
+    "annotation.bitpack_start",
+    "annotation.bitpack_end",
+    "annotation.cast_hint",
+    "annotation.checkpoint",
+    "annotation.compiler_begin",
+    "annotation.compiler_end",
+    "annotation.stop_fusion",
+    "debug",
 ];
 
 /// Whether `op` has a kernel at all (it may still refuse particular arguments).
@@ -155,11 +192,33 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
     }
     let arity = match op {
         "zeros" | "ones" => 0,
-        "concatenate" | "stack" | "split" | "full" | "nn.lrn" | "nn.dropout" | "tile"
-        | "repeat" | "reverse" | "strided_slice" | "image.resize2d" | "nn.upsampling"
-        | "nn.depth_to_space" | "nn.space_to_depth" | "topk" | "layout_transform" | "cumsum"
-        | "cumprod" => 1,
-        "where" | "nn.layer_norm" | "nn.instance_norm" | "one_hot" => 3,
+        "concatenate"
+        | "stack"
+        | "split"
+        | "full"
+        | "nn.lrn"
+        | "nn.dropout"
+        | "tile"
+        | "repeat"
+        | "reverse"
+        | "strided_slice"
+        | "image.resize2d"
+        | "nn.upsampling"
+        | "nn.depth_to_space"
+        | "nn.space_to_depth"
+        | "topk"
+        | "layout_transform"
+        | "cumsum"
+        | "cumprod"
+        | "argsort"
+        | "sort"
+        | "invert_permutation"
+        | "nn.l2_normalize"
+        | "nn.mirror_pad"
+        | "reinterpret"
+        | "fixed_point_multiply" => 1,
+        _ if IDENTITY.contains(&op) => 1,
+        "where" | "nn.layer_norm" | "nn.instance_norm" | "nn.group_norm" | "one_hot" => 3,
         "nn.batch_norm" => 5,
         _ if reduce::is_reduction(op) || shape_ops::is_layout(op) || pool::is_pool(op) => 1,
         _ => 2,
@@ -185,12 +244,24 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "cast_like" => one(elementwise::cast(t(0)?, t(1)?.dtype)),
         "slice_like" => one(select::slice_like(attrs, t(0)?, t(1)?)),
         "gather_nd" => one(select::gather_nd(attrs, t(0)?, t(1)?)),
-        "layout_transform" => one(select::layout_transform(attrs, t(0)?)),
+        "layout_transform" => one(layout::layout_transform(attrs, t(0)?)),
         "cumsum" | "cumprod" => one(select::scan(op == "cumprod", attrs, t(0)?)),
+        _ if IDENTITY.contains(&op) => one(Some(t(0)?.clone())),
+        "argsort" => one(reduce::argsort(attrs, t(0)?)),
+        "sort" => one(reduce::sort(attrs, t(0)?)),
+        "invert_permutation" => one(indexing::invert_permutation(t(0)?)),
+        "collapse_sum_like" => one(reduce::collapse_sum_like(t(0)?, t(1)?)),
+        "nn.group_norm" => one(norm::group_norm(attrs, t(0)?, t(1)?, t(2)?)),
+        "nn.l2_normalize" => one(norm::l2_normalize(attrs, t(0)?)),
+        "nn.mirror_pad" => one(shape_ops::mirror_pad(attrs, t(0)?)),
+        "reinterpret" => one(elementwise::reinterpret(t(0)?, attr_dtype(attrs, "dtype")?)),
+        "fixed_point_multiply" => one(qnn::fixed_point_multiply_op(attrs, t(0)?)),
         "nn.dense" => one(nn::dense(attrs, t(0)?, t(1)?)),
         "nn.matmul" => one(nn::matmul(attrs, t(0)?, t(1)?)),
         "nn.batch_matmul" => one(nn::batch_matmul(attrs, t(0)?, t(1)?)),
-        "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => one(nn::conv(attrs, t(0)?, t(1)?)),
+        "nn.conv1d" | "nn.conv2d" | "nn.conv3d" | "nn.contrib_conv2d_NCHWc" => {
+            one(layout::conv(op, attrs, t(0)?, t(1)?))
+        }
         "nn.conv1d_transpose" | "nn.conv2d_transpose" | "nn.conv3d_transpose" => {
             one(nn::conv_transpose(attrs, t(0)?, t(1)?))
         }
@@ -210,6 +281,14 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "variance" => one(reduce::variance(attrs, t(0)?, t(1)?)),
         "nn.global_max_pool2d" | "nn.global_avg_pool2d" => one(pool::global_pool2d(
             op == "nn.global_max_pool2d",
+            attrs,
+            t(0)?,
+        )),
+        "nn.adaptive_max_pool1d"
+        | "nn.adaptive_avg_pool1d"
+        | "nn.adaptive_max_pool3d"
+        | "nn.adaptive_avg_pool3d" => one(pool::adaptive_pool_nd(
+            op.starts_with("nn.adaptive_max"),
             attrs,
             t(0)?,
         )),

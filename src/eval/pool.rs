@@ -76,6 +76,10 @@ pub(crate) fn is_pool(op: &str) -> bool {
             | "nn.global_avg_pool2d"
             | "nn.adaptive_max_pool2d"
             | "nn.adaptive_avg_pool2d"
+            | "nn.adaptive_max_pool1d"
+            | "nn.adaptive_avg_pool1d"
+            | "nn.adaptive_max_pool3d"
+            | "nn.adaptive_avg_pool3d"
             | "nn.max_pool1d"
             | "nn.avg_pool1d"
             | "nn.max_pool3d"
@@ -189,17 +193,80 @@ pub(crate) fn adaptive_pool2d(max: bool, attrs: &Attrs, x: &Value) -> Option<Val
     let &[n, c, h, w] = x.shape() else {
         return None;
     };
+    let [oh, ow] = output_size(attrs, [h, w])?;
+    adaptive_hw(max, x, n * c, (h, w), (oh, ow))
+}
+
+/// `nn.adaptive_{max,avg}_pool1d` (NCW) and `nn.adaptive_{max,avg}_pool3d` (NCDHW), through
+/// the 2-d one: 1-d as a plane of height 1; 3-d over (H, W) first, then over D with the
+/// pooled (H, W) positions kept apart. A window is a box, so its max is the max of the
+/// per-axis maxima and its average the average of the per-axis averages (equal up to
+/// rounding to TVM's one sum per window).
+pub(crate) fn adaptive_pool_nd(max: bool, attrs: &Attrs, x: &Value) -> Option<Value> {
+    match *x.shape() {
+        [n, c, w] => {
+            if attrs.get_str("layout").unwrap_or("NCW") != "NCW"
+                || !matches!(attrs.get_str("out_layout").unwrap_or(""), "" | "NCW")
+            {
+                return None;
+            }
+            let [ow] = output_size(attrs, [w])?;
+            let out = adaptive_hw(max, &reshaped(x, &[n, c, 1, w])?, n * c, (1, w), (1, ow))?;
+            reshaped(&out, &[n, c, ow])
+        }
+        [n, c, d, h, w] => {
+            if attrs.get_str("layout").unwrap_or("NCDHW") != "NCDHW"
+                || !matches!(attrs.get_str("out_layout").unwrap_or(""), "" | "NCDHW")
+            {
+                return None;
+            }
+            let [od, oh, ow] = output_size(attrs, [d, h, w])?;
+            let cd = c.checked_mul(d)?;
+            let hw = adaptive_hw(max, &reshaped(x, &[n, cd, h, w])?, n * cd, (h, w), (oh, ow))?;
+            let inner = oh * ow;
+            let out = adaptive_hw(
+                max,
+                &reshaped(&hw, &[n, c, d, inner])?,
+                n * c,
+                (d, inner),
+                (od, inner),
+            )?;
+            reshaped(&out, &[n, c, od, oh, ow])
+        }
+        _ => None,
+    }
+}
+
+/// The `output_size` attribute: the input's size when empty, one size for every axis, or one
+/// per axis.
+fn output_size<const N: usize>(attrs: &Attrs, input: [usize; N]) -> Option<[usize; N]> {
     let size = attrs.get_ints("output_size").unwrap_or_default();
-    let (oh, ow) = match size.as_slice() {
-        [] => (h, w),
-        [a] => (*a as usize, *a as usize),
-        [a, b] => (*a as usize, *b as usize),
+    let mut out = input;
+    match size.len() {
+        0 => {}
+        1 => out = [usize::try_from(size[0]).ok()?; N],
+        n if n == N => {
+            for (o, &s) in out.iter_mut().zip(&size) {
+                *o = usize::try_from(s).ok()?;
+            }
+        }
         _ => return None,
-    };
+    }
+    Some(out)
+}
+
+/// Adaptive pooling of a 4-d value's `planes` planes of `(h, w)` to `(oh, ow)`.
+fn adaptive_hw(
+    max: bool,
+    x: &Value,
+    planes: usize,
+    (h, w): (usize, usize),
+    (oh, ow): (usize, usize),
+) -> Option<Value> {
     if oh == 0 || ow == 0 {
         return None;
     }
-    bounded(&[n, c, oh, ow])?;
+    bounded(&[planes, oh, ow])?;
     let adaptive = |size: usize, out: usize| Windows {
         ranges: (0..out)
             .map(|i| {
@@ -209,7 +276,7 @@ pub(crate) fn adaptive_pool2d(max: bool, attrs: &Attrs, x: &Value) -> Option<Val
             .collect(),
         dilation: 1,
     };
-    run(max, x, n * c, (h, w), &adaptive(h, oh), &adaptive(w, ow))
+    run(max, x, planes, (h, w), &adaptive(h, oh), &adaptive(w, ow))
 }
 
 fn run(

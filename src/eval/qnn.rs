@@ -233,6 +233,22 @@ fn fixed_point_multiply(x: i64, m: i64, shift: i32, upward: bool) -> Option<i64>
     Some(i32_wrap(prod.wrapping_add(round) >> total))
 }
 
+/// `fixed_point_multiply(x, multiplier, shift)` on int32 `x`: topi's `q_multiply_shift`,
+/// `x * multiplier * 2^(shift - 31)` rounded upward at the half.
+pub(crate) fn fixed_point_multiply_op(attrs: &Attrs, x: &Value) -> Option<Value> {
+    let (m, shift) = (attrs.get_int("multiplier")?, attrs.get_int("shift")?);
+    let shift = i32::try_from(shift).ok()?;
+    if x.dtype != DType::INT32 || i32::try_from(m).is_err() {
+        return None;
+    }
+    let xs = ints(x)?;
+    let out: Vec<i64> = xs
+        .iter()
+        .map(|&v| fixed_point_multiply(v, m, shift, true))
+        .collect::<Option<_>>()?;
+    int_value(DType::INT32, x.shape(), out.into_iter())
+}
+
 /// The parameters of one requantization (`RequantizeLowerInt`).
 struct Requant {
     in_scale: Vec<f32>,

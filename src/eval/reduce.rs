@@ -264,18 +264,60 @@ fn softmax_along<F: num_traits::Float>(
     Some(out)
 }
 
+/// `collapse_sum_like(x, like)`: `x` summed down to the shape of `like`, over the axes by
+/// which broadcasting would have grown `like` into `x` (its extra leading axes, and the axes
+/// where `like` has 1 and `x` does not).
+pub(crate) fn collapse_sum_like(x: &Value, like: &Value) -> Option<Value> {
+    let (xs, ls) = (x.shape(), like.shape());
+    let lead = xs.len().checked_sub(ls.len())?;
+    let mut axes: Vec<usize> = (0..lead).collect();
+    for (i, &l) in ls.iter().enumerate() {
+        match (l, xs[lead + i]) {
+            (l, d) if l == d => {}
+            (1, _) => axes.push(lead + i),
+            _ => return None,
+        }
+    }
+    let dt = x.dtype;
+    let arr = match &x.arr {
+        Arr::F32(a) => {
+            let r = round_to(dt);
+            let (d, n, _) = rows(a, &axes, false);
+            Arr::F32(per_row(&d, n, ls, |row| float_reduce("sum", row, &r))?)
+        }
+        Arr::F64(a) => {
+            let (d, n, _) = rows(a, &axes, false);
+            Arr::F64(per_row(&d, n, ls, |row| float_reduce("sum", row, &|v| v))?)
+        }
+        Arr::Int(a) => {
+            let (d, n, _) = rows(a, &axes, false);
+            Arr::Int(per_row(&d, n, ls, |row| int_reduce("sum", dt, row))?)
+        }
+    };
+    Value::new(dt, arr)
+}
+
 /// The mean over `axes` (kept as dimensions of 1), summed in row-major order in the dtype
 /// as `mean` does: the statistic of the normalizations.
 pub(crate) fn mean_keep(x: &Value, axes: &[usize]) -> Option<Value> {
+    float_keep("mean", x, axes)
+}
+
+/// The sum over `axes` (kept as dimensions of 1), in row-major order in the dtype.
+pub(crate) fn sum_keep(x: &Value, axes: &[usize]) -> Option<Value> {
+    float_keep("sum", x, axes)
+}
+
+fn float_keep(op: &str, x: &Value, axes: &[usize]) -> Option<Value> {
     let arr = match &x.arr {
         Arr::F32(a) => {
             let r = round_to(x.dtype);
             let (d, n, s) = rows(a, axes, true);
-            Arr::F32(per_row(&d, n, &s, |row| float_reduce("mean", row, &r))?)
+            Arr::F32(per_row(&d, n, &s, |row| float_reduce(op, row, &r))?)
         }
         Arr::F64(a) => {
             let (d, n, s) = rows(a, axes, true);
-            Arr::F64(per_row(&d, n, &s, |row| float_reduce("mean", row, &|v| v))?)
+            Arr::F64(per_row(&d, n, &s, |row| float_reduce(op, row, &|v| v))?)
         }
         Arr::Int(_) => return None,
     };
@@ -286,15 +328,47 @@ pub(crate) fn mean_keep(x: &Value, axes: &[usize]) -> Option<Value> {
 /// `is_ascend`, smallest) elements in order and their indices, an earlier index first among
 /// equal elements; `k` below 1 takes the whole axis.
 pub(crate) fn topk(attrs: &Attrs, x: &Value) -> Option<Vec<Value>> {
+    let (values, indices) = sorted(
+        x,
+        attrs.get_int("axis").unwrap_or(-1),
+        attrs.get_int("k").unwrap_or(1),
+        attrs.get_bool("is_ascend").unwrap_or(false),
+        attr_dtype(attrs, "dtype").unwrap_or(DType::INT32),
+    )?;
+    Some(match attrs.get_str("ret_type").unwrap_or("both") {
+        "both" => vec![values, indices],
+        "values" => vec![values],
+        "indices" => vec![indices],
+        _ => return None,
+    })
+}
+
+/// `argsort(x, axis=-1, is_ascend=true, dtype="int32")`: the indices that sort each row along
+/// `axis`, an earlier index first among equal elements (TVM's stable sort).
+pub(crate) fn argsort(attrs: &Attrs, x: &Value) -> Option<Value> {
+    let dt = attr_dtype(attrs, "dtype").unwrap_or(DType::INT32);
+    let axis = attrs.get_int("axis").unwrap_or(-1);
+    let ascend = attrs.get_bool("is_ascend").unwrap_or(true);
+    sorted(x, axis, 0, ascend, dt).map(|(_, i)| i)
+}
+
+/// `sort(x, axis=-1, is_ascend=true)`: each row along `axis` sorted.
+pub(crate) fn sort(attrs: &Attrs, x: &Value) -> Option<Value> {
+    let axis = attrs.get_int("axis").unwrap_or(-1);
+    let ascend = attrs.get_bool("is_ascend").unwrap_or(true);
+    sorted(x, axis, 0, ascend, DType::INT32).map(|(v, _)| v)
+}
+
+/// The first `k` elements of each row along `axis` in sorted order (the whole row when `k`
+/// is below 1) and their indices as `idx_dt`.
+fn sorted(x: &Value, axis: i64, k: i64, ascend: bool, idx_dt: DType) -> Option<(Value, Value)> {
     let nd = x.ndim();
-    let axis = norm_axis(attrs.get_int("axis").unwrap_or(-1), nd)?;
+    let axis = norm_axis(axis, nd)?;
     let n = x.shape()[axis];
-    let k = match attrs.get_int("k").unwrap_or(1) {
+    let k = match k {
         k if k < 1 => n,
         k => usize::try_from(k).ok().filter(|&k| k <= n)?,
     };
-    let ascend = attrs.get_bool("is_ascend").unwrap_or(false);
-    let idx_dt = attr_dtype(attrs, "dtype").unwrap_or(DType::INT32);
     if !idx_dt.is_int() {
         return None;
     }
@@ -362,10 +436,5 @@ pub(crate) fn topk(attrs: &Attrs, x: &Value) -> Option<Vec<Value>> {
         .into_owned();
     let values = Value::new(x.dtype, values)?;
     let indices = Value::new(idx_dt, Arr::Int(indices))?;
-    Some(match attrs.get_str("ret_type").unwrap_or("both") {
-        "both" => vec![values, indices],
-        "values" => vec![values],
-        "indices" => vec![indices],
-        _ => return None,
-    })
+    Some((values, indices))
 }

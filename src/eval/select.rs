@@ -1,9 +1,8 @@
 //! Evaluation of more ops that TVM's FoldConstant folds (its interpreter runs every op with a
-//! compute): `slice_like`, `gather_nd`, `layout_transform` between layouts that
-//! are permutations of the same axes, and the running scans `cumsum` / `cumprod`.
+//! compute): `slice_like`, `gather_nd`, and the running scans `cumsum` / `cumprod`.
 //!
 //! As everywhere in the evaluator, an argument or attribute the op rejects (an index out of
-//! range, a blocked layout such as `NCHW16c`) gives `None`: the call is not folded.
+//! range) gives `None`: the call is not folded.
 
 use super::indexing::gather_axes;
 use super::shape_ops::bounded;
@@ -84,26 +83,6 @@ pub(crate) fn gather_nd(attrs: &Attrs, x: &Value, indices: &Value) -> Option<Val
         let vals = starts.iter().flat_map(|&o| s[o..o + rest].iter().copied());
         from_vec(&shape, vals)?
     });
-    Value::new(x.dtype, arr)
-}
-
-/// `layout_transform(x, src_layout, dst_layout)` where both layouts name the same axes, none
-/// of them split (`NCHW` <-> `NHWC`, `OIHW` <-> `HWIO`): a transpose.
-pub(crate) fn layout_transform(attrs: &Attrs, x: &Value) -> Option<Value> {
-    let (src, dst) = (attrs.get_str("src_layout")?, attrs.get_str("dst_layout")?);
-    let plain = |l: &str| l.chars().all(|c| c.is_ascii_uppercase());
-    if !plain(src) || !plain(dst) || src.len() != dst.len() || src.len() != x.ndim() {
-        return None;
-    }
-    let perm: Vec<usize> = dst.chars().map(|c| src.find(c)).collect::<Option<_>>()?;
-    let mut seen = perm.clone();
-    seen.sort_unstable();
-    seen.dedup();
-    if seen.len() != perm.len() {
-        return None;
-    }
-    let arr =
-        each!(&x.arr, a => a.clone().permuted_axes(IxDyn(&perm)).as_standard_layout().to_owned());
     Value::new(x.dtype, arr)
 }
 

@@ -356,7 +356,8 @@ pub(crate) fn pad(attrs: &Attrs, x: &Value, value: &Value) -> Option<Value> {
                 return None;
             }
         }
-        let arr = super::value::each!(&x.arr, a => pad_from_edges(a, reflect, &before, &out));
+        let edge = if reflect { Edge::Reflect } else { Edge::Repeat };
+        let arr = super::value::each!(&x.arr, a => pad_from_edges(a, edge, &before, &out));
         return Value::new(x.dtype, arr);
     }
     let v = cast(value, x.dtype)?;
@@ -369,11 +370,58 @@ pub(crate) fn pad(attrs: &Attrs, x: &Value, value: &Value) -> Option<Value> {
     Value::new(x.dtype, arr)
 }
 
-/// `pad_mode="edge"` (the nearest element repeats) or `"reflect"` (mirrored about the edge
-/// element, which is not repeated).
+/// `nn.mirror_pad(x, mode, pad_width)`: `"REFLECT"` mirrors about the edge element (which is
+/// not repeated, so an axis pads by less than its length), `"SYMMETRIC"` mirrors including it
+/// (by at most its length).
+pub(crate) fn mirror_pad(attrs: &Attrs, x: &Value) -> Option<Value> {
+    let edge = match attrs.get_str("mode").unwrap_or("SYMMETRIC") {
+        "REFLECT" => Edge::Reflect,
+        "SYMMETRIC" => Edge::Symmetric,
+        _ => return None,
+    };
+    let widths = attrs.get("pad_width")?.as_array()?;
+    let shape = x.shape();
+    if widths.len() != shape.len() {
+        return None;
+    }
+    let (mut before, mut out) = (Vec::new(), Vec::new());
+    for (w, &d) in widths.iter().zip(shape) {
+        let p = w.as_int_list()?;
+        let (b, a) = (
+            usize::try_from(*p.first()?).ok()?,
+            usize::try_from(*p.get(1)?).ok()?,
+        );
+        let limit = if edge == Edge::Reflect {
+            d.checked_sub(1)?
+        } else {
+            d
+        };
+        if b > limit || a > limit {
+            return None;
+        }
+        before.push(b);
+        out.push(d + b + a);
+    }
+    bounded(&out)?;
+    let arr = super::value::each!(&x.arr, a => pad_from_edges(a, edge, &before, &out));
+    Value::new(x.dtype, arr)
+}
+
+/// How a padded element is taken from the edge of the input.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Edge {
+    /// The nearest element repeats (`pad_mode="edge"`).
+    Repeat,
+    /// Mirrored about the edge element, which is not repeated (`"reflect"`).
+    Reflect,
+    /// Mirrored including the edge element (`mirror_pad`'s `"SYMMETRIC"`).
+    Symmetric,
+}
+
+/// Pads `a` by taking each padded element from inside it as `edge` says.
 fn pad_from_edges<T: Copy>(
     a: &ArrayD<T>,
-    reflect: bool,
+    edge: Edge,
     before: &[usize],
     out: &[usize],
 ) -> ArrayD<T> {
@@ -382,16 +430,12 @@ fn pad_from_edges<T: Copy>(
         let src: Vec<usize> = (0..shape.len())
             .map(|ax| {
                 let (d, j) = (shape[ax] as i64, idx[ax] as i64 - before[ax] as i64);
-                let k = if reflect {
-                    if j < 0 {
-                        -j
-                    } else if j >= d {
-                        2 * (d - 1) - j
-                    } else {
-                        j
-                    }
-                } else {
-                    j.clamp(0, d - 1)
+                let k = match edge {
+                    Edge::Reflect if j < 0 => -j,
+                    Edge::Reflect if j >= d => 2 * (d - 1) - j,
+                    Edge::Symmetric if j < 0 => -j - 1,
+                    Edge::Symmetric if j >= d => 2 * d - 1 - j,
+                    _ => j.clamp(0, d - 1),
                 };
                 k as usize
             })

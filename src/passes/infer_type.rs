@@ -266,3 +266,8 @@ pub fn create(
         },
     ))
 }
+
+/// Whether passlab has a type rule for `op` (an op without one cannot be type-checked).
+pub fn has_type_rule(op: crate::ir::Op) -> bool {
+    shape_rules::rule_for(op).is_some()
+}

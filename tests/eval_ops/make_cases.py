@@ -285,6 +285,81 @@ bm_c = f32(1, 4, 5)
 case("level10_batch_matmul_broadcast_nt", "nn.batch_matmul(%a0, %a1, transpose_b=False)", [bm_a, bm_c], np.matmul(bm_a, bm_c), atol=1e-6)
 case("level1_matmul", "nn.matmul(%a0, %a1, units=None)", [d, w.T.copy()], d @ w.T, atol=1e-6)
 
+# ---- ops TVM's FoldConstant folds (test_op_level{2,3,6,10}.py and NumPy semantics)
+sx = rng.integers(-5, 5, size=(3, 6)).astype("float32")
+case("level6_argsort_axis1", "argsort(%a0, axis=1, is_ascend=True, dtype=\"int32\")", [sx], np.argsort(sx, axis=1, kind="stable").astype("int32"))
+case("level6_argsort_descending_int64", "argsort(%a0, axis=0, is_ascend=False, dtype=\"int64\")", [sx],
+     np.argsort(-sx, axis=0, kind="stable").astype("int64"))
+case("level6_sort", "sort(%a0, axis=-1, is_ascend=True)", [sx], np.sort(sx, axis=-1))
+perm = rng.permutation(7).astype("int32")
+case("level3_invert_permutation", "invert_permutation(%a0)", [perm], np.argsort(perm).astype("int32"))
+cs, cl = f32(2, 3, 4), f32(3, 1)
+case("level10_collapse_sum_like", "collapse_sum_like(%a0, %a1)", [cs, cl], cs.sum(axis=(0, 2))[:, None], atol=1e-5)
+gx, gg, gb = f32(2, 6, 3, 3), f32(6), f32(6)
+xg = gx.reshape(2, 3, 2, 3, 3)
+gm, gv = xg.mean(axis=(2, 3, 4), keepdims=True), xg.var(axis=(2, 3, 4), keepdims=True)
+gref = ((xg - gm) / np.sqrt(gv + 1e-5)).reshape(gx.shape) * gg[None, :, None, None] + gb[None, :, None, None]
+case("level1_group_norm", "nn.group_norm(%a0, %a1, %a2, num_groups=3)", [gx, gg, gb], gref, atol=1e-5)
+lx = f32(2, 3, 4)
+case("level2_l2_normalize", "nn.l2_normalize(%a0, eps=0.001f, axis=[1])", [lx],
+     lx / np.sqrt(np.maximum((lx * lx).sum(axis=1, keepdims=True), 0.001)), atol=1e-6)
+mx = f32(2, 3, 4)
+case("level2_mirror_pad_reflect", "nn.mirror_pad(%a0, mode=\"REFLECT\", pad_width=[[0, 0], [1, 2], [3, 1]])", [mx],
+     np.pad(mx, [(0, 0), (1, 2), (3, 1)], mode="reflect"))
+case("level2_mirror_pad_symmetric", "nn.mirror_pad(%a0, mode=\"SYMMETRIC\", pad_width=[[1, 1], [3, 0], [0, 4]])", [mx],
+     np.pad(mx, [(1, 1), (3, 0), (0, 4)], mode="symmetric"))
+
+
+def adaptive_ref(x, out, kind):
+    # topi.testing.adaptive_pool: window [floor(i * n / o), ceil((i + 1) * n / o)) per axis.
+    sp = x.shape[2:]
+    res = np.zeros(x.shape[:2] + tuple(out), dtype=x.dtype)
+    for idx in np.ndindex(*out):
+        sl = tuple(slice(i * n // o, -((-(i + 1) * n) // o)) for i, n, o in zip(idx, sp, out))
+        win = x[(slice(None), slice(None)) + sl]
+        ax = tuple(range(2, 2 + len(sp)))
+        res[(slice(None), slice(None)) + idx] = win.max(axis=ax) if kind == "max" else win.mean(axis=ax)
+    return res
+
+
+a1 = f32(1, 3, 10)
+case("level10_adaptive_avg_pool1d", "nn.adaptive_avg_pool1d(%a0, output_size=[4])", [a1], adaptive_ref(a1, [4], "avg"), atol=1e-6)
+case("level10_adaptive_max_pool1d", "nn.adaptive_max_pool1d(%a0, output_size=[3])", [a1], adaptive_ref(a1, [3], "max"))
+a3 = f32(1, 2, 5, 6, 7)
+case("level10_adaptive_avg_pool3d", "nn.adaptive_avg_pool3d(%a0, output_size=[2, 4, 3])", [a3], adaptive_ref(a3, [2, 4, 3], "avg"), atol=1e-6)
+case("level10_adaptive_max_pool3d", "nn.adaptive_max_pool3d(%a0, output_size=[3])", [a3], adaptive_ref(a3, [3, 3, 3], "max"))
+rf = f32(2, 3)
+case("level3_reinterpret_float32_int32", "reinterpret(%a0, dtype=\"int32\")", [rf], rf.view("int32"))
+fx = rng.integers(-1000, 1000, size=(8,)).astype("int32")
+
+
+def q_multiply_shift(x, m, shift):
+    left, right = max(shift, 0), max(-shift, 0) + 31
+    return np.array([((int(v) << left) * m + (1 << (right - 1))) >> right for v in x], dtype="int32")
+
+
+case("level3_fixed_point_multiply", "fixed_point_multiply(%a0, multiplier=1395864371, shift=-3)", [fx], q_multiply_shift(fx, 1395864371, -3))
+case("level3_fixed_point_multiply_lshift", "fixed_point_multiply(%a0, multiplier=1288490189, shift=2)", [fx], q_multiply_shift(fx, 1288490189, 2))
+lt = f32(1, 8, 2, 3)
+lt_c4 = lt.reshape(1, 2, 4, 2, 3).transpose(0, 1, 3, 4, 2)
+case("level3_layout_transform_nchw_to_nchw4c", "layout_transform(%a0, src_layout=\"NCHW\", dst_layout=\"NCHW4c\")", [lt], lt_c4)
+case("level3_layout_transform_nchw4c_to_nhwc", "layout_transform(%a0, src_layout=\"NCHW4c\", dst_layout=\"NHWC\")", [lt_c4], lt.transpose(0, 2, 3, 1))
+case("level3_layout_transform_nchw4c_to_nchw2c", "layout_transform(%a0, src_layout=\"NCHW4c\", dst_layout=\"NCHW2c\")", [lt_c4],
+     lt.reshape(1, 4, 2, 2, 3).transpose(0, 1, 3, 4, 2))
+kw = f32(4, 6, 3, 3)
+kw_blk = kw.reshape(2, 2, 3, 2, 3, 3).transpose(0, 2, 4, 5, 3, 1)  # OIHW -> OIHW2i2o
+case("level3_layout_transform_oihw_to_oihw2i2o", "layout_transform(%a0, src_layout=\"OIHW\", dst_layout=\"OIHW2i2o\")", [kw], kw_blk)
+nx, nw = f32(1, 6, 5, 5), f32(4, 6, 3, 3)
+ny = conv2d_nchw(nx, nw, (1, 1), (1, 1, 1, 1), (1, 1), 1)
+case("level2_conv2d_nhwc_hwio", "nn.conv2d(%a0, %a1, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", kernel_layout=\"HWIO\")",
+     [nx.transpose(0, 2, 3, 1).copy(), nw.transpose(2, 3, 1, 0).copy()], ny.transpose(0, 2, 3, 1), atol=1e-5)
+nx_c = nx.reshape(1, 3, 2, 5, 5).transpose(0, 1, 3, 4, 2)
+nw_c = nw.reshape(2, 2, 3, 2, 3, 3).transpose(0, 2, 4, 5, 3, 1)
+ny_c = ny.reshape(1, 2, 2, 5, 5).transpose(0, 1, 3, 4, 2)
+case("level2_contrib_conv2d_nchwc", "nn.contrib_conv2d_NCHWc(%a0, %a1, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3], "
+     "data_layout=\"NCHW2c\", kernel_layout=\"OIHW2i2o\", out_layout=\"NCHW2c\")", [nx_c, nw_c], ny_c, atol=1e-5)
+case("annotation_stop_fusion_identity", "annotation.stop_fusion(%a0)", [lt], lt)
+
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases.json"), "w") as f:
     json.dump({"source": "TVM v0.18 tests/python/relay/test_op_level*.py, references computed by NumPy "
                + np.__version__, "cases": CASES}, f, separators=(",", ":"))
