@@ -68,6 +68,13 @@ fn interactive(session: &mut Session) -> i32 {
             return piped(session);
         }
     };
+    // Lines typed ahead while no line is being edited (a statement running, the gap before a
+    // continuation line) reach the editor with the terminal's newline, Ctrl-J: it submits the
+    // line as Enter does, instead of starting a new line inside it.
+    rl.bind_sequence(
+        rustyline::KeyEvent::ctrl('J'),
+        rustyline::EventHandler::Simple(rustyline::Cmd::AcceptLine),
+    );
     rl.set_helper(Some(ReplHelper {
         session: shared.clone(),
         color,

@@ -45,6 +45,9 @@ impl Scanner {
 
     /// Scans the next piece of the input.
     pub fn feed(&mut self, src: &str) {
+        if src.is_empty() {
+            return;
+        }
         let lexer = if std::mem::take(&mut self.in_raw) {
             Lexer::inside_raw_string(src)
         } else {
@@ -117,7 +120,7 @@ mod tests {
     /// Fed a line at a time, the scanner answers as `is_complete` on the whole text.
     #[test]
     fn pieces_answer_as_the_whole() {
-        let text = "with PassContext() {\n  m = parse(\"\"\"def @main() {\n  1 # not a comment\n}\"\"\") # [\n  x = [1,\n 2]\n}\nf())";
+        let text = "with PassContext() {\n\n  m = parse(\"\"\"def @a() {\n\n1 }\"\"\")\n  m = parse(\"\"\"def @main() {\n  1 # not a comment\n}\"\"\") # [\n  x = [1,\n 2]\n}\nf())";
         let mut s = Scanner::new();
         let mut sofar = String::new();
         for (k, line) in text.split('\n').enumerate() {
