@@ -66,7 +66,7 @@ impl<'a> Place<'a> {
                     if (t.kind == TokenKind::Newline || t.text(text) == ";")
                         && open
                             .last()
-                            .map_or(true, |&o| blocks.last().is_some_and(|&(b, _)| b == o)) =>
+                            .is_none_or(|&o| blocks.last().is_some_and(|&(b, _)| b == o)) =>
                 {
                     stmt_start = k + 1;
                 }

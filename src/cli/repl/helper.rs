@@ -158,8 +158,12 @@ pub fn highlight_line(line: &str, bracket: Option<usize>, known: &dyn Fn(&str) -
 mod tests {
     use super::*;
 
+    /// Colour is forced on for these tests; the override is global, so they take turns.
+    static COLOR: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[test]
     fn unknown_names_are_not_coloured_as_known_ones() {
+        let _turn = COLOR.lock().unwrap_or_else(|e| e.into_inner());
         colored::control::set_override(true);
         let known = |n: &str| n == "FoldConstant";
         let line = highlight_line("x = FoldConstant()(Foldconstant())", None, &known);
@@ -186,7 +190,9 @@ mod tests {
     /// Highlighting only adds colour: without the escapes it is the line.
     #[test]
     fn highlighting_keeps_the_text() {
+        let _turn = COLOR.lock().unwrap_or_else(|e| e.into_inner());
         colored::control::set_override(true);
+        let escape = regex::Regex::new("\x1b\\[[0-9;]*m").unwrap();
         for line in [
             "m = parse(\"\"\"def @main() { 1 }\"\"\") # c",
             "x = \"open",
@@ -196,9 +202,7 @@ mod tests {
         ] {
             for bracket in [None, Some(1), Some(line.len())] {
                 let h = highlight_line(line, bracket, &|_| true);
-                let plain = regex::Regex::new("\x1b\\[[0-9;]*m")
-                    .unwrap()
-                    .replace_all(&h, "");
+                let plain = escape.replace_all(&h, "");
                 assert_eq!(plain, line);
             }
         }
