@@ -5,6 +5,7 @@
 
 mod bisect;
 pub mod builtins;
+pub mod commands;
 pub mod complete;
 mod contexts;
 pub mod debug;
@@ -24,6 +25,7 @@ mod tensors;
 mod timing_export;
 pub mod value;
 
+pub use commands::COMMANDS;
 pub use error::{Origin, SessionError};
 pub use outputs::{LiveOutput, Outputs, Part, PartKind};
 pub use value::Value;
@@ -235,7 +237,7 @@ impl Session {
     fn execute_statements(&mut self, range: std::ops::Range<usize>, out: &mut Outputs) {
         let text = self.input.text.clone();
         let parsed = catch_unwind(AssertUnwindSafe(|| {
-            crate::lang::parse_program_range(&text, range.clone())
+            crate::lang::parse_program_range(&text, range.clone(), COMMANDS)
         }));
         let stmts = match parsed {
             Ok(Ok(s)) => s,
@@ -389,46 +391,15 @@ impl Session {
                 }
                 Ok(())
             }
-            StmtKind::Show(_) => {
-                let v = value();
-                self.drain_sink(out);
-                self.display_value(&v, true, out);
-                Ok(())
-            }
-            StmtKind::Enter(e) => {
-                let ctx = self.to_context(value(), e.span)?;
-                self.enter_context(&ctx, None, e.span).map(|_| ())
-            }
-            StmtKind::With { ctx, body } => {
-                let c = self.to_context(value(), ctx.span)?;
-                return self.run_with(&c, ctx.span, body, out);
-            }
-            StmtKind::Diff { a, b, func } => {
-                let (va, vb) = (value(), value());
-                self.cmd_diff((va, a.span), (vb, b.span), func.as_deref(), out)
-            }
-            StmtKind::Exit => self.exit_statement(stmt.span),
-            StmtKind::Timing => self.cmd_timing(stmt.span, out),
-            StmtKind::Passes => self.cmd_passes(out),
-            StmtKind::Configs => self.cmd_configs(out),
-            StmtKind::Vars => self.cmd_vars(out),
-            StmtKind::Help(name) => self.cmd_help(name.as_ref(), out),
-            StmtKind::Break(spec) => {
-                self.cmd_break(spec, out);
-                Ok(())
-            }
-            StmtKind::Breakpoints => {
-                self.cmd_breakpoints(out);
-                Ok(())
-            }
-            StmtKind::Delete(id) => self.cmd_delete(*id, stmt.span, out),
-            StmtKind::Where => self.cmd_where(stmt.span, out),
-            StmtKind::Step => self.cmd_step(stmt.span, out),
-            StmtKind::Continue => self.cmd_continue(stmt.span, out),
-            StmtKind::Abort => self.cmd_abort(stmt.span, out),
-            StmtKind::History => {
-                self.cmd_history(out);
-                Ok(())
+            StmtKind::Command { name, args } => {
+                let cmd =
+                    commands::find(name).expect("the parser only makes commands of the table");
+                let call = commands::Invocation {
+                    args,
+                    span: stmt.span,
+                    values,
+                };
+                return (cmd.run.0)(self, call, out);
             }
         };
         done.map(|()| Exec::Done)
@@ -452,7 +423,7 @@ impl Session {
         }
     }
 
-    fn run_with(
+    pub(crate) fn run_with(
         &mut self,
         ctx: &crate::pass::PassContext,
         span: crate::ir::Span,

@@ -18,7 +18,7 @@ fn run(pipeline: &str, m: &Module) -> Module {
     let Some(Value::Pass(pass)) = session.var("__p") else {
         panic!("cannot build {pipeline}");
     };
-    let mut pm = PassManager::new();
+    let mut pm = PassManager::new(passlab::passes::registry());
     let ctx = PassContext::builder().opt_level(4).build().unwrap();
     pm.with_context(&ctx, |pm| pm.run(pass, m))
         .unwrap_or_else(|e| panic!("{pipeline}: {e}"))

@@ -4,11 +4,11 @@
 //! Sequential gate, the required InferType runs, the order), and that without one the pass
 //! fails naming FoldConstant and FoldScaleAxis.
 
-mod support;
+mod common;
 
+use common::pass_lab::*;
 use expect_test::expect;
 use passlab::pass::{PassKind, PassOptions};
-use support::*;
 
 #[test]
 fn runs_backward_forward_then_the_registered_fold_constant() {

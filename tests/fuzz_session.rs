@@ -223,7 +223,7 @@ fn check(s: &mut Session, src: &str) -> Result<(), TestCaseError> {
         let _ = s.inspect(src, cursor);
     }
     let _ = passlab::lang::is_complete(src);
-    let parsed = parse_program(src);
+    let parsed = parse_program(src, passlab::session::COMMANDS);
     let single = parsed.as_ref().map_or(true, |stmts| stmts.len() <= 1);
     let out = s.execute(src);
     TALLY.with_borrow_mut(|t| match (&parsed, out.is_error()) {

@@ -2,13 +2,13 @@
 //! contexts that do not merge, shared instruments, the typed config registry, and
 //! `override_instruments` on entered, never-entered and default contexts.
 
-mod support;
+mod common;
 
+use common::pass_lab::*;
 use expect_test::expect;
 use passlab::pass::config::{config_keys, ConfigKey, ConfigType, ConfigValue};
 use passlab::pass::{register_config_key, PassContext, PassError, PassErrorKind};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use support::*;
 
 #[test]
 fn enter_and_exit_call_instruments_in_list_order() {

@@ -3,14 +3,14 @@
 //! Also: panics inside passes and instruments become errors naming the pass, and every
 //! module value survives.
 
-mod support;
+mod common;
 
+use common::pass_lab::*;
 use expect_test::{expect, Expect};
 use passlab::instrument::{Instrument, InstrumentCx, InstrumentRef};
 use passlab::ir::Module;
 use passlab::pass::{module_pass, InstrumentError, PassError, PassErrorKind, PassInfo};
 use std::sync::Arc;
-use support::*;
 
 /// The pipeline of every row: `outer[inner[P, Q], R]`.
 fn pipeline(body_fails: bool) -> passlab::pass::Pass {

@@ -2,8 +2,9 @@
 //! passes returning their input, `required_pass` bypassing should_run, nested pass calls,
 //! interrupts, the observer hooks, diagnostics, and the function-pass skip rules (§7).
 
-mod support;
+mod common;
 
+use common::pass_lab::*;
 use expect_test::expect;
 use passlab::instrument::Trace;
 use passlab::ir::{Expr, Module};
@@ -13,7 +14,6 @@ use passlab::pass::{
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use support::*;
 
 #[test]
 fn should_run_is_asked_of_every_instrument_and_a_skipped_pass_returns_its_input() {

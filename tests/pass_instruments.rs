@@ -2,8 +2,9 @@
 //! the table, records after exit), DumpIR (names, counter, refresh, atomic writes), the
 //! printing instruments and PrintIR, PrintChanged, Skip, Bisect, Verify and Stats.
 
-mod support;
+mod common;
 
+use common::pass_lab::*;
 use expect_test::expect;
 use passlab::instrument::{
     Bisect, DumpIR, InstrumentRef, ManualClock, PassPrintingInstrument, PassTimingInstrument,
@@ -13,7 +14,6 @@ use passlab::ir::{Expr, Function, Var};
 use passlab::pass::{function_pass, module_pass, Pass, PassError, PassInfo, PassOptions};
 use std::path::PathBuf;
 use std::sync::Arc;
-use support::*;
 
 /// A pass that advances the manual clock by `us` microseconds.
 fn takes(name: &str, clock: &ManualClock, us: u64) -> Pass {

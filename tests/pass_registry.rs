@@ -1,12 +1,12 @@
 //! The pass registry: construction by name with keyword options, "did you mean" for unknown
 //! names and options, user passes found by name and by `required` lists.
 
-mod support;
+mod common;
 
+use common::pass_lab::*;
 use expect_test::expect;
 use passlab::pass::ConfigValue;
 use passlab::pass::{PassKind, PassOptions};
-use support::*;
 
 fn describe(r: Result<passlab::pass::Pass, passlab::pass::PassError>) -> String {
     match r {

@@ -1,13 +1,13 @@
 //! Sequential (SEMANTICS.md §3): the gate, required passes, nesting, and dependency caching,
 //! checked as whole event logs (`Trace` lines interleaved with `[body]` lines of the passes).
 
-mod support;
+mod common;
 
+use common::pass_lab::*;
 use expect_test::{expect, Expect};
 use passlab::instrument::Trace;
 use passlab::pass::{PassContext, PassErrorKind, PassInfo, Sequential};
 use std::sync::Arc;
-use support::*;
 
 /// Runs `pipeline` on the small module under `ctx` and compares the log (and error, if any).
 fn check_run(lab: &mut Lab, ctx: &PassContext, pipeline: &passlab::pass::Pass, expect: Expect) {

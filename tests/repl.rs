@@ -50,13 +50,83 @@ fn tab_completes_pass_constructors() {
     p.exp_eof().unwrap();
 }
 
+/// Types `text`, presses Tab, and waits for `expect` (the completed text as echoed).
+fn tab(p: &mut PtySession, text: &str, expect: &str) {
+    p.send(text).unwrap();
+    p.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    p.send("\t").unwrap();
+    p.flush().unwrap();
+    p.exp_string(expect)
+        .unwrap_or_else(|e| panic!("Tab after {text:?}: {e}"));
+}
+
+#[test]
+fn an_incomplete_entry_continues_under_the_continuation_prompt() {
+    let dir = tmp("continuation");
+    let mut p = repl(&dir.join("history"));
+    p.send_line("with PassContext(instruments=[Trace(name=\"t\")]) {")
+        .unwrap();
+    p.exp_string("... ").expect("the continuation prompt");
+    p.send_line("x = [1,").unwrap();
+    p.exp_string("... ").unwrap();
+    p.send_line("2]").unwrap();
+    p.exp_string("... ").unwrap();
+    p.send_line("}").unwrap();
+    p.exp_string("[t] enter_pass_ctx").unwrap();
+    p.exp_string("[t] exit_pass_ctx").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("x").unwrap();
+    p.exp_string("[1, 2]").unwrap();
+    // A `"""` string spans lines too; an empty line submits an entry that stays incomplete.
+    p.send_line("m = parse(\"\"\"def @main(%x: float32) {")
+        .unwrap();
+    p.exp_string("... ").unwrap();
+    p.send_line("%x }\"\"\")").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("f(").unwrap();
+    p.exp_string("... ").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("error: ").unwrap();
+    p.exp_string(">>> ").unwrap();
+    ctrl_d(&mut p);
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn tab_completes_help_names_and_module_functions() {
+    let dir = tmp("complete_names");
+    let mut p = repl(&dir.join("history"));
+    // `help` names a pass: no `(` is left open.
+    tab(&mut p, "help FoldC", "onstant");
+    p.send_line("").unwrap();
+    p.exp_string("function pass, opt_level 2").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line(
+        "m = parse(\"\"\"def @main(%x: float32) { %x } def @helper(%y: float32) { %y }\"\"\")",
+    )
+    .unwrap();
+    p.exp_string(">>> ").unwrap();
+    tab(&mut p, "diff m m @he", "lper");
+    p.send_line("").unwrap();
+    p.exp_string("(no differences)").unwrap();
+    tab(&mut p, "m[\"hel", "per");
+    p.send_line("\"]").unwrap();
+    p.exp_string("def @helper").unwrap();
+    ctrl_d(&mut p);
+    p.exp_eof().unwrap();
+}
+
 #[test]
 fn multi_line_with_block_and_error_caret() {
     let dir = tmp("multiline");
     let mut p = repl(&dir.join("history"));
     p.send_line("with PassContext(instruments=[Trace(name=\"t\")]) {")
         .unwrap();
+    // Each further line is read under its own `... ` prompt.
+    p.exp_string("... ").unwrap();
     p.send_line("  x = 1").unwrap();
+    p.exp_string("... ").unwrap();
     p.send_line("}").unwrap();
     p.exp_string("[t] enter_pass_ctx").unwrap();
     p.exp_string("[t] exit_pass_ctx").unwrap();

@@ -162,7 +162,7 @@ fn context(
 /// `{"k": ["v"]}`), or else the text itself as a string.
 fn config_value(text: &str) -> ConfigValue {
     let literal =
-        passlab::lang::parse_program(text)
+        passlab::lang::parse_program(text, passlab::session::COMMANDS)
             .ok()
             .and_then(|stmts| match stmts.as_slice() {
                 [s] => match &s.kind {

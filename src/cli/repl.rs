@@ -1,6 +1,7 @@
 //! The terminal front end: a line editor (rustyline) over the session engine when stdin is a
 //! terminal, or a plain statement reader when it is piped. The editor knows nothing about the
-//! language: multi-line input is decided by the engine's `is_complete`.
+//! language: whether an entry needs more lines (read under the `... ` prompt) is decided by
+//! the language's `Scanner`.
 
 pub mod helper;
 pub mod history;
@@ -69,6 +70,13 @@ fn interactive(session: &mut Session, terminal: &stdio::Terminal) -> i32 {
             return piped(session, terminal);
         }
     };
+    // Lines typed ahead while no line is being edited (a statement running, the gap before a
+    // continuation line) reach the editor with the terminal's newline, Ctrl-J: it submits the
+    // line as Enter does, instead of starting a new line inside it.
+    rl.bind_sequence(
+        rustyline::KeyEvent::ctrl('J'),
+        rustyline::EventHandler::Simple(rustyline::Cmd::AcceptLine),
+    );
     rl.set_helper(Some(ReplHelper {
         session: shared.clone(),
         color,
@@ -98,38 +106,37 @@ fn interactive(session: &mut Session, terminal: &stdio::Terminal) -> i32 {
         } else {
             ">>> "
         };
-        match rl.readline(prompt) {
-            Ok(src) => {
-                if src.trim().is_empty() {
-                    continue;
-                }
-                let added = rl.add_history_entry(src.as_str()).unwrap_or(false);
-                if let Some(h) = hist.as_deref().filter(|_| added) {
-                    if let Err(e) = history::append(h, &src) {
-                        if !std::mem::replace(&mut history_failed, true) {
-                            stdio::err(&format!(
-                                "warning: cannot save history to {}: {e}\n",
-                                h.display()
-                            ));
-                        }
-                    }
-                }
-                if is_quit(&src) {
-                    break;
-                }
-                terminal.reset();
-                running.store(true, Ordering::SeqCst);
-                let out = shared.borrow_mut().execute(&src);
-                running.store(false, Ordering::SeqCst);
-                stdio::out(&out.text(color));
-            }
-            Err(ReadlineError::Interrupted) => continue,
-            Err(ReadlineError::Eof) => break,
-            Err(e) => {
+        let src = match read_entry(&mut rl, prompt) {
+            Entry::Text(src) => src,
+            Entry::Interrupted => continue,
+            Entry::End(None) => break,
+            Entry::End(Some(e)) => {
                 stdio::err(&format!("error: {e}\n"));
                 break;
             }
+        };
+        if src.trim().is_empty() {
+            continue;
         }
+        let added = rl.add_history_entry(src.as_str()).unwrap_or(false);
+        if let Some(h) = hist.as_deref().filter(|_| added) {
+            if let Err(e) = history::append(h, &src) {
+                if !std::mem::replace(&mut history_failed, true) {
+                    stdio::err(&format!(
+                        "warning: cannot save history to {}: {e}\n",
+                        h.display()
+                    ));
+                }
+            }
+        }
+        if is_quit(&src) {
+            break;
+        }
+        terminal.reset();
+        running.store(true, Ordering::SeqCst);
+        let out = shared.borrow_mut().execute(&src);
+        running.store(false, Ordering::SeqCst);
+        stdio::out(&out.text(color));
     }
     drop(rl);
     *session = Rc::try_unwrap(shared)
@@ -138,6 +145,48 @@ fn interactive(session: &mut Session, terminal: &stdio::Terminal) -> i32 {
     exit_all(session);
     0
 }
+
+/// What the editor read: an entry (one or more lines), an interrupted one, or the end.
+enum Entry {
+    Text(String),
+    Interrupted,
+    /// End of input, or an error reading it.
+    End(Option<ReadlineError>),
+}
+
+/// Reads one entry: a line, and while the language says the input is incomplete (an open
+/// bracket, block or `"""`), more lines under the continuation prompt `... `, indented as the
+/// open blocks suggest. An empty line submits what is there, so a typo cannot trap the user;
+/// Ctrl-C drops the whole entry; end of input submits it.
+fn read_entry(rl: &mut Ed, prompt: &str) -> Entry {
+    let mut src = match rl.readline(prompt) {
+        Ok(line) => line,
+        Err(ReadlineError::Interrupted) => return Entry::Interrupted,
+        Err(ReadlineError::Eof) => return Entry::End(None),
+        Err(e) => return Entry::End(Some(e)),
+    };
+    let mut scan = Scanner::new();
+    scan.feed(&src);
+    while let Completeness::Incomplete { indent } = scan.state() {
+        let line = match rl.readline_with_initial(CONTINUATION, (&" ".repeat(indent), "")) {
+            Ok(line) => line,
+            Err(ReadlineError::Interrupted) => return Entry::Interrupted,
+            Err(ReadlineError::Eof) => break,
+            Err(e) => return Entry::End(Some(e)),
+        };
+        if line.trim().is_empty() {
+            break;
+        }
+        src.push('\n');
+        scan.feed("\n");
+        src.push_str(&line);
+        scan.feed(&line);
+    }
+    Entry::Text(src)
+}
+
+/// The prompt of a line that continues an incomplete entry.
+pub const CONTINUATION: &str = "... ";
 
 /// `quit`, `quit()` and `exit()` leave the REPL as Ctrl-D does (`exit` alone is the
 /// language's statement that exits a context).

@@ -38,22 +38,25 @@ pub enum StmtKind {
     },
     /// `expr` (a non-None value is displayed)
     Expr(Expr),
-    /// `show expr`
-    Show(Expr),
-    /// `enter expr`
-    Enter(Expr),
-    /// `exit`
-    Exit,
-    /// `with expr { body }`
-    With { ctx: Expr, body: Vec<Stmt> },
-    /// `timing`
-    Timing,
-    /// `passes`
-    Passes,
-    /// `configs`
-    Configs,
-    /// `vars`
-    Vars,
+    /// A statement command (`show x`, `diff a b @main`, `break after FoldConstant`, ...):
+    /// `name` is its entry in the command table, which says how `args` are read.
+    Command {
+        name: &'static str,
+        args: CommandArgs,
+    },
+}
+
+/// A command's arguments, by its [`Form`](super::commands::Form).
+#[derive(Clone, Debug, PartialEq)]
+pub enum CommandArgs {
+    None,
+    /// `show expr`, `enter ctx`
+    Expr(Expr),
+    /// `with ctx { body }`
+    Block {
+        ctx: Expr,
+        body: Vec<Stmt>,
+    },
     /// `diff a b [@func]`
     Diff {
         a: Expr,
@@ -61,23 +64,23 @@ pub enum StmtKind {
         func: Option<String>,
     },
     /// `help [NAME]`
-    Help(Option<(String, Span)>),
+    Name(Option<(String, Span)>),
     /// `break ...`
     Break(BreakSpec),
-    /// `breakpoints`
-    Breakpoints,
     /// `delete N` / `delete all` (None)
     Delete(Option<usize>),
-    /// `where`
-    Where,
-    /// `step`
-    Step,
-    /// `continue`
-    Continue,
-    /// `abort`
-    Abort,
-    /// `history`
-    History,
+}
+
+impl CommandArgs {
+    /// The expressions the command evaluates before it acts, in order.
+    pub fn exprs(&self) -> Vec<&Expr> {
+        match self {
+            CommandArgs::Expr(e) => vec![e],
+            CommandArgs::Block { ctx, .. } => vec![ctx],
+            CommandArgs::Diff { a, b, .. } => vec![a, b],
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// An expression.
@@ -126,25 +129,3 @@ impl Expr {
         }
     }
 }
-
-/// Statement keywords (a variable cannot take these names).
-pub const KEYWORDS: &[&str] = &[
-    "show",
-    "enter",
-    "exit",
-    "with",
-    "timing",
-    "passes",
-    "configs",
-    "vars",
-    "diff",
-    "help",
-    "break",
-    "breakpoints",
-    "delete",
-    "where",
-    "step",
-    "continue",
-    "abort",
-    "history",
-];

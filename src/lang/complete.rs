@@ -1,6 +1,9 @@
 //! Whether an input is complete: a front end keeps reading lines while a `{`, `(`, `[` or
-//! `"""` is open. Comments and strings are skipped; closers without openers make the input
-//! invalid (the parser reports it).
+//! `"""` is open. Read through the lexer, so brackets in strings and comments do not count; a
+//! closer without its opener, or a `"` string broken by a newline, makes the input invalid
+//! (the parser reports it).
+
+use super::lexer::{opener_of, tokens, Lexer, TokenKind};
 
 /// The answer to "is this input ready to run?".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,7 +16,7 @@ pub enum Completeness {
     Invalid,
 }
 
-/// Scans brackets, strings and comments of `src`.
+/// Whether `src` is complete.
 pub fn is_complete(src: &str) -> Completeness {
     let mut s = Scanner::new();
     s.feed(src);
@@ -21,7 +24,7 @@ pub fn is_complete(src: &str) -> Completeness {
 }
 
 /// [`is_complete`] for input that arrives in pieces (a script's lines, a pipe's): each piece
-/// is scanned once, so reading a statement of n lines costs O(n), not O(n²). Pieces must not
+/// is lexed once, so reading a statement of n lines costs O(n), not O(n²). Pieces must not
 /// split a `"""`; whole lines, with the newlines between them fed too, never do.
 #[derive(Clone, Debug, Default)]
 pub struct Scanner {
@@ -42,61 +45,27 @@ impl Scanner {
 
     /// Scans the next piece of the input.
     pub fn feed(&mut self, src: &str) {
-        let b = src.as_bytes();
-        let mut i = 0;
-        if self.in_raw {
-            match src.find("\"\"\"") {
-                Some(end) => {
-                    self.in_raw = false;
-                    i = end + 3;
-                }
-                None => return,
-            }
+        if src.is_empty() {
+            return;
         }
-        while i < b.len() && !self.invalid {
-            match b[i] {
-                b'#' => {
-                    while i < b.len() && b[i] != b'\n' {
-                        i += 1;
-                    }
-                    continue;
-                }
-                b'"' if b[i..].starts_with(b"\"\"\"") => match src[i + 3..].find("\"\"\"") {
-                    Some(end) => {
-                        i += 3 + end + 3;
-                        continue;
-                    }
-                    None => {
-                        self.in_raw = true;
-                        return;
-                    }
-                },
-                b'"' => {
-                    i += 1;
-                    while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
-                        if b[i] == b'\\' {
-                            i += 1;
-                        }
-                        i += 1;
-                    }
-                    if i >= b.len() || b[i] == b'\n' {
-                        self.invalid = true;
-                        return;
-                    }
-                    i += 1;
-                    continue;
-                }
-                c @ (b'{' | b'(' | b'[') => {
+        let lexer = if std::mem::take(&mut self.in_raw) {
+            Lexer::inside_raw_string(src)
+        } else {
+            tokens(src)
+        };
+        for t in lexer {
+            if self.invalid {
+                return;
+            }
+            match t.kind {
+                TokenKind::RawStr { closed } => self.in_raw = !closed,
+                TokenKind::Str { closed } => self.invalid |= !closed,
+                TokenKind::Open(c) => {
                     self.stack.push(c);
                     self.braces += usize::from(c == b'{');
                 }
-                c @ (b'}' | b')' | b']') => {
-                    let open = match c {
-                        b'}' => b'{',
-                        b')' => b'(',
-                        _ => b'[',
-                    };
-                    if self.stack.pop() != Some(open) {
+                TokenKind::Close(c) => {
+                    if self.stack.pop() != Some(opener_of(c)) {
                         self.invalid = true;
                         return;
                     }
@@ -104,7 +73,6 @@ impl Scanner {
                 }
                 _ => {}
             }
-            i += 1;
         }
     }
 
@@ -152,7 +120,7 @@ mod tests {
     /// Fed a line at a time, the scanner answers as `is_complete` on the whole text.
     #[test]
     fn pieces_answer_as_the_whole() {
-        let text = "with PassContext() {\n  m = parse(\"\"\"def @main() {\n  1 # not a comment\n}\"\"\") # [\n  x = [1,\n 2]\n}\nf())";
+        let text = "with PassContext() {\n\n  m = parse(\"\"\"def @a() {\n\n1 }\"\"\")\n  m = parse(\"\"\"def @main() {\n  1 # not a comment\n}\"\"\") # [\n  x = [1,\n 2]\n}\nf())";
         let mut s = Scanner::new();
         let mut sofar = String::new();
         for (k, line) in text.split('\n').enumerate() {

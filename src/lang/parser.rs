@@ -4,9 +4,10 @@
 //! mean" for misspelt statement keywords. Nesting grows the stack on demand.
 
 use super::ast::*;
+use super::commands::{statement, Command, Form};
+use super::nom_error::{fail, fatal, PErr, R};
 use crate::diagnostic::ParseError;
 use crate::ir::Span;
-use crate::text::lexer::{fail, fatal, PErr, R};
 use nom::bytes::complete::{tag, take_while, take_while1};
 use nom::character::complete::digit1;
 use std::cell::Cell;
@@ -17,17 +18,19 @@ use std::time::Duration;
 /// walk over a statement or a value stays within a small stack.
 pub const MAX_NESTING: usize = 256;
 
-/// Parses a whole input (a cell, a script, a REPL entry) into statements.
-pub fn parse_program(src: &str) -> Result<Vec<Stmt>, ParseError> {
-    parse_program_range(src, 0..src.len())
+/// Parses a whole input (a cell, a script, a REPL entry) into statements; `commands` is the
+/// table of statement commands (the session's `COMMANDS`).
+pub fn parse_program<H>(src: &str, commands: &[Command<H>]) -> Result<Vec<Stmt>, ParseError> {
+    parse_program_range(src, 0..src.len(), commands)
 }
 
 /// Parses the statements in `text[range]`, with spans that are offsets into `text` (a
 /// script's statement keeps its line and column without copying or padding the script).
 /// A range that is out of bounds or not on character boundaries is an error.
-pub fn parse_program_range(
+pub fn parse_program_range<H>(
     text: &str,
     range: std::ops::Range<usize>,
+    commands: &[Command<H>],
 ) -> Result<Vec<Stmt>, ParseError> {
     let Some(input) = text.get(range.clone()) else {
         return Err(ParseError {
@@ -47,6 +50,7 @@ pub fn parse_program_range(
     let p = LangParser {
         src,
         depth: Cell::new(0),
+        commands,
     };
     match p.program(input, None) {
         Ok((_, stmts)) => Ok(stmts),
@@ -59,10 +63,11 @@ pub fn parse_program_range(
     }
 }
 
-struct LangParser<'s> {
+struct LangParser<'s, 'c, H> {
     src: &'s str,
     /// The nesting level at the current position (see [`MAX_NESTING`]).
     depth: Cell<usize>,
+    commands: &'c [Command<H>],
 }
 
 /// Skips spaces, tabs and comments (not newlines).
@@ -112,7 +117,7 @@ fn punct<'a>(i: &'a str, s: &'static str, nl: bool) -> R<'a, &'a str> {
     }
 }
 
-impl<'s> LangParser<'s> {
+impl<'s, H> LangParser<'s, '_, H> {
     fn off(&self, i: &str) -> usize {
         self.src.len() - i.len()
     }
@@ -202,11 +207,11 @@ impl<'s> LangParser<'s> {
     /// "did you mean `show`?" when a statement starts with a near-miss of a keyword.
     fn keyword_hint(&self, stmt_start: &str) -> Option<String> {
         let (_, word) = ident(stmt_start).ok()?;
-        if KEYWORDS.contains(&word) {
+        if statement(self.commands, word).is_some() {
             return None;
         }
-        crate::suggest::closest(word, KEYWORDS.iter().copied())
-            .map(|k| format!("did you mean `{k}`?"))
+        let names = self.commands.iter().filter(|c| c.is_statement());
+        crate::suggest::closest(word, names.map(|c| c.name)).map(|k| format!("did you mean `{k}`?"))
     }
 
     fn stmt(&self, i: &'s str) -> R<'s, Stmt> {
@@ -227,15 +232,24 @@ impl<'s> LangParser<'s> {
             let (after_ws, _) = ws(r)?;
             let assigning = after_ws.starts_with('=') && !after_ws.starts_with("==");
             let indexing = after_ws.starts_with('[') || after_ws.starts_with('(');
-            if KEYWORDS.contains(&word) && assigning {
-                return fatal(
-                    start,
-                    word.len(),
-                    format!("`{word}` is a command and cannot be assigned"),
-                );
-            }
-            if KEYWORDS.contains(&word) && !(indexing && word == "history") {
-                return self.command(word, r, start);
+            if let Some(cmd) = statement(self.commands, word) {
+                if assigning {
+                    return fatal(
+                        start,
+                        word.len(),
+                        format!("`{word}` is a command and cannot be assigned"),
+                    );
+                }
+                if !(indexing && cmd.form == Form::BareOrValue) {
+                    let (r, args) = self.command(cmd.form, r)?;
+                    return Ok((
+                        r,
+                        StmtKind::Command {
+                            name: cmd.name,
+                            args,
+                        },
+                    ));
+                }
             }
             if assigning {
                 let name_span = self.span(start, r);
@@ -255,56 +269,36 @@ impl<'s> LangParser<'s> {
         Ok((r, StmtKind::Expr(e)))
     }
 
-    fn command(&self, word: &str, r: &'s str, start: &'s str) -> R<'s, StmtKind> {
-        let simple = |k: StmtKind| Ok((r, k));
-        match word {
-            "show" => {
+    /// A command's arguments, read by its form.
+    fn command(&self, form: Form, r: &'s str) -> R<'s, CommandArgs> {
+        match form {
+            Form::Bare | Form::BareOrValue | Form::Topic => Ok((r, CommandArgs::None)),
+            Form::Expr => {
                 let (r, e) = self.expr(r)?;
-                Ok((r, StmtKind::Show(e)))
+                Ok((r, CommandArgs::Expr(e)))
             }
-            "enter" => {
-                let (r, e) = self.expr(r)?;
-                Ok((r, StmtKind::Enter(e)))
-            }
-            "exit" => simple(StmtKind::Exit),
-            "with" => {
+            Form::Block => {
                 let (r, ctx) = self.expr(r)?;
                 let (r, _) = punct(r, "{", false)?;
                 let (r, body) = self.nested(r, || self.program(r, Some("}")))?;
                 let (r, _) = punct(r, "}", true)?;
-                Ok((r, StmtKind::With { ctx, body }))
+                Ok((r, CommandArgs::Block { ctx, body }))
             }
-            "timing" => simple(StmtKind::Timing),
-            "passes" => simple(StmtKind::Passes),
-            "configs" => simple(StmtKind::Configs),
-            "vars" => simple(StmtKind::Vars),
-            "breakpoints" => simple(StmtKind::Breakpoints),
-            "where" => simple(StmtKind::Where),
-            "step" => simple(StmtKind::Step),
-            "continue" => simple(StmtKind::Continue),
-            "abort" => simple(StmtKind::Abort),
-            "history" => simple(StmtKind::History),
-            "diff" => {
+            Form::Diff => {
                 let (r, a) = self.expr(r)?;
                 let (r, b) = self.expr(r)?;
                 let (r2, _) = ws(r)?;
                 if let Some(g) = r2.strip_prefix('@') {
                     let (r3, name) = ident(g)?;
-                    return Ok((
-                        r3,
-                        StmtKind::Diff {
-                            a,
-                            b,
-                            func: Some(name.to_string()),
-                        },
-                    ));
+                    let func = Some(name.to_string());
+                    return Ok((r3, CommandArgs::Diff { a, b, func }));
                 }
-                Ok((r, StmtKind::Diff { a, b, func: None }))
+                Ok((r, CommandArgs::Diff { a, b, func: None }))
             }
-            "help" => {
+            Form::Name => {
                 let (r2, _) = ws(r)?;
                 if r2.is_empty() || r2.starts_with('\n') || r2.starts_with(';') {
-                    return Ok((r2, StmtKind::Help(None)));
+                    return Ok((r2, CommandArgs::Name(None)));
                 }
                 let at = r2;
                 let (r3, name) =
@@ -312,17 +306,17 @@ impl<'s> LangParser<'s> {
                         .or_else(|_| fail(r2, "a name to get help on"))?;
                 Ok((
                     r3,
-                    StmtKind::Help(Some((name.to_string(), self.span(at, r3)))),
+                    CommandArgs::Name(Some((name.to_string(), self.span(at, r3)))),
                 ))
             }
-            "delete" => {
+            Form::Delete => {
                 let (r2, _) = ws(r)?;
                 if let Ok((r3, _)) = tag::<_, _, PErr>("all")(r2) {
-                    return Ok((r3, StmtKind::Delete(None)));
+                    return Ok((r3, CommandArgs::Delete(None)));
                 }
                 match digit1::<_, PErr>(r2) {
                     Ok((r3, d)) => match d.parse() {
-                        Ok(n) => Ok((r3, StmtKind::Delete(Some(n)))),
+                        Ok(n) => Ok((r3, CommandArgs::Delete(Some(n)))),
                         Err(_) => fatal(
                             r2,
                             d.len(),
@@ -332,12 +326,14 @@ impl<'s> LangParser<'s> {
                     Err(_) => fail(r2, "a breakpoint number or `all`"),
                 }
             }
-            "break" => self.break_spec(r),
-            _ => fatal(start, word.len(), format!("`{word}` is not a command")),
+            Form::Break => {
+                let (r, spec) = self.break_spec(r)?;
+                Ok((r, CommandArgs::Break(spec)))
+            }
         }
     }
 
-    fn break_spec(&self, r: &'s str) -> R<'s, StmtKind> {
+    fn break_spec(&self, r: &'s str) -> R<'s, BreakSpec> {
         let (r, _) = ws(r)?;
         let (r2, word) = ident(r).or_else(|_| {
             fail(
@@ -353,7 +349,7 @@ impl<'s> LangParser<'s> {
         match word {
             "after" => {
                 let (r, n) = name_after(r2)?;
-                Ok((r, StmtKind::Break(BreakSpec::After(n))))
+                Ok((r, BreakSpec::After(n)))
             }
             "changed" => {
                 let (r, _) = ws(r2)?;
@@ -361,10 +357,10 @@ impl<'s> LangParser<'s> {
                     return fail(r, "a function `@name`");
                 };
                 let (r, n) = ident(g)?;
-                Ok((r, StmtKind::Break(BreakSpec::Changed(n.to_string()))))
+                Ok((r, BreakSpec::Changed(n.to_string())))
             }
-            "verify" => Ok((r2, StmtKind::Break(BreakSpec::Verify))),
-            "numerics" => Ok((r2, StmtKind::Break(BreakSpec::Numerics))),
+            "verify" => Ok((r2, BreakSpec::Verify)),
+            "numerics" => Ok((r2, BreakSpec::Numerics)),
             "slower" => {
                 let (r, _) = ws(r2)?;
                 let at = r;
@@ -388,7 +384,7 @@ impl<'s> LangParser<'s> {
                     }
                 };
                 match duration(int, frac, unit_ns) {
-                    Some(d) => Ok((r, StmtKind::Break(BreakSpec::Slower(d)))),
+                    Some(d) => Ok((r, BreakSpec::Slower(d))),
                     None => fatal(
                         at,
                         at.len() - r.len(),
@@ -396,7 +392,7 @@ impl<'s> LangParser<'s> {
                     ),
                 }
             }
-            name => Ok((r2, StmtKind::Break(BreakSpec::Before(name.to_string())))),
+            name => Ok((r2, BreakSpec::Before(name.to_string()))),
         }
     }
 
@@ -734,6 +730,35 @@ fn token_len(i: &str) -> usize {
 mod tests {
     use super::*;
 
+    /// A command table for the parser alone (the session's has handlers and help).
+    const fn cmd(name: &'static str, form: Form) -> Command<()> {
+        Command {
+            name,
+            syntax: "",
+            summary: "",
+            help: "",
+            form,
+            run: (),
+        }
+    }
+
+    static TABLE: &[Command<()>] = &[
+        cmd("show", Form::Expr),
+        cmd("exit", Form::Bare),
+        cmd("with", Form::Block),
+        cmd("timing", Form::Bare),
+        cmd("diff", Form::Diff),
+        cmd("help", Form::Name),
+        cmd("break", Form::Break),
+        cmd("delete", Form::Delete),
+        cmd("history", Form::BareOrValue),
+        cmd("ir", Form::Topic),
+    ];
+
+    fn parse_program(src: &str) -> Result<Vec<Stmt>, ParseError> {
+        super::parse_program(src, TABLE)
+    }
+
     fn kinds(src: &str) -> Vec<StmtKind> {
         parse_program(src)
             .unwrap()
@@ -742,30 +767,62 @@ mod tests {
             .collect()
     }
 
+    fn args(src: &str) -> CommandArgs {
+        match kinds(src).remove(0) {
+            StmtKind::Command { args, .. } => args,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn spec(src: &str) -> BreakSpec {
+        match args(src) {
+            CommandArgs::Break(spec) => spec,
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn statements() {
         let k = kinds("m = load(\"a.relay\")\nshow m; exit\n# comment\nwith PassContext(opt_level=3) {\n  m2 = seq(m)\n}\n");
         assert_eq!(k.len(), 4);
         assert!(matches!(&k[0], StmtKind::Assign { name, .. } if name == "m"));
-        assert!(matches!(&k[1], StmtKind::Show(_)));
-        assert_eq!(k[2], StmtKind::Exit);
+        assert!(matches!(
+            &k[1],
+            StmtKind::Command {
+                name: "show",
+                args: CommandArgs::Expr(_)
+            }
+        ));
+        assert_eq!(
+            k[2],
+            StmtKind::Command {
+                name: "exit",
+                args: CommandArgs::None
+            }
+        );
         match &k[3] {
-            StmtKind::With { body, .. } => assert_eq!(body.len(), 1),
+            StmtKind::Command {
+                args: CommandArgs::Block { body, .. },
+                ..
+            } => assert_eq!(body.len(), 1),
             other => panic!("{other:?}"),
         }
         assert!(
-            matches!(&kinds("break after FoldConstant")[0], StmtKind::Break(BreakSpec::After(n)) if n == "FoldConstant")
+            matches!(spec("break after FoldConstant"), BreakSpec::After(n) if n == "FoldConstant")
         );
         assert_eq!(
-            kinds("break slower 10ms")[0],
-            StmtKind::Break(BreakSpec::Slower(Duration::from_millis(10)))
+            spec("break slower 10ms"),
+            BreakSpec::Slower(Duration::from_millis(10))
         );
+        // `ir` has help but is not a command: it is a name.
+        assert!(matches!(&kinds("ir")[0], StmtKind::Expr(_)));
+        assert!(matches!(&kinds("ir = 1")[0], StmtKind::Assign { .. }));
         assert!(matches!(
             &kinds("x = history[2]")[0],
             StmtKind::Assign { .. }
         ));
         assert!(
-            matches!(&kinds("diff a b @main")[0], StmtKind::Diff { func: Some(f), .. } if f == "main")
+            matches!(args("diff a b @main"), CommandArgs::Diff { func: Some(f), .. } if f == "main")
         );
         assert!(matches!(
             &kinds("PassContext(config={\"a\": 1,\n \"b\": [1, 2]})")[0],
@@ -824,8 +881,8 @@ mod tests {
 
     #[test]
     fn durations_are_exact_and_checked() {
-        let slower = |src: &str| match &kinds(src)[0] {
-            StmtKind::Break(BreakSpec::Slower(d)) => *d,
+        let slower = |src: &str| match spec(src) {
+            BreakSpec::Slower(d) => d,
             other => panic!("{other:?}"),
         };
         assert_eq!(slower("break slower 1.5s"), Duration::from_millis(1500));

@@ -1,10 +1,13 @@
 //! Completion and inspection for the front ends (REPL Tab, Jupyter `complete_request` and
-//! `inspect_request`): the session knows the language, its registries and its variables.
+//! `inspect_request`): the session knows the language, its registries and its variables. The
+//! text before the cursor is read through the language's lexer: which bracket the cursor is in,
+//! which statement, whether it is inside a string.
 
-use super::builtins::BUILTINS;
-use super::display::COMMANDS;
-use super::Session;
-use crate::lang::ast::KEYWORDS;
+use super::builtins::{BuiltinKind, BUILTINS};
+use super::commands::{self, COMMANDS};
+use super::{Session, Value};
+use crate::ir::Module;
+use crate::lang::lexer::{tokens, Token, TokenKind};
 
 /// Completion candidates for the text `line` with the cursor at byte `cursor`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -13,18 +16,6 @@ pub struct Completion {
     pub start: usize,
     pub end: usize,
     pub candidates: Vec<String>,
-}
-
-fn is_word(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_' || c == '.'
-}
-
-/// Where the word ending at the end of `s` starts (a byte offset, on a character boundary).
-fn word_start(s: &str) -> usize {
-    s.char_indices()
-        .rev()
-        .find(|(_, c)| !is_word(*c))
-        .map_or(0, |(i, c)| i + c.len_utf8())
 }
 
 /// `cursor` clamped to `line` and moved back to a character boundary.
@@ -36,191 +27,372 @@ fn clamp_cursor(line: &str, cursor: usize) -> usize {
     c
 }
 
-/// The function whose argument list the cursor is in, if any (`PassContext(opt_le|`).
-fn enclosing_call(before: &str) -> Option<&str> {
-    let mut depth = 0i32;
-    for (i, c) in before.char_indices().rev() {
-        match c {
-            ')' | ']' | '}' => depth += 1,
-            '[' | '{' if depth > 0 => depth -= 1,
-            '[' | '{' => return None,
-            '(' if depth > 0 => depth -= 1,
-            '(' => {
-                let head = &before[..i];
-                let name = &head[word_start(head)..];
-                return (!name.is_empty()).then_some(name);
-            }
-            _ => {}
-        }
-    }
-    None
+/// The text before the cursor, as tokens: the brackets still open and where the statement
+/// being typed starts.
+struct Place<'a> {
+    text: &'a str,
+    toks: Vec<Token>,
+    /// Indices in `toks` of the open brackets, innermost last.
+    open: Vec<usize>,
+    /// Index in `toks` of the current statement's first token.
+    stmt_start: usize,
 }
 
-/// True when the cursor is inside an unclosed `"` string; returns the string's start.
-fn open_string(before: &str) -> Option<usize> {
-    let mut open = None;
-    let b = before.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i..].starts_with(b"\"\"\"") {
-            match before[i + 3..].find("\"\"\"") {
-                Some(e) => i += 3 + e + 3,
-                None => return Some(i + 3),
+impl<'a> Place<'a> {
+    fn new(text: &'a str) -> Place<'a> {
+        let toks: Vec<Token> = tokens(text).collect();
+        let mut open = Vec::new();
+        // For each open `with` block: its `{` and the statement start outside it.
+        let mut blocks: Vec<(usize, usize)> = Vec::new();
+        let mut stmt_start = 0;
+        for (k, t) in toks.iter().enumerate() {
+            match t.kind {
+                TokenKind::Open(c) => {
+                    open.push(k);
+                    let first = toks[stmt_start..k].iter().find(|t| !t.is_trivia());
+                    if c == b'{' && first.is_some_and(|f| f.text(text) == "with") {
+                        blocks.push((k, stmt_start));
+                        stmt_start = k + 1;
+                    }
+                }
+                TokenKind::Close(_) => {
+                    if let Some(o) = open.pop() {
+                        if blocks.last().is_some_and(|&(b, _)| b == o) {
+                            stmt_start = blocks.pop().map_or(0, |(_, s)| s);
+                        }
+                    }
+                }
+                TokenKind::Newline | TokenKind::Punct
+                    if (t.kind == TokenKind::Newline || t.text(text) == ";")
+                        && open
+                            .last()
+                            .is_none_or(|&o| blocks.last().is_some_and(|&(b, _)| b == o)) =>
+                {
+                    stmt_start = k + 1;
+                }
+                _ => {}
             }
-            continue;
         }
-        if b[i] == b'"' {
-            open = match open {
-                Some(_) => None,
-                None => Some(i + 1),
-            };
-        } else if b[i] == b'\\' && open.is_some() {
-            i += 1;
+        Place {
+            text,
+            toks,
+            open,
+            stmt_start,
         }
-        i += 1;
     }
-    open
+
+    fn str(&self, k: usize) -> &'a str {
+        self.toks[k].text(self.text)
+    }
+
+    /// The significant token before index `k`, if any.
+    fn before(&self, k: usize) -> Option<usize> {
+        (0..k).rev().find(|&j| !self.toks[j].is_trivia())
+    }
+
+    /// The innermost open bracket (its character) and the significant tokens before it.
+    fn innermost(&self) -> Option<(u8, Option<usize>)> {
+        let &o = self.open.last()?;
+        let TokenKind::Open(c) = self.toks[o].kind else {
+            return None;
+        };
+        Some((c, self.before(o)))
+    }
+
+    /// The name called by the innermost bracket when it is a call's `(`: `PassContext(opt_le|`.
+    fn enclosing_call(&self) -> Option<&'a str> {
+        match self.innermost()? {
+            (b'(', Some(k)) if self.toks[k].kind == TokenKind::Ident => Some(self.str(k)),
+            _ => None,
+        }
+    }
+
+    /// Inside a list of instruments: `instruments=[` or `override_instruments([`.
+    fn in_instrument_list(&self) -> bool {
+        let Some((b'[', Some(k))) = self.innermost() else {
+            return false;
+        };
+        let before = self.before(k);
+        match (self.str(k), before) {
+            ("=", Some(j)) => self.str(j) == "instruments",
+            ("(", Some(j)) => self.str(j) == "override_instruments",
+            _ => false,
+        }
+    }
+
+    /// The statement's significant tokens before index `end`.
+    fn statement_head(&self, end: usize) -> Vec<usize> {
+        (self.stmt_start..end)
+            .filter(|&k| !self.toks[k].is_trivia())
+            .collect()
+    }
 }
 
 impl Session {
     /// Everything that can be completed at `cursor` in `line`.
     pub fn complete(&self, line: &str, cursor: usize) -> Completion {
         let cursor = clamp_cursor(line, cursor);
-        let before = &line[..cursor];
-        // Inside a string: file paths for load/save/DumpIR, config keys inside config={...}.
-        if let Some(s) = open_string(before) {
-            let prefix = &before[s..];
-            let call = enclosing_call(&before[..s.saturating_sub(1)]);
-            let candidates = if before[..s].contains("config")
-                && before[..s].rfind('{') > before[..s].rfind('}')
-            {
-                crate::pass::config::config_keys()
-                    .iter()
-                    .map(|k| k.name.to_string())
-                    .filter(|k| k.starts_with(prefix))
-                    .collect()
-            } else if matches!(call, Some("load" | "save" | "DumpIR")) {
-                self.complete_path(prefix)
+        let place = Place::new(&line[..cursor]);
+        let last = place.toks.last().copied();
+        // Inside a string: config keys inside config={...}, a module's function names inside
+        // m["...", file paths for load/save/DumpIR.
+        if let Some(t) = last.filter(|t| {
+            matches!(
+                t.kind,
+                TokenKind::Str { closed: false } | TokenKind::RawStr { closed: false }
+            )
+        }) {
+            let quote = if matches!(t.kind, TokenKind::RawStr { .. }) {
+                3
             } else {
+                1
+            };
+            let start = (t.start + quote).min(cursor);
+            let prefix = &line[start..cursor];
+            let candidates = if quote == 3 {
                 Vec::new()
+            } else {
+                self.complete_in_string(&place, prefix)
             };
-            return Completion {
-                start: s,
-                end: cursor,
-                candidates,
-            };
-        }
-        let start = word_start(before);
-        let prefix = &before[start..];
-        if let Some(candidates) = self.complete_debug_command(&before[..start], prefix) {
             return Completion {
                 start,
                 end: cursor,
                 candidates,
             };
         }
-        let mut out: Vec<String> = Vec::new();
-        let at_statement_start = before[..start].trim().is_empty();
-        if let Some(call) = enclosing_call(&before[..start]) {
-            for p in self.keyword_params(call) {
-                if p.starts_with(prefix) {
-                    out.push(format!("{p}="));
-                }
+        let (word_at, start) = match last {
+            Some(t) if matches!(t.kind, TokenKind::Ident | TokenKind::Number) => {
+                (place.toks.len() - 1, t.start)
             }
-        }
-        if at_statement_start {
-            out.extend(
-                KEYWORDS
-                    .iter()
-                    .filter(|k| k.starts_with(prefix))
-                    .map(|k| k.to_string()),
-            );
-        }
-        for b in BUILTINS {
-            if b.name.starts_with(prefix) {
-                out.push(format!("{}(", b.name));
+            _ => (place.toks.len(), cursor),
+        };
+        let prefix = &line[start..cursor];
+        let head = place.statement_head(word_at);
+        let candidates = match self.complete_command_argument(&place, &head, word_at) {
+            Some(mut v) => {
+                v.retain(|c| c.starts_with(prefix));
+                v.sort();
+                v.dedup();
+                v
             }
-        }
-        for r in self.pm.registry().entries() {
-            if r.name.starts_with(prefix) {
-                out.push(format!("{}(", r.name));
-            }
-        }
-        for v in self.vars.keys() {
-            if v.starts_with(prefix) {
-                out.push(v.clone());
-            }
-        }
-        // The debugger's names: the paused module, the last run's steps.
-        if self.paused().is_some() && "ir".starts_with(prefix) {
-            out.push("ir".into());
-        }
-        if self.debug.history.is_some() && !at_statement_start && "history".starts_with(prefix) {
-            out.push("history[".into());
-        }
-        out.sort();
-        out.dedup();
+            None => self.complete_expression(&place, head.is_empty(), prefix),
+        };
         Completion {
             start,
             end: cursor,
-            candidates: out,
+            candidates,
         }
     }
 
-    /// The arguments of the debugger's commands, whose words are not expressions: after
-    /// `break` its forms and pass names (no `(`: a breakpoint names a pass, it does not
-    /// build one), after `break after` pass names, after `break changed @` function names,
-    /// after `delete` the breakpoint numbers and `all`. `None` elsewhere.
-    fn complete_debug_command(&self, head: &str, prefix: &str) -> Option<Vec<String>> {
-        // The current statement: after the last newline or `;` (commands are not nested).
-        let stmt = head.rsplit(['\n', ';']).next().unwrap_or(head);
-        let (stmt, at) = match stmt.strip_suffix('@') {
-            Some(s) => (s, true),
-            None => (stmt, false),
+    /// Candidates for the string the cursor is in.
+    fn complete_in_string(&self, place: &Place<'_>, prefix: &str) -> Vec<String> {
+        let mut out: Vec<String> = match place.innermost() {
+            // config={"...
+            Some((b'{', Some(k))) if place.str(k) == "=" => {
+                let key = place.before(k).map(|j| place.str(j));
+                if key != Some("config") {
+                    return Vec::new();
+                }
+                crate::pass::config::config_keys()
+                    .iter()
+                    .map(|k| k.name.to_string())
+                    .collect()
+            }
+            // m["...
+            Some((b'[', Some(k))) if place.toks[k].kind == TokenKind::Ident => self
+                .module_named(place.str(k))
+                .map(|m| function_names(&m))
+                .unwrap_or_default(),
+            // load("...
+            Some((b'(', Some(k))) if matches!(place.str(k), "load" | "save" | "DumpIR") => {
+                return self.complete_path(prefix)
+            }
+            _ => Vec::new(),
         };
-        if !stmt.ends_with(char::is_whitespace) {
+        out.retain(|c| c.starts_with(prefix));
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The module a name stands for: a module variable, or `ir` while a run is paused.
+    fn module_named(&self, name: &str) -> Option<Module> {
+        match self.vars.get(name) {
+            Some(Value::Module(m)) => Some(m.clone()),
+            None if name == "ir" => self.paused_module(),
+            _ => None,
+        }
+    }
+
+    /// Every module the session holds (variables, the paused one).
+    fn modules(&self) -> Vec<Module> {
+        self.vars
+            .values()
+            .filter_map(|v| match v {
+                Value::Module(m) => Some(m.clone()),
+                _ => None,
+            })
+            .chain(self.paused_module())
+            .collect()
+    }
+
+    /// The arguments of the commands whose words are not expressions: after `help` the names
+    /// it knows (no `(`: help names a thing, it does not call it); after `break` its forms and
+    /// pass names, after `break after` pass names, after `break changed @` function names;
+    /// after `delete` the breakpoint numbers and `all`; after `diff a b @` the functions of
+    /// `a` and `b`. `None` where the statement is not in such a place.
+    fn complete_command_argument(
+        &self,
+        place: &Place<'_>,
+        head: &[usize],
+        word_at: usize,
+    ) -> Option<Vec<String>> {
+        let (&first, rest) = head.split_first()?;
+        let cmd = place.str(first);
+        if !commands::is_command(cmd) || !place.open.iter().all(|&o| o < place.stmt_start) {
             return None;
         }
-        let words: Vec<&str> = stmt.split_whitespace().collect();
-        let mut out: Vec<String> = match (words.as_slice(), at) {
-            (["break"], false) => {
+        let words: Vec<&str> = rest.iter().map(|&k| place.str(k)).collect();
+        // `@` right before the word (or the cursor).
+        let at = rest.last().is_some_and(|&k| {
+            place.str(k) == "@"
+                && place.toks[k].end
+                    == place
+                        .toks
+                        .get(word_at)
+                        .map_or(place.text.len(), |t| t.start)
+        });
+        Some(match (cmd, words.as_slice()) {
+            ("help", []) => self.help_topics(),
+            ("break", []) => {
                 let mut v: Vec<String> = ["after", "changed", "verify", "numerics", "slower"]
                     .map(String::from)
                     .to_vec();
                 v.extend(self.known_pass_names());
                 v
             }
-            (["break", "after"], false) => self.known_pass_names(),
-            (["break", "changed"], _) => {
-                let mut v: Vec<String> = Vec::new();
-                let modules = self
-                    .vars
-                    .values()
-                    .filter_map(|v| match v {
-                        super::Value::Module(m) => Some(m.clone()),
-                        _ => None,
-                    })
-                    .chain(self.paused_module());
-                for m in modules {
-                    v.extend(m.functions().map(|(g, _)| g.name().to_string()));
-                }
-                if !at {
-                    v = v.into_iter().map(|f| format!("@{f}")).collect();
-                }
-                v
+            ("break", ["after"]) => self.known_pass_names(),
+            ("break", ["changed"]) => self
+                .modules()
+                .iter()
+                .flat_map(function_names)
+                .map(|f| format!("@{f}"))
+                .collect(),
+            ("break", ["changed", "@"]) if at => {
+                self.modules().iter().flat_map(function_names).collect()
             }
-            (["delete"], false) => {
+            ("delete", []) => {
                 let mut v = vec!["all".to_string()];
                 let bps = crate::pass::sink::lock(&self.debug.breakpoints);
                 v.extend(bps.list().iter().map(|b| b.id.to_string()));
                 v
             }
+            ("diff", [.., "@"]) if at => {
+                let named: Vec<Module> =
+                    words.iter().filter_map(|w| self.module_named(w)).collect();
+                let modules = if named.is_empty() {
+                    self.modules()
+                } else {
+                    named
+                };
+                modules.iter().flat_map(function_names).collect()
+            }
+            ("help" | "break" | "delete", _) => Vec::new(),
             _ => return None,
+        })
+    }
+
+    /// Names in an expression: keyword arguments of the enclosing call first, then (at the
+    /// start of a statement) commands, builtins, passes and variables; only instruments inside
+    /// a list of instruments.
+    fn complete_expression(
+        &self,
+        place: &Place<'_>,
+        at_statement_start: bool,
+        prefix: &str,
+    ) -> Vec<String> {
+        let keep = |c: &String| c.starts_with(prefix);
+        if place.in_instrument_list() {
+            let mut out: Vec<String> = BUILTINS
+                .iter()
+                .filter(|b| b.kind == BuiltinKind::Instrument)
+                .map(|b| format!("{}(", b.name))
+                .chain(
+                    self.vars
+                        .iter()
+                        .filter(|(_, v)| matches!(v, Value::Instrument(_)))
+                        .map(|(k, _)| k.clone()),
+                )
+                .filter(keep)
+                .collect();
+            out.sort();
+            return out;
+        }
+        let mut kwargs: Vec<String> = match place.enclosing_call() {
+            Some(call) => self
+                .keyword_params(call)
+                .into_iter()
+                .map(|p| format!("{p}="))
+                .filter(keep)
+                .collect(),
+            None => Vec::new(),
         };
-        out.retain(|c| c.starts_with(prefix));
+        let mut out: Vec<String> = Vec::new();
+        if at_statement_start {
+            out.extend(
+                COMMANDS
+                    .iter()
+                    .filter(|c| c.is_statement())
+                    .map(|c| c.name.to_string()),
+            );
+        }
+        out.extend(BUILTINS.iter().map(|b| format!("{}(", b.name)));
+        out.extend(
+            self.pm
+                .registry()
+                .entries()
+                .iter()
+                .map(|r| format!("{}(", r.name)),
+        );
+        out.extend(self.vars.keys().cloned());
+        // The debugger's names: the paused module, the last run's steps.
+        if self.paused().is_some() {
+            out.push("ir".into());
+        }
+        if self.debug.history.is_some() && !at_statement_start {
+            out.push("history[".into());
+        }
+        out.retain(keep);
         out.sort();
         out.dedup();
-        Some(out)
+        kwargs.sort();
+        kwargs.dedup();
+        kwargs.extend(out);
+        kwargs
+    }
+
+    /// What `help NAME` knows: commands, builtins, passes and variables.
+    fn help_topics(&self) -> Vec<String> {
+        let mut v: Vec<String> = COMMANDS.iter().map(|c| c.name.to_string()).collect();
+        v.extend(BUILTINS.iter().map(|b| b.name.to_string()));
+        v.extend(
+            self.pm
+                .registry()
+                .entries()
+                .iter()
+                .map(|r| r.name.to_string()),
+        );
+        v.extend(self.vars.keys().cloned());
+        v
+    }
+
+    /// Whether `name` is something a call or a statement can name: a command, builtin, pass
+    /// or variable (the REPL highlights those and leaves unknown names plain).
+    pub fn is_known_name(&self, name: &str) -> bool {
+        commands::is_command(name)
+            || super::builtins::find(name).is_some()
+            || self.pm.registry().get(name).is_some()
+            || self.vars.contains_key(name)
     }
 
     /// The keyword arguments of a builtin or a registered pass.
@@ -260,21 +432,22 @@ impl Session {
         out
     }
 
-    /// Help for the name under the cursor (a pass, builtin, command or variable).
+    /// Help for the name under the cursor (a pass, builtin, command or variable), or for the
+    /// call the cursor is in; a command's long help with its example.
     pub fn inspect(&self, line: &str, cursor: usize) -> Option<String> {
         let cursor = clamp_cursor(line, cursor);
-        let start = word_start(&line[..cursor]);
-        let end = line[cursor..]
-            .find(|c: char| !is_word(c))
-            .map(|i| cursor + i)
-            .unwrap_or(line.len());
-        let word = &line[start..end];
-        let word = if word.is_empty() {
-            enclosing_call(&line[..cursor])?
-        } else {
-            word
+        let word = tokens(line)
+            .find(|t| t.kind == TokenKind::Ident && t.start <= cursor && cursor <= t.end)
+            .map(|t| t.text(line));
+        let word = match word {
+            Some(w) => w,
+            None => Place::new(&line[..cursor]).enclosing_call()?,
         };
-        self.help_text(word)
+        let text = self.help_text(word)?;
+        Some(match commands::find(word) {
+            Some(c) => format!("{text}\n\n{}", c.help),
+            None => text,
+        })
     }
 
     /// The text `help NAME` shows, if NAME is known.
@@ -313,13 +486,18 @@ impl Session {
             }
             return Some(s);
         }
-        if let Some((_, syntax, summary)) = COMMANDS.iter().find(|(n, ..)| *n == name) {
-            return Some(format!("{syntax}\n  {summary}"));
+        if let Some(c) = commands::find(name) {
+            return Some(format!("{}\n  {}", c.syntax, c.summary));
         }
         self.vars
             .get(name)
             .map(|v| format!("{name}: {} = {}", v.kind(), v.repr()))
     }
+}
+
+/// The names of a module's functions (without `@`).
+fn function_names(m: &Module) -> Vec<String> {
+    m.functions().map(|(g, _)| g.name().to_string()).collect()
 }
 
 #[cfg(test)]
@@ -397,5 +575,122 @@ mod tests {
             .candidates
             .contains(&"FoldConstant(".to_string()));
         assert!(at("brea").candidates.contains(&"break".to_string()));
+    }
+
+    fn session_with_modules() -> Session {
+        let mut s = Session::new();
+        let out = s.execute(
+            "m = parse(\"\"\"def @main(%x: float32) { %x }\n\ndef @helper(%y: float32) { %y }\"\"\")\n\
+             m2 = parse(\"\"\"def @main(%x: float32) { %x }\n\ndef @other(%y: float32) { %y }\"\"\")\n\
+             t = Trace(name=\"t\")",
+        );
+        assert!(!out.is_error(), "{}", out.plain());
+        s
+    }
+
+    /// `diff a b @` offers the functions of `a` and `b`; `m["` the functions of `m`.
+    #[test]
+    fn completes_function_names_of_modules() {
+        let s = session_with_modules();
+        let at = |line: &str| s.complete(line, line.len());
+        let c = at("diff m m2 @");
+        assert_eq!(c.candidates, vec!["helper", "main", "other"]);
+        assert_eq!((c.start, c.end), (11, 11));
+        assert_eq!(at("diff m m @h").candidates, vec!["helper"]);
+        assert_eq!(at("diff m2 m2 @").candidates, vec!["main", "other"]);
+        let c = at("m[\"");
+        assert_eq!(c.candidates, vec!["helper", "main"]);
+        assert_eq!(c.start, 3);
+        assert_eq!(at("x = m2[\"o").candidates, vec!["other"]);
+        // A string that is not an index of a module offers nothing.
+        assert!(at("x = [\"").candidates.is_empty());
+    }
+
+    /// Inside a call its keyword arguments come first, then the other names.
+    #[test]
+    fn keyword_arguments_first() {
+        let mut s = Session::new();
+        s.execute("instrument_count = 1");
+        let line = "PassContext(i";
+        let c = s.complete(line, line.len());
+        assert_eq!(c.candidates[0], "instruments=");
+        assert!(c.candidates.len() > 1, "{c:?}");
+        assert!(c.candidates[1..].iter().all(|x| !x.ends_with('=')), "{c:?}");
+        assert!(
+            c.candidates.contains(&"instrument_count".to_string()),
+            "{c:?}"
+        );
+        let line = "FoldConstant()(m, ";
+        assert!(s
+            .complete(line, line.len())
+            .candidates
+            .iter()
+            .all(|x| !x.ends_with('=')));
+    }
+
+    /// Inside `instruments=[` and `override_instruments([` only instruments are offered.
+    #[test]
+    fn instrument_lists_offer_instruments() {
+        let s = session_with_modules();
+        for line in [
+            "PassContext(instruments=[",
+            "with PassContext(opt_level=3, instruments=[PassTimingInstrument(), ",
+            "override_instruments([",
+        ] {
+            let c = s.complete(line, line.len());
+            assert!(
+                c.candidates.contains(&"PassTimingInstrument(".to_string()),
+                "{line}: {c:?}"
+            );
+            assert!(c.candidates.contains(&"t".to_string()), "{line}: {c:?}");
+            assert!(
+                !c.candidates
+                    .iter()
+                    .any(|x| x == "FoldConstant(" || x == "m"),
+                "{line}: {c:?}"
+            );
+            for cand in &c.candidates {
+                let is_instrument = crate::session::builtins::find(cand.trim_end_matches('('))
+                    .is_some_and(|b| b.kind == BuiltinKind::Instrument);
+                assert!(is_instrument || cand == "t", "{line}: {cand}");
+            }
+        }
+        let line = "PassContext(instruments=[], config={}, opt";
+        assert_eq!(s.complete(line, line.len()).candidates, vec!["opt_level="]);
+    }
+
+    /// `help` names things without calling them: no `(`.
+    #[test]
+    fn help_completes_bare_names() {
+        let s = session_with_modules();
+        let at = |line: &str| s.complete(line, line.len());
+        assert_eq!(at("help FoldC").candidates, vec!["FoldConstant"]);
+        assert_eq!(at("help Sequ").candidates, vec!["Sequential"]);
+        assert_eq!(at("help m").candidates, vec!["m", "m2", "module_pass"]);
+        assert!(at("help ").candidates.contains(&"ir".to_string()));
+        assert!(at("help ").candidates.iter().all(|c| !c.ends_with('(')));
+    }
+
+    /// Commands are offered where a statement starts: after `;`, a newline or a `with` block's
+    /// `{`, not inside an expression.
+    #[test]
+    fn commands_where_statements_start() {
+        let s = Session::new();
+        let at = |line: &str| s.complete(line, line.len());
+        for line in ["sh", "x = 1; sh", "x = 1\nsh", "with PassContext() { sh"] {
+            assert!(at(line).candidates.contains(&"show".to_string()), "{line}");
+        }
+        for line in ["x = sh", "f(sh", "with PassContext(sh"] {
+            assert!(!at(line).candidates.contains(&"show".to_string()), "{line}");
+        }
+    }
+
+    /// Inspection of a command gives its long help with an example.
+    #[test]
+    fn inspect_shows_a_commands_example() {
+        let s = Session::new();
+        let text = s.inspect("diff a b", 2).unwrap();
+        assert!(text.starts_with("diff a b [@func]"), "{text}");
+        assert!(text.contains("Example: diff"), "{text}");
     }
 }

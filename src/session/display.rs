@@ -1,5 +1,5 @@
 //! Showing values and running the display commands (`show`, `timing`, `passes`, `configs`,
-//! `vars`, `diff`, `help`): the session's side, which knows the current context and the
+//! `vars`, `diff`, `help`; the table that names them is `commands.rs`): the session's side, which knows the current context and the
 //! variables. How each value looks is in `render.rs`, shared with the notebook displays.
 
 use super::{Outputs, Session, SessionError, Value};
@@ -209,7 +209,7 @@ impl Session {
                 .iter()
                 .map(|r| r.name.to_string()),
         );
-        all.extend(COMMANDS.iter().map(|(n, ..)| n.to_string()));
+        all.extend(super::COMMANDS.iter().map(|c| c.name.to_string()));
         let hint = crate::suggest::closest(name, all.iter().map(String::as_str))
             .map(|s| format!("did you mean `{s}`?"));
         Err(SessionError::at(format!("no help for `{name}`"), *span).with_label(hint))
@@ -234,85 +234,10 @@ fn tensor_list(items: &[Value]) -> String {
     format!("a list of {} tensors:\n{}", items.len(), parts.join("\n"))
 }
 
-/// The statement commands: name, syntax, summary.
-pub static COMMANDS: &[(&str, &str, &str)] = &[
-    (
-        "show",
-        "show expr",
-        "display a value in full (modules highlighted, pipelines as a tree)",
-    ),
-    (
-        "enter",
-        "enter ctx",
-        "push a PassContext (its instruments' enter_pass_ctx run)",
-    ),
-    ("exit", "exit", "pop the innermost entered context"),
-    (
-        "with",
-        "with ctx { statements }",
-        "enter, run the block, exit (also when the block fails)",
-    ),
-    (
-        "timing",
-        "timing",
-        "the PassTimingInstrument results as a table",
-    ),
-    ("passes", "passes", "the registered passes"),
-    ("configs", "configs", "the registered config keys"),
-    ("vars", "vars", "the session's variables"),
-    (
-        "diff",
-        "diff a b [@func]",
-        "unified diff of two modules' printed text (lines that only renumbered match)",
-    ),
-    (
-        "help",
-        "help [name]",
-        "this help, or help on a command, pass, builtin or variable",
-    ),
-    (
-        "break",
-        "break NAME | after NAME | changed @f | verify | numerics | slower 10ms",
-        "pause runs before/after a pass, or after a pass that changes @f, fails the checks, changes the numbers or is slow",
-    ),
-    ("breakpoints", "breakpoints", "the breakpoints and how often each hit"),
-    ("delete", "delete N | delete all", "delete a breakpoint, or all of them"),
-    (
-        "where",
-        "where",
-        "the running passes of the paused run (sequential > Pass)",
-    ),
-    (
-        "step",
-        "step",
-        "run the paused run until the next pass has finished, pause again",
-    ),
-    (
-        "continue",
-        "continue",
-        "run to the next breakpoint or the end (then the statement completes)",
-    ),
-    (
-        "abort",
-        "abort",
-        "abandon the paused run: nothing is bound, `with` contexts are exited",
-    ),
-    (
-        "ir",
-        "show ir | ir[\"main\"]",
-        "while a run is paused: the module at the pause point",
-    ),
-    (
-        "history",
-        "history | history[k]",
-        "the passes of the last run; history[k] is the module after pass k (0: the input)",
-    ),
-];
-
 fn general_help(s: &Session) -> String {
     let mut out = String::from("Statements:\n");
-    for (_, syntax, summary) in COMMANDS {
-        out.push_str(&format!("  {syntax:<28} {summary}\n"));
+    for c in super::COMMANDS {
+        out.push_str(&format!("  {:<28} {}\n", c.syntax, c.summary));
     }
     out.push_str("  name = expr                  bind a value\n\nFunctions and constructors:\n");
     for b in super::builtins::BUILTINS {

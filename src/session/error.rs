@@ -3,7 +3,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::ir::Span;
-use crate::text::ParseError;
+use crate::diagnostic::ParseError;
 use std::sync::Arc;
 
 /// What follows the location of a caught panic.

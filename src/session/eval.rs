@@ -75,10 +75,8 @@ pub(crate) fn stmt_exprs(stmt: &Stmt) -> Vec<&Expr> {
     use crate::lang::ast::StmtKind as K;
     match &stmt.kind {
         K::Assign { value, .. } => vec![value],
-        K::Expr(e) | K::Show(e) | K::Enter(e) => vec![e],
-        K::With { ctx, .. } => vec![ctx],
-        K::Diff { a, b, .. } => vec![a, b],
-        _ => Vec::new(),
+        K::Expr(e) => vec![e],
+        K::Command { args, .. } => args.exprs(),
     }
 }
 
@@ -385,7 +383,12 @@ impl Session {
                 .iter()
                 .map(|r| r.name.to_string()),
         );
-        candidates.extend(crate::lang::ast::KEYWORDS.iter().map(|k| k.to_string()));
+        candidates.extend(
+            super::COMMANDS
+                .iter()
+                .filter(|c| c.is_statement())
+                .map(|c| c.name.to_string()),
+        );
         let hint = match name {
             "ir" => Some("`ir` is the module where a run is paused, and no run is paused".into()),
             "history" => {

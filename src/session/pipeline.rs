@@ -31,7 +31,7 @@ impl Session {
         } else {
             origin
         };
-        let stmts = crate::lang::parse_program(&source)
+        let stmts = crate::lang::parse_program(&source, super::COMMANDS)
             .map_err(|e| SessionError::from_parse(e).in_source(&origin))?;
         let expr = match stmts.as_slice() {
             [s] => match &s.kind {

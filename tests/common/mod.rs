@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod pass_lab;
+
 use std::path::PathBuf;
 
 /// The shared Relay corpus (`../shared/corpus/relay`, or `$PASSLAB_CORPUS`). Missing corpus is

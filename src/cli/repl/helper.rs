@@ -1,13 +1,14 @@
-//! The line editor's helper: completion, hints, highlighting and multi-line validation, all
+//! The line editor's helper: completion, hints and highlighting, all
 //! delegated to the session and the language (the editor itself knows nothing of either).
 
 use colored::Colorize;
-use passlab::lang::{is_complete, Completeness};
+use passlab::lang::{matching_bracket, tokens, Token, TokenKind};
+use passlab::session::commands::is_command;
 use passlab::session::Session;
 use rustyline::completion::{Completer, Pair};
 use rustyline::highlight::{CmdKind, Highlighter};
 use rustyline::hint::Hinter;
-use rustyline::validate::{ValidationContext, ValidationResult, Validator};
+use rustyline::validate::Validator;
 use rustyline::{Context, Helper};
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -71,14 +72,17 @@ impl Hinter for ReplHelper {
     }
 }
 
-const KEYWORDS: &[&str] = passlab::lang::ast::KEYWORDS;
-
 impl Highlighter for ReplHelper {
     fn highlight<'l>(&self, line: &'l str, pos: usize) -> Cow<'l, str> {
         if !self.color {
             return Cow::Borrowed(line);
         }
-        Cow::Owned(highlight_line(line, matching_bracket(line, pos)))
+        let known = |name: &str| {
+            self.session
+                .try_borrow()
+                .is_ok_and(|s| s.is_known_name(name))
+        };
+        Cow::Owned(highlight_line(line, matching_bracket(line, pos), &known))
     }
 
     fn highlight_hint<'h>(&self, hint: &'h str) -> Cow<'h, str> {
@@ -94,125 +98,57 @@ impl Highlighter for ReplHelper {
     }
 }
 
-impl Validator for ReplHelper {
-    fn validate(&self, ctx: &mut ValidationContext) -> rustyline::Result<ValidationResult> {
-        let input = ctx.input();
-        // A blank last line submits anyway, so a typo cannot trap the user in "...".
-        if input.ends_with("\n\n") || (input.ends_with('\n') && input.trim().is_empty()) {
-            return Ok(ValidationResult::Valid(None));
-        }
-        Ok(match is_complete(input) {
-            Completeness::Incomplete { .. } => ValidationResult::Incomplete,
-            _ => ValidationResult::Valid(None),
-        })
-    }
-}
+/// Every line is submitted as typed: the REPL loop reads an incomplete entry's further lines
+/// itself, under the `... ` prompt (rustyline's own multi-line editing shows no prompt).
+impl Validator for ReplHelper {}
 
 impl Helper for ReplHelper {}
 
-/// The position of the bracket matching the one at or just before `pos`.
-pub fn matching_bracket(line: &str, pos: usize) -> Option<usize> {
-    let b = line.as_bytes();
-    let at = [pos, pos.wrapping_sub(1)]
-        .into_iter()
-        .find(|&i| i < b.len() && matches!(b[i], b'(' | b')' | b'[' | b']' | b'{' | b'}'))?;
-    let (open, close, forward) = match b[at] {
-        b'(' => (b'(', b')', true),
-        b')' => (b'(', b')', false),
-        b'[' => (b'[', b']', true),
-        b']' => (b'[', b']', false),
-        b'{' => (b'{', b'}', true),
-        _ => (b'{', b'}', false),
-    };
-    let mut depth = 0i32;
-    if forward {
-        for (i, &c) in b.iter().enumerate().skip(at) {
-            if c == open {
-                depth += 1;
-            } else if c == close {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-        }
-    } else {
-        for i in (0..=at).rev() {
-            if b[i] == close {
-                depth += 1;
-            } else if b[i] == open {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-        }
-    }
-    None
-}
-
-/// Colours a command line: keywords, strings, numbers, `#` comments, Relay text inside `"""`,
-/// and the bracket matching the cursor's.
-pub fn highlight_line(line: &str, bracket: Option<usize>) -> String {
+/// Colours a command line from its tokens: commands at the start of a statement, strings,
+/// numbers, `#` comments, Relay text inside `"""`, the names of known functions, passes and
+/// variables before a `(` (an unknown name stays plain), and the bracket at `bracket`.
+pub fn highlight_line(line: &str, bracket: Option<usize>, known: &dyn Fn(&str) -> bool) -> String {
     let mut out = String::with_capacity(line.len() * 2);
-    let b = line.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if Some(i) == bracket {
-            out.push_str(&(c as char).to_string().blue().bold().to_string());
-            i += 1;
-        } else if line[i..].starts_with("\"\"\"") {
-            let close = line[i + 3..].find("\"\"\"");
-            let inner_end = close.map(|e| i + 3 + e).unwrap_or(b.len());
-            out.push_str(&"\"\"\"".green().to_string());
-            out.push_str(&passlab::present::highlight(&line[i + 3..inner_end]));
-            if close.is_some() {
-                out.push_str(&"\"\"\"".green().to_string());
-                i = inner_end + 3;
-            } else {
-                i = inner_end;
+    let toks: Vec<Token> = tokens(line).collect();
+    let mut stmt_start = true;
+    for (k, t) in toks.iter().enumerate() {
+        let text = t.text(line);
+        let styled = match t.kind {
+            _ if Some(t.start) == bracket => text.blue().bold().to_string(),
+            TokenKind::RawStr { closed } => {
+                let inner_end = if closed { text.len() - 3 } else { text.len() };
+                let inner = &text[3.min(inner_end)..inner_end];
+                let mut s = "\"\"\"".green().to_string();
+                s.push_str(&passlab::present::highlight(inner));
+                if closed {
+                    s.push_str(&"\"\"\"".green().to_string());
+                }
+                s
             }
-        } else if c == b'"' {
-            let mut j = i + 1;
-            while j < b.len() && b[j] != b'"' {
-                j += if b[j] == b'\\' { 2 } else { 1 };
+            TokenKind::Str { .. } => text.green().to_string(),
+            TokenKind::Comment => text.bright_black().to_string(),
+            TokenKind::Number => text.yellow().to_string(),
+            TokenKind::Ident if stmt_start && is_command(text) => text.blue().bold().to_string(),
+            TokenKind::Ident if matches!(text, "true" | "false" | "True" | "False" | "None") => {
+                text.yellow().to_string()
             }
-            let end = (j + 1).min(b.len());
-            out.push_str(&line[i..end].green().to_string());
-            i = end;
-        } else if c == b'#' {
-            let end = line[i..].find('\n').map(|n| i + n).unwrap_or(b.len());
-            out.push_str(&line[i..end].bright_black().to_string());
-            i = end;
-        } else if c.is_ascii_digit() {
-            let mut j = i;
-            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'.') {
-                j += 1;
+            TokenKind::Ident => {
+                let next = toks[k + 1..].iter().find(|t| !t.is_trivia());
+                let called = next.is_some_and(|n| n.kind == TokenKind::Open(b'('));
+                if called && known(text) {
+                    text.bold().to_string()
+                } else {
+                    text.to_string()
+                }
             }
-            out.push_str(&line[i..j].yellow().to_string());
-            i = j;
-        } else if c.is_ascii_alphabetic() || c == b'_' {
-            let mut j = i;
-            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
-                j += 1;
-            }
-            let w = &line[i..j];
-            let styled = if KEYWORDS.contains(&w) {
-                w.blue().bold().to_string()
-            } else if matches!(w, "true" | "false" | "True" | "False" | "None") {
-                w.yellow().to_string()
-            } else if line[j..].starts_with('(') {
-                w.bold().to_string()
-            } else {
-                w.to_string()
-            };
-            out.push_str(&styled);
-            i = j;
-        } else {
-            let n = line[i..].chars().next().map(char::len_utf8).unwrap_or(1);
-            out.push_str(&line[i..i + n]);
-            i += n;
+            _ => text.to_string(),
+        };
+        out.push_str(&styled);
+        match t.kind {
+            TokenKind::Newline | TokenKind::Open(b'{') => stmt_start = true,
+            TokenKind::Punct if text == ";" => stmt_start = true,
+            _ if t.is_trivia() => {}
+            _ => stmt_start = false,
         }
     }
     out
@@ -222,10 +158,54 @@ pub fn highlight_line(line: &str, bracket: Option<usize>) -> String {
 mod tests {
     use super::*;
 
+    /// Colour is forced on for these tests; the override is global, so they take turns.
+    static COLOR: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[test]
-    fn brackets_match() {
-        assert_eq!(matching_bracket("f(a[1])", 1), Some(6));
-        assert_eq!(matching_bracket("f(a[1])", 7), Some(1));
-        assert_eq!(matching_bracket("abc", 1), None);
+    fn unknown_names_are_not_coloured_as_known_ones() {
+        let _turn = COLOR.lock().unwrap_or_else(|e| e.into_inner());
+        colored::control::set_override(true);
+        let known = |n: &str| n == "FoldConstant";
+        let line = highlight_line("x = FoldConstant()(Foldconstant())", None, &known);
+        assert!(
+            line.contains(&"FoldConstant".bold().to_string()),
+            "{line:?}"
+        );
+        assert!(
+            !line.contains(&"Foldconstant".bold().to_string()),
+            "{line:?}"
+        );
+        assert!(line.contains("(Foldconstant("), "{line:?}");
+        // A command only where a statement starts.
+        let line = highlight_line("show passes; vars", None, &known);
+        assert!(line.contains(&"show".blue().bold().to_string()), "{line:?}");
+        assert!(line.contains(&"vars".blue().bold().to_string()), "{line:?}");
+        assert!(
+            !line.contains(&"passes".blue().bold().to_string()),
+            "{line:?}"
+        );
+        colored::control::unset_override();
+    }
+
+    /// Highlighting only adds colour: without the escapes it is the line.
+    #[test]
+    fn highlighting_keeps_the_text() {
+        let _turn = COLOR.lock().unwrap_or_else(|e| e.into_inner());
+        colored::control::set_override(true);
+        let escape = regex::Regex::new("\x1b\\[[0-9;]*m").unwrap();
+        for line in [
+            "m = parse(\"\"\"def @main() { 1 }\"\"\") # c",
+            "x = \"open",
+            "m = parse(\"\"\"def @main() {",
+            "f(a[1], {\"k\": 2.5})",
+            "π→Seq",
+        ] {
+            for bracket in [None, Some(1), Some(line.len())] {
+                let h = highlight_line(line, bracket, &|_| true);
+                let plain = escape.replace_all(&h, "");
+                assert_eq!(plain, line);
+            }
+        }
+        colored::control::unset_override();
     }
 }

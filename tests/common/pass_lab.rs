@@ -1,7 +1,6 @@
 //! Shared helpers for the pass-infrastructure tests: a pass manager writing to a buffer, marker
 //! passes that log their body into the same buffer as `Trace` instruments, so a test compares
 //! one whole event log.
-#![allow(dead_code)]
 
 use passlab::instrument::{InstrumentRef, Trace};
 use passlab::ir::{AttrValue, Module};
