@@ -5,6 +5,7 @@
 
 pub mod builtins;
 pub mod complete;
+mod complete_kind;
 mod contexts;
 pub mod debug;
 pub mod diff;

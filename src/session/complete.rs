@@ -269,12 +269,31 @@ impl Session {
             .map(|i| cursor + i)
             .unwrap_or(line.len());
         let word = &line[start..end];
+        // A keyword argument (`FoldConstant(fold_qnn=`): that option of the call.
+        if !word.is_empty() && line[end..].starts_with('=') && !line[end..].starts_with("==") {
+            if let Some(doc) = enclosing_call(&line[..start]).and_then(|c| self.option_help(c, word)) {
+                return Some(doc);
+            }
+        }
         let word = if word.is_empty() {
             enclosing_call(&line[..cursor])?
         } else {
             word
         };
         self.help_text(word)
+    }
+
+    /// The help of keyword argument `arg` of `call` (a registered pass's option, or a
+    /// builtin's parameter with the builtin's signature).
+    fn option_help(&self, call: &str, arg: &str) -> Option<String> {
+        if let Some(r) = self.pm.registry().get(call) {
+            let o = r.options.iter().find(|o| o.name == arg)?;
+            return Some(format!("{call}({arg}=...): {} — {}", o.ty, o.doc));
+        }
+        let b = super::builtins::find(call)?;
+        b.params.contains(&arg).then(|| {
+            format!("{call}({arg}=...), a parameter of\n{}\n  {}", b.signature, b.summary)
+        })
     }
 
     /// The text `help NAME` shows, if NAME is known.

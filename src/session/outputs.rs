@@ -214,7 +214,11 @@ impl Outputs {
 
 /// Plain text as an HTML `<pre>` block.
 pub(crate) fn pre(text: &str) -> String {
-    format!("<pre>{}</pre>", html_escape(text))
+    format!(
+        "<pre style=\"{}\">{}</pre>",
+        crate::text::highlight::IR_STYLE,
+        html_escape(text)
+    )
 }
 
 /// Escapes text for HTML.
