@@ -209,9 +209,12 @@ const TABLE: &str = "border-collapse:collapse;width:100%;table-layout:fixed;font
 /// The line-number columns: as wide as five digits; the two text columns share the rest.
 const NO_COL: &str = "width:5ch";
 const LINE_NO: &str = "color:#999;text-align:right;padding:0 6px 0 0;vertical-align:top;white-space:nowrap;user-select:none";
+/// A side's cell; its text is in a `<pre>` ([`TEXT`]), as HTML rewriters (nbconvert's
+/// BeautifulSoup pass) collapse runs of spaces outside `<pre>`.
+const CELL: &str = "padding:0 8px;text-align:left;vertical-align:top";
 /// A side's text wraps within its own column (at spaces; inside a token only when the token
 /// alone is wider than the column), continuation lines indented under the first.
-const CELL: &str = "white-space:pre-wrap;overflow-wrap:anywhere;padding:0 8px 0 calc(8px + 2ch);text-indent:-2ch;text-align:left;vertical-align:top";
+const TEXT: &str = "margin:0;padding:0 0 0 2ch;text-indent:-2ch;border:0;background:none;font:inherit;color:inherit;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;text-align:left";
 const DEL_BG: &str = "background:#ffeef0";
 const ADD_BG: &str = "background:#e6ffed";
 const DEL_WORD: &str = "background:#fdb8c0";
@@ -276,7 +279,7 @@ fn side(s: &mut String, line: Option<usize>, text: &str, changed: bool, bg: &str
     let no = line.map(|n| n.to_string()).unwrap_or_default();
     let bg = if changed && line.is_some() { bg } else { "" };
     s.push_str(&format!(
-        "<td style=\"{LINE_NO}\">{no}</td><td style=\"{CELL};{bg}\">{text}</td>"
+        "<td style=\"{LINE_NO}\">{no}</td><td style=\"{CELL};{bg}\"><pre style=\"{TEXT}\">{text}</pre></td>"
     ));
 }
 
@@ -367,11 +370,11 @@ mod tests {
         // The context line sits on both sides with its numbers.
         let no = format!("<td style=\"{LINE_NO}\">");
         let no = no.as_str();
-        let cell = format!("<td style=\"{CELL};");
+        let cell = format!("<td style=\"{CELL};\"><pre style=\"{TEXT}\">");
         let cell = cell.as_str();
         assert!(
             h.contains(&format!(
-                "{no}1</td>{cell}\">def @main(%x: float32) {{</td>{no}1</td>"
+                "{no}1</td>{cell}def @main(%x: float32) {{</pre></td>{no}1</td>"
             )),
             "{h}"
         );
@@ -379,11 +382,11 @@ mod tests {
         let rows: Vec<&str> = h.split("<tr>").skip(2).collect();
         assert_eq!(rows.len(), 5, "{h}");
         assert!(rows[1].contains(
-            "%0 = add(%x, 0f);</td>{no}</td>"
+            "%0 = add(%x, 0f);</pre></td>{no}</td>"
                 .replace("{no}", no)
                 .as_str()
         ));
-        assert!(rows[3].starts_with(&format!("{no}</td>")) && rows[3].contains("  %x</td>"));
+        assert!(rows[3].starts_with(&format!("{no}</td>")) && rows[3].contains("  %x</pre></td>"));
     }
 
     #[test]
@@ -393,8 +396,8 @@ mod tests {
             d.push_str(&format!("-old {i}\n+new {i}\n"));
         }
         let h = html(&d);
-        assert!(h.contains(" 999</td>"), "the first rows are there");
-        assert!(!h.contains(" 4999</td>"), "the last are not");
+        assert!(h.contains(" 999</pre></td>"), "the first rows are there");
+        assert!(!h.contains(" 4999</pre></td>"), "the last are not");
         assert!(
             h.contains("more lines of the diff not shown here"),
             "{}",
@@ -409,7 +412,7 @@ mod tests {
         let h = html(d);
         let rows: Vec<&str> = h.split("<tr>").skip(2).collect();
         assert_eq!(rows.len(), 4, "{h}");
-        assert!(rows[1].contains("%0 = add(%x, 0f);</td>") && !rows[1].contains("multiply"));
+        assert!(rows[1].contains("%0 = add(%x, 0f);</pre></td>") && !rows[1].contains("multiply"));
         assert!(
             rows[2].contains("multiply(<span style=\"background:#fdb8c0\">%0</span>, 1f)"),
             "{h}"
@@ -436,6 +439,12 @@ mod tests {
         assert!(l.contains(">nn.batch_norm</span>"), "{l}");
         assert!(r.contains(">nn.batch_matmul</span>"), "{r}");
         assert!(l.contains("(%0, %gamma);") && r.contains("(%0, %gamma);"));
+        // The marks only decorate: without them each side is its line.
+        let old = "  %0 = add(%input_0, %input_1);";
+        let new = "  %4 = add(%input_0, %input_1) /* ty=Tensor[(1, 64, 56, 56), float32] */;";
+        let (l, r) = inline_diff(old, new);
+        let strip = |h: &str| regex::Regex::new("<[^>]*>").unwrap().replace_all(h, "").to_string();
+        assert_eq!((strip(&l), strip(&r)), (old.to_string(), new.to_string()));
     }
 
     #[test]
@@ -443,7 +452,7 @@ mod tests {
         let h = html(DIFF);
         assert!(h.contains("width:100%;table-layout:fixed"), "{h}");
         assert!(h.contains("<colgroup><col style=\"width:5ch\"><col><col style=\"width:5ch\"><col></colgroup>"));
-        assert!(CELL.contains("white-space:pre-wrap") && CELL.contains("overflow-wrap:anywhere"));
+        assert!(TEXT.contains("white-space:pre-wrap") && TEXT.contains("overflow-wrap:anywhere"));
     }
 
     #[test]

@@ -174,6 +174,9 @@ impl<W: std::io::Write> std::io::Write for HighlightWriter<W> {
 /// long line scrolls rather than breaking inside a token).
 pub const IR_STYLE: &str = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px;line-height:1.4;white-space:pre;overflow-x:auto;text-align:left;margin:0;padding:4px 0";
 
+/// A piece of a folding text: the block's look, without its box.
+const PIECE: &str = "margin:0;padding:0;border:0;background:none;font:inherit;color:inherit;white-space:pre;overflow:visible";
+
 /// Texts longer than this many lines show each function as a block that folds (`<details>`).
 const FOLD_LINES: usize = 40;
 
@@ -200,16 +203,27 @@ pub fn highlight_html(text: &str) -> String {
         out.push_str("</pre>");
         return out;
     }
+    // Each piece of text is in a `<pre>`: HTML rewriters (nbconvert's BeautifulSoup pass)
+    // collapse runs of spaces outside one, whatever the CSS says.
     out.push_str(&format!("<div class=\"passlab-ir\" style=\"{IR_STYLE}\">"));
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut i = 0;
     while i < lines.len() {
-        let line = lines[i];
-        if !line.starts_with("def @") {
-            spans(&mut out, line);
-            i += 1;
+        if !lines[i].starts_with("def @") {
+            let from = i;
+            while i < lines.len() && !lines[i].starts_with("def @") {
+                i += 1;
+            }
+            let between: String = lines[from..i].concat();
+            // A blank line between functions is the gap between the blocks.
+            if !between.trim().is_empty() {
+                out.push_str(&format!("<pre style=\"{PIECE}\">"));
+                spans(&mut out, between.trim_end_matches('\n'));
+                out.push_str("</pre>");
+            }
             continue;
         }
+        let line = lines[i];
         // A function: its signature, then its body up to the `}` that closes it at column 0.
         let end = lines[i + 1..]
             .iter()
@@ -226,14 +240,14 @@ pub fn highlight_html(text: &str) -> String {
             line.to_string()
         };
         out.push_str(&format!(
-            "<details open style=\"display:block\"><summary style=\"cursor:pointer\" title=\"{}: {body_lines} lines (click to fold)\">",
+            "<details open style=\"display:block;margin:0 0 1.4em 0\"><summary style=\"cursor:pointer\" title=\"{}: {body_lines} lines (click to fold)\"><pre style=\"{PIECE};display:inline-block;vertical-align:top\">",
             crate::session::outputs::html_escape(name)
         ));
         spans(&mut out, sig.trim_end_matches('\n'));
-        out.push_str("</summary>");
+        out.push_str(&format!("</pre></summary><pre style=\"{PIECE}\">"));
         let body: String = lines[i + 1..=end].concat();
         spans(&mut out, body.trim_end_matches('\n'));
-        out.push_str("</details>");
+        out.push_str("</pre></details>");
         i = end + 1;
     }
     out.push_str("</div>");
@@ -373,8 +387,16 @@ mod tests {
         assert!(h.starts_with("<div class=\"passlab-ir\""), "{h}");
         assert_eq!(h.matches("<details open").count(), 2, "{h}");
         assert!(h.contains("title=\"@g: 32 lines (click to fold)\""), "{h}");
-        // Summary and body together are the text (blocks break the lines themselves).
-        let shown = strip_tags(&h.replace("</summary>", "\n").replace("</details>", "\n"));
+        // Summary and body together are the text (blocks break the lines themselves; a
+        // blank line between functions is the gap between blocks).
+        let shown = strip_tags(
+            &h.replace("</summary>", "\n")
+                .replace("</details>", "\n\n")
+                .replace("</pre><details", "</pre>\n<details"),
+        );
         assert_eq!(shown, text);
+        // Every space is inside a `<pre>`: nothing between the tags but other tags.
+        let outside = regex::Regex::new(r"</pre>([^<]+)<").unwrap();
+        assert!(outside.find(&h).is_none(), "{h}");
     }
 }
