@@ -69,8 +69,11 @@ pub async fn complete(worker: &Worker, c: &Map<String, Value>) -> Result<Value, 
     let (code, comp, kinds) = worker
         .run(move |s| {
             let comp = s.complete(&code, cursor);
-            let kinds: Vec<&'static str> =
-                comp.candidates.iter().map(|c| s.completion_kind(c)).collect();
+            let kinds: Vec<&'static str> = comp
+                .candidates
+                .iter()
+                .map(|c| s.completion_kind(c))
+                .collect();
             (code, comp, kinds)
         })
         .await

@@ -271,7 +271,9 @@ impl Session {
         let word = &line[start..end];
         // A keyword argument (`FoldConstant(fold_qnn=`): that option of the call.
         if !word.is_empty() && line[end..].starts_with('=') && !line[end..].starts_with("==") {
-            if let Some(doc) = enclosing_call(&line[..start]).and_then(|c| self.option_help(c, word)) {
+            if let Some(doc) =
+                enclosing_call(&line[..start]).and_then(|c| self.option_help(c, word))
+            {
                 return Some(doc);
             }
         }
@@ -292,7 +294,10 @@ impl Session {
         }
         let b = super::builtins::find(call)?;
         b.params.contains(&arg).then(|| {
-            format!("{call}({arg}=...), a parameter of\n{}\n  {}", b.signature, b.summary)
+            format!(
+                "{call}({arg}=...), a parameter of\n{}\n  {}",
+                b.signature, b.summary
+            )
         })
     }
 

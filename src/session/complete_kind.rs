@@ -94,7 +94,10 @@ mod tests {
             assert!(doc.contains("QNN"), "{doc}");
         }
         let doc = s.inspect("PassContext(opt_level=", 15).expect("an answer");
-        assert!(doc.contains("opt_level") && doc.contains("PassContext("), "{doc}");
+        assert!(
+            doc.contains("opt_level") && doc.contains("PassContext("),
+            "{doc}"
+        );
         // The call itself still answers with the pass's help.
         assert!(s.inspect(line, 3).unwrap().contains("opt_level"));
         // An argument the call does not take: the word's own help, here none.

@@ -428,8 +428,24 @@ mod tests {
         assert_eq!(
             diff_tokens("  %1 = nn.batch_norm(%0, @f, 1e-05f);"),
             [
-                "  ", "%1", " ", "=", " ", "nn.batch_norm", "(", "%0", ",", " ", "@f", ",", " ",
-                "1e", "-", "05f", ")", ";"
+                "  ",
+                "%1",
+                " ",
+                "=",
+                " ",
+                "nn.batch_norm",
+                "(",
+                "%0",
+                ",",
+                " ",
+                "@f",
+                ",",
+                " ",
+                "1e",
+                "-",
+                "05f",
+                ")",
+                ";"
             ]
         );
         let (l, r) = inline_diff(
@@ -443,7 +459,12 @@ mod tests {
         let old = "  %0 = add(%input_0, %input_1);";
         let new = "  %4 = add(%input_0, %input_1) /* ty=Tensor[(1, 64, 56, 56), float32] */;";
         let (l, r) = inline_diff(old, new);
-        let strip = |h: &str| regex::Regex::new("<[^>]*>").unwrap().replace_all(h, "").to_string();
+        let strip = |h: &str| {
+            regex::Regex::new("<[^>]*>")
+                .unwrap()
+                .replace_all(h, "")
+                .to_string()
+        };
         assert_eq!((strip(&l), strip(&r)), (old.to_string(), new.to_string()));
     }
 
@@ -451,7 +472,9 @@ mod tests {
     fn each_side_gets_half_of_the_width_and_wraps_in_it() {
         let h = html(DIFF);
         assert!(h.contains("width:100%;table-layout:fixed"), "{h}");
-        assert!(h.contains("<colgroup><col style=\"width:5ch\"><col><col style=\"width:5ch\"><col></colgroup>"));
+        assert!(h.contains(
+            "<colgroup><col style=\"width:5ch\"><col><col style=\"width:5ch\"><col></colgroup>"
+        ));
         assert!(TEXT.contains("white-space:pre-wrap") && TEXT.contains("overflow-wrap:anywhere"));
     }
 

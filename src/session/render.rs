@@ -620,7 +620,16 @@ mod tests {
         assert_eq!(sort_value("400 us"), Some(400.0));
         assert_eq!(sort_value("25.0"), Some(25.0));
         assert_eq!(sort_value("34 → 32"), Some(32.0));
-        for text in ["", "-", "yes", "InferType", "1 pass", "x → 3", "[]", "0.1.0"] {
+        for text in [
+            "",
+            "-",
+            "yes",
+            "InferType",
+            "1 pass",
+            "x → 3",
+            "[]",
+            "0.1.0",
+        ] {
             assert_eq!(sort_value(text), None, "{text}");
         }
     }

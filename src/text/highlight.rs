@@ -344,7 +344,10 @@ mod tests {
                 _ => {}
             }
         }
-        out.replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+        out.replace("&quot;", "\"")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&")
     }
 
     #[test]
@@ -358,7 +361,10 @@ mod tests {
         );
         let h = highlight_html(&text);
         assert!(h.starts_with("<pre class=\"passlab-ir\" style=\""), "{h}");
-        assert!(h.contains("white-space:pre") && h.contains("monospace"), "{h}");
+        assert!(
+            h.contains("white-space:pre") && h.contains("monospace"),
+            "{h}"
+        );
         let shown = strip_tags(&h);
         let expected = format!(
             "def @main(\n  {}\n) -> Tensor[(1), float32] {{\n  add(%input_0, %input_1)\n}}\n",

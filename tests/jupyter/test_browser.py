@@ -274,3 +274,39 @@ def test_sorting_by_time_keeps_the_timing_tree(page):
     kids = [r for r in rows() if r[0] == 1]
     assert [k[2] for k in kids] == sorted(k[2] for k in kids)
     shoot(page, out, "timing-sorted")
+
+
+@pytest.mark.parametrize("name", ["03_standard_passes.ipynb", "05_debugging.ipynb"])
+def test_the_tutorials_diffs_fit_their_cells(page, name):
+    """The stored outputs of the tutorials with diffs (`diff`, `step`, PrintChanged), exported
+    as a reader would: every diff inside its output area, both sides visible."""
+    nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    body, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
+    out = SHOTS / name.replace(".ipynb", ".html")
+    out.write_text(body, encoding="utf-8")
+    page.get(out.as_uri())
+    try:
+        found = page.execute_script(
+            """
+            return [...document.querySelectorAll('table.passlab-diff')].map(t => {
+                const area = t.closest('.jp-OutputArea-output').getBoundingClientRect();
+                const rows = [...t.tBodies[0].rows].filter(r => r.cells.length == 4);
+                return {area: area.right, table: t.getBoundingClientRect().right,
+                        after: Math.min(...rows.map(r => r.cells[3].getBoundingClientRect().width)),
+                        cells: Math.max(...rows.flatMap(r => [...r.cells].map(c => c.getBoundingClientRect().right)))};
+            });
+            """
+        )
+        assert found, f"{name} shows diffs"
+        for d in found:
+            assert d["table"] <= d["area"] + 1 and d["cells"] <= d["area"] + 1, d
+            assert d["after"] > 100, d
+        first = page.find_elements("css selector", "table.passlab-diff")[0]
+        shoot(page, first.find_element("xpath", "./ancestor::div[contains(@class, 'jp-OutputArea-output')]"),
+              name.replace(".ipynb", "-diff"))
+        fonts = page.execute_script(
+            "return [...document.querySelectorAll('.passlab-ir')].map(e => getComputedStyle(e).fontFamily)"
+        )
+        assert fonts and all("monospace" in f for f in fonts), fonts
+    finally:
+        page.get((SHOTS / "outputs.html").as_uri())
