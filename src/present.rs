@@ -12,7 +12,11 @@ pub use highlight::{highlight, highlight_html, HighlightWriter};
 
 /// Plain text as an HTML `<pre>` block.
 pub fn pre(text: &str) -> String {
-    format!("<pre>{}</pre>", html_escape(text))
+    format!(
+        "<pre style=\"{}\">{}</pre>",
+        highlight::IR_STYLE,
+        html_escape(text)
+    )
 }
 
 /// Escapes text for HTML.

@@ -7,6 +7,7 @@ mod bisect;
 pub mod builtins;
 pub mod commands;
 pub mod complete;
+mod complete_kind;
 mod contexts;
 pub mod debug;
 pub mod display;

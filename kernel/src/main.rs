@@ -9,7 +9,8 @@
 //! Map: [`wire`] (framing, signing, replay protection), [`connection`] (the connection file),
 //! [`server`] (sockets and their tasks), [`kernel`] (request dispatch), [`execute`] (cells to
 //! iopub messages), [`requests`] (kernel_info, complete, inspect, is_complete), [`history`],
-//! [`worker`] (the session's thread), [`install`] (the kernelspec).
+//! [`worker`] (the session's thread), [`install`] (the kernelspec), [`parent`] (exit when the
+//! parent process dies).
 
 mod connection;
 mod execute;
@@ -19,6 +20,7 @@ mod history;
 mod install;
 mod kernel;
 mod log;
+mod parent;
 mod requests;
 mod server;
 mod wire;
@@ -99,6 +101,7 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
+            parent::watch_from_env();
             ExitCode::from(server::run(conn) as u8)
         }
     }

@@ -66,19 +66,36 @@ fn code_and_cursor(c: &Map<String, Value>) -> Result<(String, usize), String> {
 
 pub async fn complete(worker: &Worker, c: &Map<String, Value>) -> Result<Value, String> {
     let (code, cursor) = code_and_cursor(c)?;
-    let (code, comp) = worker
+    let (code, comp, kinds) = worker
         .run(move |s| {
             let comp = s.complete(&code, cursor);
-            (code, comp)
+            let kinds: Vec<&'static str> = comp
+                .candidates
+                .iter()
+                .map(|c| s.completion_kind(c))
+                .collect();
+            (code, comp, kinds)
         })
         .await
         .map_err(|e| e.explain("completion"))?;
+    let (start, end) = (
+        code_point_offset(&code, comp.start),
+        code_point_offset(&code, comp.end),
+    );
+    // JupyterLab shows each candidate's `type` beside it (IPython's experimental extension,
+    // which JupyterLab and the Notebook read).
+    let types: Vec<Value> = comp
+        .candidates
+        .iter()
+        .zip(kinds)
+        .map(|(text, kind)| json!({"start": start, "end": end, "text": text, "type": kind}))
+        .collect();
     Ok(json!({
         "status": "ok",
         "matches": comp.candidates,
-        "cursor_start": code_point_offset(&code, comp.start),
-        "cursor_end": code_point_offset(&code, comp.end),
-        "metadata": {},
+        "cursor_start": start,
+        "cursor_end": end,
+        "metadata": {"_jupyter_types_experimental": types},
     }))
 }
 

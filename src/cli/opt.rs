@@ -161,16 +161,15 @@ fn context(
 /// A `--config` value: a literal of the command language (`3`, `true`, `["a", "b"]`,
 /// `{"k": ["v"]}`), or else the text itself as a string.
 fn config_value(text: &str) -> ConfigValue {
-    let literal =
-        passlab::lang::parse_program(text, passlab::session::COMMANDS)
-            .ok()
-            .and_then(|stmts| match stmts.as_slice() {
-                [s] => match &s.kind {
-                    StmtKind::Expr(e) => literal(&e.kind),
-                    _ => None,
-                },
+    let literal = passlab::lang::parse_program(text, passlab::session::COMMANDS)
+        .ok()
+        .and_then(|stmts| match stmts.as_slice() {
+            [s] => match &s.kind {
+                StmtKind::Expr(e) => literal(&e.kind),
                 _ => None,
-            });
+            },
+            _ => None,
+        });
     literal.unwrap_or_else(|| ConfigValue::Str(text.into()))
 }
 

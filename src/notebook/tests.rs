@@ -95,7 +95,7 @@ fn module_display() {
             }
             EVCXR_END_CONTENT
             EVCXR_BEGIN_CONTENT text/html
-            <pre class="passlab-ir">#[version = <span style="color:#067d17">&quot;0.0.5&quot;</span>]
+            <pre class="passlab-ir" style="font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px;line-height:1.4;white-space:pre;overflow-x:auto;text-align:left;margin:0;padding:4px 0">#[version = <span style="color:#067d17">&quot;0.0.5&quot;</span>]
             <span style="color:#4078f2;font-weight:bold">def</span> <span style="color:#a626a4;font-weight:bold">@main</span>(<span style="color:#0184bc">%x</span>: <span style="color:#50a14f">Tensor</span>[(<span style="color:#986801">2</span>, <span style="color:#986801">2</span>), <span style="color:#50a14f">float32</span>]) {
               <span style="color:#0184bc">%0</span> = <span style="font-weight:bold">multiply</span>(<span style="color:#0184bc">%x</span>, <span style="color:#986801">1f</span>);
               <span style="font-weight:bold">add</span>(<span style="color:#0184bc">%0</span>, <span style="color:#0184bc">%x</span>)
@@ -119,7 +119,7 @@ fn function_display() {
             }
             EVCXR_END_CONTENT
             EVCXR_BEGIN_CONTENT text/html
-            <pre class="passlab-ir"><span style="color:#4078f2;font-weight:bold">fn</span> (<span style="color:#0184bc">%x</span>: <span style="color:#50a14f">Tensor</span>[(<span style="color:#986801">2</span>, <span style="color:#986801">2</span>), <span style="color:#50a14f">float32</span>]) {
+            <pre class="passlab-ir" style="font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px;line-height:1.4;white-space:pre;overflow-x:auto;text-align:left;margin:0;padding:4px 0"><span style="color:#4078f2;font-weight:bold">fn</span> (<span style="color:#0184bc">%x</span>: <span style="color:#50a14f">Tensor</span>[(<span style="color:#986801">2</span>, <span style="color:#986801">2</span>), <span style="color:#50a14f">float32</span>]) {
               <span style="color:#0184bc">%0</span> = <span style="font-weight:bold">multiply</span>(<span style="color:#0184bc">%x</span>, <span style="color:#986801">1f</span>);
               <span style="font-weight:bold">add</span>(<span style="color:#0184bc">%0</span>, <span style="color:#0184bc">%x</span>)
             }</pre>
@@ -150,23 +150,23 @@ fn pass_display_is_the_tree_under_the_default_context() {
     check(
         &pipeline(),
         expect![[r#"
-        EVCXR_BEGIN_CONTENT text/plain
-        sequential (sequential, opt_level 0)
-        ├─ ✓ Simplify                   opt 1
-        ├─ ✓ sequential                 opt 0
-        │  ├─ ✓ FoldConstant            opt 2
-        │  └─ ✗ EliminateCommonSubexpr  opt 3   requires InferType   skipped: opt_level 3 > context opt_level 2
-        └─ ✓ Checked                    opt 0   requires InferType
-        EVCXR_END_CONTENT
-        EVCXR_BEGIN_CONTENT text/html
-        <pre>sequential (sequential, opt_level 0)
-        ├─ ✓ Simplify                   opt 1
-        ├─ ✓ sequential                 opt 0
-        │  ├─ ✓ FoldConstant            opt 2
-        │  └─ ✗ EliminateCommonSubexpr  opt 3   requires InferType   skipped: opt_level 3 &gt; context opt_level 2
-        └─ ✓ Checked                    opt 0   requires InferType</pre>
-        EVCXR_END_CONTENT
-    "#]],
+            EVCXR_BEGIN_CONTENT text/plain
+            sequential (sequential, opt_level 0)
+            ├─ ✓ Simplify                   opt 1
+            ├─ ✓ sequential                 opt 0
+            │  ├─ ✓ FoldConstant            opt 2
+            │  └─ ✗ EliminateCommonSubexpr  opt 3   requires InferType   skipped: opt_level 3 > context opt_level 2
+            └─ ✓ Checked                    opt 0   requires InferType
+            EVCXR_END_CONTENT
+            EVCXR_BEGIN_CONTENT text/html
+            <pre style="font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px;line-height:1.4;white-space:pre;overflow-x:auto;text-align:left;margin:0;padding:4px 0">sequential (sequential, opt_level 0)
+            ├─ ✓ Simplify                   opt 1
+            ├─ ✓ sequential                 opt 0
+            │  ├─ ✓ FoldConstant            opt 2
+            │  └─ ✗ EliminateCommonSubexpr  opt 3   requires InferType   skipped: opt_level 3 &gt; context opt_level 2
+            └─ ✓ Checked                    opt 0   requires InferType</pre>
+            EVCXR_END_CONTENT
+        "#]],
     );
 }
 
@@ -180,23 +180,23 @@ fn pass_tree_under_a_context() {
     check(
         &pipeline().under(&ctx),
         expect![[r#"
-        EVCXR_BEGIN_CONTENT text/plain
-        sequential (sequential, opt_level 0)
-        ├─ ✓ Simplify                   opt 1
-        ├─ ✓ sequential                 opt 0
-        │  ├─ ✗ FoldConstant            opt 2   skipped: in disabled_pass
-        │  └─ ✓ EliminateCommonSubexpr  opt 3   requires InferType
-        └─ ✓ Checked                    opt 0   requires InferType
-        EVCXR_END_CONTENT
-        EVCXR_BEGIN_CONTENT text/html
-        <pre>sequential (sequential, opt_level 0)
-        ├─ ✓ Simplify                   opt 1
-        ├─ ✓ sequential                 opt 0
-        │  ├─ ✗ FoldConstant            opt 2   skipped: in disabled_pass
-        │  └─ ✓ EliminateCommonSubexpr  opt 3   requires InferType
-        └─ ✓ Checked                    opt 0   requires InferType</pre>
-        EVCXR_END_CONTENT
-    "#]],
+            EVCXR_BEGIN_CONTENT text/plain
+            sequential (sequential, opt_level 0)
+            ├─ ✓ Simplify                   opt 1
+            ├─ ✓ sequential                 opt 0
+            │  ├─ ✗ FoldConstant            opt 2   skipped: in disabled_pass
+            │  └─ ✓ EliminateCommonSubexpr  opt 3   requires InferType
+            └─ ✓ Checked                    opt 0   requires InferType
+            EVCXR_END_CONTENT
+            EVCXR_BEGIN_CONTENT text/html
+            <pre style="font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px;line-height:1.4;white-space:pre;overflow-x:auto;text-align:left;margin:0;padding:4px 0">sequential (sequential, opt_level 0)
+            ├─ ✓ Simplify                   opt 1
+            ├─ ✓ sequential                 opt 0
+            │  ├─ ✗ FoldConstant            opt 2   skipped: in disabled_pass
+            │  └─ ✓ EliminateCommonSubexpr  opt 3   requires InferType
+            └─ ✓ Checked                    opt 0   requires InferType</pre>
+            EVCXR_END_CONTENT
+        "#]],
     );
     assert_eq!(
         pipeline().under(&ctx).to_string(),
@@ -215,21 +215,21 @@ fn context_display() {
     check(
         &ctx,
         expect![[r#"
-        EVCXR_BEGIN_CONTENT text/plain
-        ┌───────────────┬──────────────────────┐
-        │ PassContext   ┆                      │
-        ╞═══════════════╪══════════════════════╡
-        │ opt_level     ┆ 3                    │
-        │ required_pass ┆ InferType            │
-        │ disabled_pass ┆ []                   │
-        │ instruments   ┆ PassTimingInstrument │
-        │ config        ┆ {}                   │
-        └───────────────┴──────────────────────┘
-        EVCXR_END_CONTENT
-        EVCXR_BEGIN_CONTENT text/html
-        <table class="passlab"><thead><tr><th>PassContext</th><th></th></tr></thead><tbody><tr><td style="text-align:left;font-family:monospace">opt_level</td><td style="text-align:left;font-family:monospace">3</td></tr><tr><td style="text-align:left;font-family:monospace">required_pass</td><td style="text-align:left;font-family:monospace">InferType</td></tr><tr><td style="text-align:left;font-family:monospace">disabled_pass</td><td style="text-align:left;font-family:monospace">[]</td></tr><tr><td style="text-align:left;font-family:monospace">instruments</td><td style="text-align:left;font-family:monospace">PassTimingInstrument</td></tr><tr><td style="text-align:left;font-family:monospace">config</td><td style="text-align:left;font-family:monospace">{}</td></tr></tbody></table>
-        EVCXR_END_CONTENT
-    "#]],
+            EVCXR_BEGIN_CONTENT text/plain
+            ┌───────────────┬──────────────────────┐
+            │ PassContext   ┆                      │
+            ╞═══════════════╪══════════════════════╡
+            │ opt_level     ┆ 3                    │
+            │ required_pass ┆ InferType            │
+            │ disabled_pass ┆ []                   │
+            │ instruments   ┆ PassTimingInstrument │
+            │ config        ┆ {}                   │
+            └───────────────┴──────────────────────┘
+            EVCXR_END_CONTENT
+            EVCXR_BEGIN_CONTENT text/html
+            <table class="passlab" style="border-collapse:collapse;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px"><thead><tr><th style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">PassContext</th><th style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left"></th></tr></thead><tbody><tr><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">opt_level</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">3</td></tr><tr><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">required_pass</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">InferType</td></tr><tr><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">disabled_pass</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">[]</td></tr><tr><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">instruments</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">PassTimingInstrument</td></tr><tr><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">config</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">{}</td></tr></tbody></table>
+            EVCXR_END_CONTENT
+        "#]],
     );
 }
 
@@ -268,19 +268,19 @@ fn timing_display() {
     check(
         &*timing,
         expect![[r#"
-        EVCXR_BEGIN_CONTENT text/plain
-        ┌────────────┬────────┬────────┬───────┬──────────┐
-        │ pass       ┆  total ┆   self ┆ % all ┆ % parent │
-        ╞════════════╪════════╪════════╪═══════╪══════════╡
-        │ sequential ┆ 400 us ┆   0 us ┆ 100.0 ┆    100.0 │
-        │ ├─ Fast    ┆ 100 us ┆ 100 us ┆  25.0 ┆     25.0 │
-        │ └─ Slow    ┆ 300 us ┆ 300 us ┆  75.0 ┆     75.0 │
-        └────────────┴────────┴────────┴───────┴──────────┘
-        EVCXR_END_CONTENT
-        EVCXR_BEGIN_CONTENT text/html
-        <table class="passlab"><thead><tr><th>pass</th><th>total</th><th>self</th><th>% all</th><th>% parent</th></tr></thead><tbody><tr><td style="text-align:left;font-family:monospace">sequential</td><td style="text-align:left;font-family:monospace">400 us</td><td style="text-align:left;font-family:monospace">0 us</td><td style="text-align:left;font-family:monospace">100.0</td><td style="text-align:left;font-family:monospace">100.0</td></tr><tr><td style="text-align:left;font-family:monospace">    Fast</td><td style="text-align:left;font-family:monospace">100 us</td><td style="text-align:left;font-family:monospace">100 us</td><td style="text-align:left;font-family:monospace">25.0</td><td style="text-align:left;font-family:monospace">25.0</td></tr><tr><td style="text-align:left;font-family:monospace">    Slow</td><td style="text-align:left;font-family:monospace">300 us</td><td style="text-align:left;font-family:monospace">300 us</td><td style="text-align:left;font-family:monospace">75.0</td><td style="text-align:left;font-family:monospace">75.0</td></tr></tbody></table>
-        EVCXR_END_CONTENT
-    "#]],
+            EVCXR_BEGIN_CONTENT text/plain
+            ┌────────────┬────────┬────────┬───────┬──────────┐
+            │ pass       ┆  total ┆   self ┆ % all ┆ % parent │
+            ╞════════════╪════════╪════════╪═══════╪══════════╡
+            │ sequential ┆ 400 us ┆   0 us ┆ 100.0 ┆    100.0 │
+            │ ├─ Fast    ┆ 100 us ┆ 100 us ┆  25.0 ┆     25.0 │
+            │ └─ Slow    ┆ 300 us ┆ 300 us ┆  75.0 ┆     75.0 │
+            └────────────┴────────┴────────┴───────┴──────────┘
+            EVCXR_END_CONTENT
+            EVCXR_BEGIN_CONTENT text/html
+            <table class="passlab" style="border-collapse:collapse;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px" data-passlab-sort="tree"><thead><tr><th style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">pass</th><th style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right">total</th><th style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right">self</th><th style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right">% all</th><th style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right">% parent</th></tr></thead><tbody><tr data-depth="0"><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">sequential</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right" data-v="400">400 us</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right" data-v="0">0 us</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right" data-v="100">100.0</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right" data-v="100">100.0</td></tr><tr data-depth="1"><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">    Fast</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right" data-v="100">100 us</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right" data-v="100">100 us</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right" data-v="25">25.0</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right" data-v="25">25.0</td></tr><tr data-depth="1"><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">    Slow</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right" data-v="300">300 us</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right" data-v="300">300 us</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right" data-v="75">75.0</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right" data-v="75">75.0</td></tr></tbody></table><script>(function(){var t=document.currentScript&&document.currentScript.previousElementSibling;if(!t||t.tagName!=="TABLE"||t.dataset.passlabSorted)return;t.dataset.passlabSorted="1";var hs=t.tHead.rows[0].cells,b=t.tBodies[0],tree=t.dataset.passlabSort==="tree",dir={};function key(r,c){var d=r.cells[c];if(!d)return"";return d.dataset.v!==undefined?parseFloat(d.dataset.v):d.textContent.trim().toLowerCase();}function cmp(c,s){return function(x,y){var a=key(x.r,c),b2=key(y.r,c);if(typeof a==="number"&&typeof b2==="number")return s*(a-b2)||x.i-y.i;a=String(a);b2=String(b2);return s*(a<b2?-1:a>b2?1:0)||x.i-y.i;};}function sortBy(c){var s=dir[c]=dir[c]===-1?1:(dir[c]===1?-1:(t.rows[1]&&t.rows[1].cells[c]&&t.rows[1].cells[c].dataset.v!==undefined?-1:1));var rows=Array.prototype.slice.call(b.rows),root={kids:[]},stack=[{d:-1,n:root}];rows.forEach(function(r,i){var d=tree?parseInt(r.dataset.depth||"0",10):0,n={r:r,i:i,kids:[]};while(stack.length>1&&stack[stack.length-1].d>=d)stack.pop();stack[stack.length-1].n.kids.push(n);stack.push({d:d,n:n});});var out=[];(function emit(n){n.kids.sort(cmp(c,s));n.kids.forEach(function(k){out.push(k.r);emit(k);});})(root);out.forEach(function(r){b.appendChild(r);});for(var j=0;j<hs.length;j++){hs[j].dataset.arrow="";hs[j].lastChild.textContent=j===c?(s>0?" ▲":" ▼"):"";}}for(var i=0;i<hs.length;i++){(function(c){var h=hs[c],m=document.createElement("span");h.appendChild(m);h.style.cursor="pointer";h.title="click to sort by "+h.firstChild.textContent;h.addEventListener("click",function(){sortBy(c);});})(i);}})();</script>
+            EVCXR_END_CONTENT
+        "#]],
     );
     // Through `dyn Instrument` (an InstrumentRef): its name, then the same table.
     let table = evcxr_blocks(&*timing);
@@ -289,7 +289,10 @@ fn timing_display() {
         .replacen("text/plain\n", "text/plain\nPassTimingInstrument\n", 1)
         .replacen(
             "text/html\n",
-            "text/html\n<pre>PassTimingInstrument</pre>",
+            &format!(
+                "text/html\n<pre style=\"{}\">PassTimingInstrument</pre>",
+                crate::present::highlight::IR_STYLE
+            ),
             1,
         );
     assert_eq!(evcxr_blocks(&*any), named);
@@ -323,19 +326,19 @@ fn stats_display() {
     check(
         &*stats,
         expect![[r#"
-        EVCXR_BEGIN_CONTENT text/plain
-        ┌────────────┬────────────┬───────┬─────────┐
-        │ pass       ┆ kind       ┆ nodes ┆ changed │
-        ╞════════════╪════════════╪═══════╪═════════╡
-        │ sequential ┆ sequential ┆ 7 → 4 ┆ yes     │
-        │   Simplify ┆ function   ┆ 7 → 4 ┆ yes     │
-        │   Same     ┆ module     ┆ 4 → 4 ┆ no      │
-        └────────────┴────────────┴───────┴─────────┘
-        EVCXR_END_CONTENT
-        EVCXR_BEGIN_CONTENT text/html
-        <table class="passlab"><thead><tr><th>pass</th><th>kind</th><th>nodes</th><th>changed</th></tr></thead><tbody><tr><td style="text-align:left;font-family:monospace">sequential</td><td style="text-align:left;font-family:monospace">sequential</td><td style="text-align:left;font-family:monospace">7 → 4</td><td style="text-align:left;font-family:monospace">yes</td></tr><tr><td style="text-align:left;font-family:monospace">  Simplify</td><td style="text-align:left;font-family:monospace">function</td><td style="text-align:left;font-family:monospace">7 → 4</td><td style="text-align:left;font-family:monospace">yes</td></tr><tr><td style="text-align:left;font-family:monospace">  Same</td><td style="text-align:left;font-family:monospace">module</td><td style="text-align:left;font-family:monospace">4 → 4</td><td style="text-align:left;font-family:monospace">no</td></tr></tbody></table>
-        EVCXR_END_CONTENT
-    "#]],
+            EVCXR_BEGIN_CONTENT text/plain
+            ┌────────────┬────────────┬───────┬─────────┐
+            │ pass       ┆ kind       ┆ nodes ┆ changed │
+            ╞════════════╪════════════╪═══════╪═════════╡
+            │ sequential ┆ sequential ┆ 7 → 4 ┆ yes     │
+            │   Simplify ┆ function   ┆ 7 → 4 ┆ yes     │
+            │   Same     ┆ module     ┆ 4 → 4 ┆ no      │
+            └────────────┴────────────┴───────┴─────────┘
+            EVCXR_END_CONTENT
+            EVCXR_BEGIN_CONTENT text/html
+            <table class="passlab" style="border-collapse:collapse;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px" data-passlab-sort="tree"><thead><tr><th style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">pass</th><th style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">kind</th><th style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right">nodes</th><th style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">changed</th></tr></thead><tbody><tr data-depth="0"><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">sequential</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">sequential</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right" data-v="4">7 → 4</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">yes</td></tr><tr data-depth="1"><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">  Simplify</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">function</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right" data-v="4">7 → 4</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">yes</td></tr><tr data-depth="1"><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">  Same</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">module</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:right" data-v="4">4 → 4</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">no</td></tr></tbody></table><script>(function(){var t=document.currentScript&&document.currentScript.previousElementSibling;if(!t||t.tagName!=="TABLE"||t.dataset.passlabSorted)return;t.dataset.passlabSorted="1";var hs=t.tHead.rows[0].cells,b=t.tBodies[0],tree=t.dataset.passlabSort==="tree",dir={};function key(r,c){var d=r.cells[c];if(!d)return"";return d.dataset.v!==undefined?parseFloat(d.dataset.v):d.textContent.trim().toLowerCase();}function cmp(c,s){return function(x,y){var a=key(x.r,c),b2=key(y.r,c);if(typeof a==="number"&&typeof b2==="number")return s*(a-b2)||x.i-y.i;a=String(a);b2=String(b2);return s*(a<b2?-1:a>b2?1:0)||x.i-y.i;};}function sortBy(c){var s=dir[c]=dir[c]===-1?1:(dir[c]===1?-1:(t.rows[1]&&t.rows[1].cells[c]&&t.rows[1].cells[c].dataset.v!==undefined?-1:1));var rows=Array.prototype.slice.call(b.rows),root={kids:[]},stack=[{d:-1,n:root}];rows.forEach(function(r,i){var d=tree?parseInt(r.dataset.depth||"0",10):0,n={r:r,i:i,kids:[]};while(stack.length>1&&stack[stack.length-1].d>=d)stack.pop();stack[stack.length-1].n.kids.push(n);stack.push({d:d,n:n});});var out=[];(function emit(n){n.kids.sort(cmp(c,s));n.kids.forEach(function(k){out.push(k.r);emit(k);});})(root);out.forEach(function(r){b.appendChild(r);});for(var j=0;j<hs.length;j++){hs[j].dataset.arrow="";hs[j].lastChild.textContent=j===c?(s>0?" ▲":" ▼"):"";}}for(var i=0;i<hs.length;i++){(function(c){var h=hs[c],m=document.createElement("span");h.appendChild(m);h.style.cursor="pointer";h.title="click to sort by "+h.firstChild.textContent;h.addEventListener("click",function(){sortBy(c);});})(i);}})();</script>
+            EVCXR_END_CONTENT
+        "#]],
     );
 }
 
@@ -350,20 +353,20 @@ fn diff_display() {
     check(
         &diff(&before, &after).labels("m", "out"),
         expect![[r#"
-        EVCXR_BEGIN_CONTENT text/plain
-        --- m
-        +++ out
-        @@ -1,4 +1,3 @@
-         def @main(%x: Tensor[(2, 2), float32]) {
-        -  %0 = multiply(%x, 1f);
-        -  add(%0, %x)
-        +  add(%x, %x)
-         }
-        EVCXR_END_CONTENT
-        EVCXR_BEGIN_CONTENT text/html
-        <div class="passlab-diff"><table class="passlab-diff" style="border-collapse:collapse;font-family:monospace;font-size:12px"><thead><tr><th colspan="2" style="text-align:left">m</th><th colspan="2" style="text-align:left">out</th></tr></thead><tbody><tr><td style="color:#999;text-align:right;padding:0 6px;user-select:none">1</td><td style="white-space:pre;padding:0 8px;text-align:left;vertical-align:top;">def @main(%x: Tensor[(2, 2), float32]) {</td><td style="color:#999;text-align:right;padding:0 6px;user-select:none">1</td><td style="white-space:pre;padding:0 8px;text-align:left;vertical-align:top;">def @main(%x: Tensor[(2, 2), float32]) {</td></tr><tr><td style="color:#999;text-align:right;padding:0 6px;user-select:none">2</td><td style="white-space:pre;padding:0 8px;text-align:left;vertical-align:top;background:#ffeef0">  %0 = multiply(%x, 1f);</td><td style="color:#999;text-align:right;padding:0 6px;user-select:none"></td><td style="white-space:pre;padding:0 8px;text-align:left;vertical-align:top;"></td></tr><tr><td style="color:#999;text-align:right;padding:0 6px;user-select:none">3</td><td style="white-space:pre;padding:0 8px;text-align:left;vertical-align:top;background:#ffeef0">  add(%<span style="background:#fdb8c0">0</span>, %x)</td><td style="color:#999;text-align:right;padding:0 6px;user-select:none">2</td><td style="white-space:pre;padding:0 8px;text-align:left;vertical-align:top;background:#e6ffed">  add(%<span style="background:#acf2bd">x</span>, %x)</td></tr><tr><td style="color:#999;text-align:right;padding:0 6px;user-select:none">4</td><td style="white-space:pre;padding:0 8px;text-align:left;vertical-align:top;">}</td><td style="color:#999;text-align:right;padding:0 6px;user-select:none">3</td><td style="white-space:pre;padding:0 8px;text-align:left;vertical-align:top;">}</td></tr></tbody></table></div>
-        EVCXR_END_CONTENT
-    "#]],
+            EVCXR_BEGIN_CONTENT text/plain
+            --- m
+            +++ out
+            @@ -1,4 +1,3 @@
+             def @main(%x: Tensor[(2, 2), float32]) {
+            -  %0 = multiply(%x, 1f);
+            -  add(%0, %x)
+            +  add(%x, %x)
+             }
+            EVCXR_END_CONTENT
+            EVCXR_BEGIN_CONTENT text/html
+            <div class="passlab-diff"><table class="passlab-diff" style="border-collapse:collapse;width:100%;table-layout:fixed;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px;line-height:1.4"><colgroup><col style="width:5ch"><col><col style="width:5ch"><col></colgroup><thead><tr><th colspan="2" style="text-align:left;overflow-wrap:anywhere">m</th><th colspan="2" style="text-align:left;overflow-wrap:anywhere">out</th></tr></thead><tbody><tr><td style="color:#999;text-align:right;padding:0 6px 0 0;vertical-align:top;white-space:nowrap;user-select:none">1</td><td style="padding:0 8px;text-align:left;vertical-align:top;"><pre style="margin:0;padding:0 0 0 2ch;text-indent:-2ch;border:0;background:none;font:inherit;color:inherit;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;text-align:left">def @main(%x: Tensor[(2, 2), float32]) {</pre></td><td style="color:#999;text-align:right;padding:0 6px 0 0;vertical-align:top;white-space:nowrap;user-select:none">1</td><td style="padding:0 8px;text-align:left;vertical-align:top;"><pre style="margin:0;padding:0 0 0 2ch;text-indent:-2ch;border:0;background:none;font:inherit;color:inherit;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;text-align:left">def @main(%x: Tensor[(2, 2), float32]) {</pre></td></tr><tr><td style="color:#999;text-align:right;padding:0 6px 0 0;vertical-align:top;white-space:nowrap;user-select:none">2</td><td style="padding:0 8px;text-align:left;vertical-align:top;background:#ffeef0"><pre style="margin:0;padding:0 0 0 2ch;text-indent:-2ch;border:0;background:none;font:inherit;color:inherit;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;text-align:left">  %0 = multiply(%x, 1f);</pre></td><td style="color:#999;text-align:right;padding:0 6px 0 0;vertical-align:top;white-space:nowrap;user-select:none"></td><td style="padding:0 8px;text-align:left;vertical-align:top;"><pre style="margin:0;padding:0 0 0 2ch;text-indent:-2ch;border:0;background:none;font:inherit;color:inherit;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;text-align:left"></pre></td></tr><tr><td style="color:#999;text-align:right;padding:0 6px 0 0;vertical-align:top;white-space:nowrap;user-select:none">3</td><td style="padding:0 8px;text-align:left;vertical-align:top;background:#ffeef0"><pre style="margin:0;padding:0 0 0 2ch;text-indent:-2ch;border:0;background:none;font:inherit;color:inherit;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;text-align:left">  add(<span style="background:#fdb8c0">%0</span>, %x)</pre></td><td style="color:#999;text-align:right;padding:0 6px 0 0;vertical-align:top;white-space:nowrap;user-select:none">2</td><td style="padding:0 8px;text-align:left;vertical-align:top;background:#e6ffed"><pre style="margin:0;padding:0 0 0 2ch;text-indent:-2ch;border:0;background:none;font:inherit;color:inherit;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;text-align:left">  add(<span style="background:#acf2bd">%x</span>, %x)</pre></td></tr><tr><td style="color:#999;text-align:right;padding:0 6px 0 0;vertical-align:top;white-space:nowrap;user-select:none">4</td><td style="padding:0 8px;text-align:left;vertical-align:top;"><pre style="margin:0;padding:0 0 0 2ch;text-indent:-2ch;border:0;background:none;font:inherit;color:inherit;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;text-align:left">}</pre></td><td style="color:#999;text-align:right;padding:0 6px 0 0;vertical-align:top;white-space:nowrap;user-select:none">3</td><td style="padding:0 8px;text-align:left;vertical-align:top;"><pre style="margin:0;padding:0 0 0 2ch;text-indent:-2ch;border:0;background:none;font:inherit;color:inherit;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;text-align:left">}</pre></td></tr></tbody></table></div>
+            EVCXR_END_CONTENT
+        "#]],
     );
     check(
         &diff(&before, &before),
@@ -387,22 +390,22 @@ fn session_outputs_display() {
     check(
         &out,
         expect![[r#"
-        EVCXR_BEGIN_CONTENT text/plain
-        hello
-        ┌───────────────┬────┐
-        │ PassContext   ┆    │
-        ╞═══════════════╪════╡
-        │ opt_level     ┆ 1  │
-        │ required_pass ┆ [] │
-        │ disabled_pass ┆ [] │
-        │ instruments   ┆ [] │
-        │ config        ┆ {} │
-        └───────────────┴────┘
-        EVCXR_END_CONTENT
-        EVCXR_BEGIN_CONTENT text/html
-        <pre>hello
-        </pre><table class="passlab"><thead><tr><th>PassContext</th><th></th></tr></thead><tbody><tr><td style="text-align:left;font-family:monospace">opt_level</td><td style="text-align:left;font-family:monospace">1</td></tr><tr><td style="text-align:left;font-family:monospace">required_pass</td><td style="text-align:left;font-family:monospace">[]</td></tr><tr><td style="text-align:left;font-family:monospace">disabled_pass</td><td style="text-align:left;font-family:monospace">[]</td></tr><tr><td style="text-align:left;font-family:monospace">instruments</td><td style="text-align:left;font-family:monospace">[]</td></tr><tr><td style="text-align:left;font-family:monospace">config</td><td style="text-align:left;font-family:monospace">{}</td></tr></tbody></table>
-        EVCXR_END_CONTENT
-    "#]],
+            EVCXR_BEGIN_CONTENT text/plain
+            hello
+            ┌───────────────┬────┐
+            │ PassContext   ┆    │
+            ╞═══════════════╪════╡
+            │ opt_level     ┆ 1  │
+            │ required_pass ┆ [] │
+            │ disabled_pass ┆ [] │
+            │ instruments   ┆ [] │
+            │ config        ┆ {} │
+            └───────────────┴────┘
+            EVCXR_END_CONTENT
+            EVCXR_BEGIN_CONTENT text/html
+            <pre style="font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px;line-height:1.4;white-space:pre;overflow-x:auto;text-align:left;margin:0;padding:4px 0">hello
+            </pre><table class="passlab" style="border-collapse:collapse;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px"><thead><tr><th style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">PassContext</th><th style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left"></th></tr></thead><tbody><tr><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">opt_level</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">1</td></tr><tr><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">required_pass</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">[]</td></tr><tr><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">disabled_pass</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">[]</td></tr><tr><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">instruments</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">[]</td></tr><tr><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">config</td><td style="padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums;text-align:left">{}</td></tr></tbody></table>
+            EVCXR_END_CONTENT
+        "#]],
     );
 }

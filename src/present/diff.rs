@@ -5,7 +5,7 @@
 //! Lines before the `---` header (such as `FoldConstant changed @main`) are a heading.
 
 use super::html_escape;
-use similar::{ChangeTag, TextDiff};
+use similar::TextDiff;
 
 const RESET: &str = "\x1b[0m";
 const BOLD: &str = "\x1b[1m";
@@ -205,29 +205,38 @@ fn hunk_starts(header: &str) -> (usize, usize) {
     (num('-'), num('+'))
 }
 
-const TABLE: &str = "border-collapse:collapse;font-family:monospace;font-size:12px";
-const LINE_NO: &str = "color:#999;text-align:right;padding:0 6px;user-select:none";
-const CELL: &str = "white-space:pre;padding:0 8px;text-align:left;vertical-align:top";
+const TABLE: &str = "border-collapse:collapse;width:100%;table-layout:fixed;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px;line-height:1.4";
+/// The line-number columns: as wide as five digits; the two text columns share the rest.
+const NO_COL: &str = "width:5ch";
+const LINE_NO: &str = "color:#999;text-align:right;padding:0 6px 0 0;vertical-align:top;white-space:nowrap;user-select:none";
+/// A side's cell; its text is in a `<pre>` ([`TEXT`]), as HTML rewriters (nbconvert's
+/// BeautifulSoup pass) collapse runs of spaces outside `<pre>`.
+const CELL: &str = "padding:0 8px;text-align:left;vertical-align:top";
+/// A side's text wraps within its own column (at spaces; inside a token only when the token
+/// alone is wider than the column), continuation lines indented under the first.
+const TEXT: &str = "margin:0;padding:0 0 0 2ch;text-indent:-2ch;border:0;background:none;font:inherit;color:inherit;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;text-align:left";
 const DEL_BG: &str = "background:#ffeef0";
 const ADD_BG: &str = "background:#e6ffed";
 const DEL_WORD: &str = "background:#fdb8c0";
 const ADD_WORD: &str = "background:#acf2bd";
 
-/// The diff as a side-by-side HTML table (before on the left, after on the right); in a
-/// replaced line the changed characters are marked.
+/// The diff as a side-by-side HTML table (before on the left, after on the right), as wide as
+/// the cell that shows it, each side half of it; in a replaced line the changed tokens are
+/// marked.
 pub fn html(diff: &str) -> String {
     let p = parse(diff);
     let mut s = String::from("<div class=\"passlab-diff\">");
     for h in &p.heading {
         s.push_str(&format!(
-            "<div style=\"font-weight:bold;font-family:monospace\">{}</div>",
+            "<div style=\"font-weight:bold;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px;white-space:pre-wrap\">{}</div>",
             html_escape(h)
         ));
     }
     s.push_str(&format!(
-        "<table class=\"passlab-diff\" style=\"{TABLE}\"><thead><tr>\
-         <th colspan=\"2\" style=\"text-align:left\">{}</th>\
-         <th colspan=\"2\" style=\"text-align:left\">{}</th></tr></thead><tbody>",
+        "<table class=\"passlab-diff\" style=\"{TABLE}\"><colgroup>\
+         <col style=\"{NO_COL}\"><col><col style=\"{NO_COL}\"><col></colgroup><thead><tr>\
+         <th colspan=\"2\" style=\"text-align:left;overflow-wrap:anywhere\">{}</th>\
+         <th colspan=\"2\" style=\"text-align:left;overflow-wrap:anywhere\">{}</th></tr></thead><tbody>",
         html_escape(&p.old_label),
         html_escape(&p.new_label)
     ));
@@ -270,39 +279,64 @@ fn side(s: &mut String, line: Option<usize>, text: &str, changed: bool, bg: &str
     let no = line.map(|n| n.to_string()).unwrap_or_default();
     let bg = if changed && line.is_some() { bg } else { "" };
     s.push_str(&format!(
-        "<td style=\"{LINE_NO}\">{no}</td><td style=\"{CELL};{bg}\">{text}</td>"
+        "<td style=\"{LINE_NO}\">{no}</td><td style=\"{CELL};{bg}\"><pre style=\"{TEXT}\">{text}</pre></td>"
     ));
 }
 
-/// Both sides of a replaced line, with the removed (left) and added (right) characters
-/// marked (runs of them, so `%0` -> `%x` marks just `0` and `x`).
+/// A line cut into tokens for the inline diff: a name, number or variable (`nn.batch_norm`,
+/// `%0`, `@main`, `1e`), a run of spaces, or any other single character. Concatenated they
+/// give the line.
+fn diff_tokens(line: &str) -> Vec<&str> {
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        let len = if c == '%' || c == '@' || word(c) {
+            let skip = if word(c) { 0 } else { c.len_utf8() };
+            skip + rest[skip..]
+                .find(|d: char| !word(d))
+                .unwrap_or(rest.len() - skip)
+        } else if c == ' ' {
+            rest.find(|d: char| d != ' ').unwrap_or(rest.len())
+        } else {
+            c.len_utf8()
+        };
+        out.push(&rest[..len]);
+        rest = &rest[len..];
+    }
+    out
+}
+
+/// Both sides of a replaced line, with the removed (left) and added (right) tokens marked
+/// (whole tokens, so `%0` -> `%x` marks `%0` and `%x`, never part of a name).
 fn inline_diff(old: &str, new: &str) -> (String, String) {
-    let d = TextDiff::from_chars(old, new);
+    let a = diff_tokens(old);
+    let b = diff_tokens(new);
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &a, &b);
     let (mut l, mut r) = (String::new(), String::new());
-    let mut run: Option<(ChangeTag, String)> = None;
-    let flush = |run: &mut Option<(ChangeTag, String)>, l: &mut String, r: &mut String| {
-        if let Some((tag, text)) = run.take() {
-            let t = html_escape(&text);
-            match tag {
-                ChangeTag::Equal => {
-                    l.push_str(&t);
-                    r.push_str(&t);
-                }
-                ChangeTag::Delete => l.push_str(&format!("<span style=\"{DEL_WORD}\">{t}</span>")),
-                ChangeTag::Insert => r.push_str(&format!("<span style=\"{ADD_WORD}\">{t}</span>")),
-            }
+    let mark = |out: &mut String, toks: &[&str], style: &str| {
+        if toks.is_empty() {
+            return;
         }
+        let t = html_escape(&toks.concat());
+        out.push_str(&format!("<span style=\"{style}\">{t}</span>"));
     };
-    for c in d.iter_all_changes() {
-        match &mut run {
-            Some((tag, text)) if *tag == c.tag() => text.push_str(c.value()),
-            _ => {
-                flush(&mut run, &mut l, &mut r);
-                run = Some((c.tag(), c.value().to_string()));
+    for op in ops {
+        let (tag, ra, rb) = op.as_tag_tuple();
+        match tag {
+            similar::DiffTag::Equal => {
+                let t = html_escape(&a[ra].concat());
+                l.push_str(&t);
+                r.push_str(&t);
+            }
+            similar::DiffTag::Delete => mark(&mut l, &a[ra], DEL_WORD),
+            similar::DiffTag::Insert => mark(&mut r, &b[rb], ADD_WORD),
+            similar::DiffTag::Replace => {
+                mark(&mut l, &a[ra], DEL_WORD);
+                mark(&mut r, &b[rb], ADD_WORD);
             }
         }
     }
-    flush(&mut run, &mut l, &mut r);
     (l, r)
 }
 
@@ -334,11 +368,13 @@ mod tests {
         assert!(h.contains(">Simplify changed @main</div>"), "{h}");
         assert!(h.contains(">before Simplify</th>") && h.contains(">after Simplify</th>"));
         // The context line sits on both sides with its numbers.
-        let no = "<td style=\"color:#999;text-align:right;padding:0 6px;user-select:none\">";
-        let cell = "<td style=\"white-space:pre;padding:0 8px;text-align:left;vertical-align:top;";
+        let no = format!("<td style=\"{LINE_NO}\">");
+        let no = no.as_str();
+        let cell = format!("<td style=\"{CELL};\"><pre style=\"{TEXT}\">");
+        let cell = cell.as_str();
         assert!(
             h.contains(&format!(
-                "{no}1</td>{cell}\">def @main(%x: float32) {{</td>{no}1</td>"
+                "{no}1</td>{cell}def @main(%x: float32) {{</pre></td>{no}1</td>"
             )),
             "{h}"
         );
@@ -346,11 +382,11 @@ mod tests {
         let rows: Vec<&str> = h.split("<tr>").skip(2).collect();
         assert_eq!(rows.len(), 5, "{h}");
         assert!(rows[1].contains(
-            "%0 = add(%x, 0f);</td>{no}</td>"
+            "%0 = add(%x, 0f);</pre></td>{no}</td>"
                 .replace("{no}", no)
                 .as_str()
         ));
-        assert!(rows[3].starts_with(&format!("{no}</td>")) && rows[3].contains("  %x</td>"));
+        assert!(rows[3].starts_with(&format!("{no}</td>")) && rows[3].contains("  %x</pre></td>"));
     }
 
     #[test]
@@ -360,8 +396,8 @@ mod tests {
             d.push_str(&format!("-old {i}\n+new {i}\n"));
         }
         let h = html(&d);
-        assert!(h.contains(" 999</td>"), "the first rows are there");
-        assert!(!h.contains(" 4999</td>"), "the last are not");
+        assert!(h.contains(" 999</pre></td>"), "the first rows are there");
+        assert!(!h.contains(" 4999</pre></td>"), "the last are not");
         assert!(
             h.contains("more lines of the diff not shown here"),
             "{}",
@@ -376,15 +412,70 @@ mod tests {
         let h = html(d);
         let rows: Vec<&str> = h.split("<tr>").skip(2).collect();
         assert_eq!(rows.len(), 4, "{h}");
-        assert!(rows[1].contains("%0 = add(%x, 0f);</td>") && !rows[1].contains("multiply"));
+        assert!(rows[1].contains("%0 = add(%x, 0f);</pre></td>") && !rows[1].contains("multiply"));
         assert!(
-            rows[2].contains("multiply(%<span style=\"background:#fdb8c0\">0</span>, 1f)"),
+            rows[2].contains("multiply(<span style=\"background:#fdb8c0\">%0</span>, 1f)"),
             "{h}"
         );
         assert!(
-            rows[2].contains("multiply(%<span style=\"background:#acf2bd\">x</span>, 1f)"),
+            rows[2].contains("multiply(<span style=\"background:#acf2bd\">%x</span>, 1f)"),
             "{h}"
         );
+    }
+
+    #[test]
+    fn changed_tokens_are_marked_whole() {
+        assert_eq!(
+            diff_tokens("  %1 = nn.batch_norm(%0, @f, 1e-05f);"),
+            [
+                "  ",
+                "%1",
+                " ",
+                "=",
+                " ",
+                "nn.batch_norm",
+                "(",
+                "%0",
+                ",",
+                " ",
+                "@f",
+                ",",
+                " ",
+                "1e",
+                "-",
+                "05f",
+                ")",
+                ";"
+            ]
+        );
+        let (l, r) = inline_diff(
+            "  %1 = nn.batch_norm(%0, %gamma);",
+            "  %1 = nn.batch_matmul(%0, %gamma);",
+        );
+        assert!(l.contains(">nn.batch_norm</span>"), "{l}");
+        assert!(r.contains(">nn.batch_matmul</span>"), "{r}");
+        assert!(l.contains("(%0, %gamma);") && r.contains("(%0, %gamma);"));
+        // The marks only decorate: without them each side is its line.
+        let old = "  %0 = add(%input_0, %input_1);";
+        let new = "  %4 = add(%input_0, %input_1) /* ty=Tensor[(1, 64, 56, 56), float32] */;";
+        let (l, r) = inline_diff(old, new);
+        let strip = |h: &str| {
+            regex::Regex::new("<[^>]*>")
+                .unwrap()
+                .replace_all(h, "")
+                .to_string()
+        };
+        assert_eq!((strip(&l), strip(&r)), (old.to_string(), new.to_string()));
+    }
+
+    #[test]
+    fn each_side_gets_half_of_the_width_and_wraps_in_it() {
+        let h = html(DIFF);
+        assert!(h.contains("width:100%;table-layout:fixed"), "{h}");
+        assert!(h.contains(
+            "<colgroup><col style=\"width:5ch\"><col><col style=\"width:5ch\"><col></colgroup>"
+        ));
+        assert!(TEXT.contains("white-space:pre-wrap") && TEXT.contains("overflow-wrap:anywhere"));
     }
 
     #[test]

@@ -33,18 +33,75 @@ impl Tab {
         t.to_string()
     }
 
+    /// The table as static HTML: numeric columns (every filled cell a number, a duration, a
+    /// percentage or `a → b`) right-aligned under right-aligned headers, the others left.
     pub fn html(&self) -> String {
-        let mut s = String::from("<table class=\"passlab\"><thead><tr>");
-        for h in &self.header {
-            s.push_str(&format!("<th>{}</th>", html_escape(h)));
+        self.html_with(None)
+    }
+
+    /// The table as HTML whose headers sort the rows when clicked (a small inline script; where
+    /// scripts do not run, as in JupyterLab's untrusted output, it stays the static table).
+    /// With `depths` (one per row, a tree in pre-order) sorting reorders siblings only, so the
+    /// tree stays a tree.
+    pub fn sortable_html(&self, depths: Option<&[usize]>) -> String {
+        let mut s = self.html_with(Some(depths.unwrap_or(&[])));
+        s.push_str(SORT_SCRIPT);
+        s
+    }
+
+    fn html_with(&self, sort: Option<&[usize]>) -> String {
+        let numeric: Vec<bool> = (0..self.header.len())
+            .map(|c| {
+                let mut cells = self.rows.iter().filter_map(|r| r.get(c)).map(|x| x.trim());
+                let mut any = false;
+                let all = cells.all(|x| match sort_value(x) {
+                    Some(_) => {
+                        any = true;
+                        true
+                    }
+                    None => x.is_empty() || x == "-",
+                });
+                all && any
+            })
+            .collect();
+        let align = |c: usize| {
+            if numeric.get(c).copied().unwrap_or(false) {
+                "right"
+            } else {
+                "left"
+            }
+        };
+        let mut s = format!("<table class=\"passlab\" style=\"{TABLE_STYLE}\"");
+        if let Some(depths) = sort {
+            s.push_str(" data-passlab-sort=\"");
+            s.push_str(if depths.is_empty() { "flat" } else { "tree" });
+            s.push('"');
+        }
+        s.push_str("><thead><tr>");
+        for (c, h) in self.header.iter().enumerate() {
+            s.push_str(&format!(
+                "<th style=\"{CELL_STYLE};text-align:{}\">{}</th>",
+                align(c),
+                html_escape(h)
+            ));
         }
         s.push_str("</tr></thead><tbody>");
-        for r in &self.rows {
-            s.push_str("<tr>");
-            for c in r {
+        for (i, r) in self.rows.iter().enumerate() {
+            match sort.and_then(|d| d.get(i)) {
+                Some(d) => s.push_str(&format!("<tr data-depth=\"{d}\">")),
+                None => s.push_str("<tr>"),
+            }
+            for (c, cell) in r.iter().enumerate() {
+                let text = cell.trim_end();
+                let text = if numeric[c] { text.trim_start() } else { text };
+                let key = match (sort, sort_value(text)) {
+                    (Some(_), Some(v)) => format!(" data-v=\"{v}\""),
+                    _ => String::new(),
+                };
                 s.push_str(&format!(
-                    "<td style=\"text-align:left;font-family:monospace\">{}</td>",
-                    html_escape(c)
+                    "<td style=\"{CELL_STYLE};text-align:{}\"{key}>{}</td>",
+                    align(c),
+                    html_escape(text)
                 ));
             }
             s.push_str("</tr>");
@@ -53,6 +110,50 @@ impl Tab {
         s
     }
 }
+
+/// The tables' look, inline (notebook front ends and nbconvert's exports drop stylesheets of
+/// their own): monospace, so columns of numbers line up digit under digit.
+const TABLE_STYLE: &str = "border-collapse:collapse;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px";
+const CELL_STYLE: &str = "padding:1px 8px;white-space:pre;font-variant-numeric:tabular-nums";
+
+/// The number a cell sorts by, if it is numeric: `12`, `-3.5`, `40.0 %`, a duration
+/// (`400 us`, `1.2 ms`, `3.00 s`, in microseconds) or `before → after` (the after count).
+pub(crate) fn sort_value(cell: &str) -> Option<f64> {
+    let cell = cell.trim();
+    let cell = match cell.rsplit_once(" → ") {
+        Some((before, after)) => {
+            before.trim().parse::<f64>().ok()?;
+            after
+        }
+        None => cell,
+    };
+    let (num, unit) = match cell.split_once(' ') {
+        Some((n, u)) => (n, u.trim()),
+        None => (cell.strip_suffix('%').unwrap_or(cell), ""),
+    };
+    // Durations in microseconds (short decimals in the HTML).
+    let scale = match unit {
+        "" | "%" => 1.0,
+        "ns" => 1e-3,
+        "us" | "µs" => 1.0,
+        "ms" => 1e3,
+        "s" => 1e6,
+        _ => return None,
+    };
+    if !num.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+        return None;
+    }
+    num.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .map(|v| (v * scale * 1e3).round() / 1e3)
+}
+
+/// Makes the headers of the table just before it sort its rows (numbers by `data-v`, text by
+/// its content; a second click reverses). A tree (`data-depth` on rows) sorts each node's
+/// children and keeps them under it. Runs once per table, in JupyterLab's trusted output and in
+/// exported HTML; where scripts are dropped, the table stays as printed.
+const SORT_SCRIPT: &str = r#"<script>(function(){var t=document.currentScript&&document.currentScript.previousElementSibling;if(!t||t.tagName!=="TABLE"||t.dataset.passlabSorted)return;t.dataset.passlabSorted="1";var hs=t.tHead.rows[0].cells,b=t.tBodies[0],tree=t.dataset.passlabSort==="tree",dir={};function key(r,c){var d=r.cells[c];if(!d)return"";return d.dataset.v!==undefined?parseFloat(d.dataset.v):d.textContent.trim().toLowerCase();}function cmp(c,s){return function(x,y){var a=key(x.r,c),b2=key(y.r,c);if(typeof a==="number"&&typeof b2==="number")return s*(a-b2)||x.i-y.i;a=String(a);b2=String(b2);return s*(a<b2?-1:a>b2?1:0)||x.i-y.i;};}function sortBy(c){var s=dir[c]=dir[c]===-1?1:(dir[c]===1?-1:(t.rows[1]&&t.rows[1].cells[c]&&t.rows[1].cells[c].dataset.v!==undefined?-1:1));var rows=Array.prototype.slice.call(b.rows),root={kids:[]},stack=[{d:-1,n:root}];rows.forEach(function(r,i){var d=tree?parseInt(r.dataset.depth||"0",10):0,n={r:r,i:i,kids:[]};while(stack.length>1&&stack[stack.length-1].d>=d)stack.pop();stack[stack.length-1].n.kids.push(n);stack.push({d:d,n:n});});var out=[];(function emit(n){n.kids.sort(cmp(c,s));n.kids.forEach(function(k){out.push(k.r);emit(k);});})(root);out.forEach(function(r){b.appendChild(r);});for(var j=0;j<hs.length;j++){hs[j].dataset.arrow="";hs[j].lastChild.textContent=j===c?(s>0?" ▲":" ▼"):"";}}for(var i=0;i<hs.length;i++){(function(c){var h=hs[c],m=document.createElement("span");h.appendChild(m);h.style.cursor="pointer";h.title="click to sort by "+h.firstChild.textContent;h.addEventListener("click",function(){sortBy(c);});})(i);}})();</script>"#;
 
 pub(crate) fn module_text(m: &Module) -> String {
     crate::text::print_module_display(m)
@@ -280,10 +381,11 @@ pub fn stats_rendering(s: &Stats) -> Rendering {
             })
             .collect(),
     };
+    let depths: Vec<usize> = order.iter().map(|r| r.depth).collect();
     Rendering {
         plain: tab("  ").plain(),
         ansi: None,
-        html: Some(tab("\u{a0}\u{a0}").html()),
+        html: Some(tab("\u{a0}\u{a0}").sortable_html(Some(&depths))),
     }
 }
 
@@ -472,6 +574,7 @@ fn timing_html(records: &[crate::instrument::TimingRecord]) -> String {
         top: f64,
         parent: f64,
         rows: &mut Vec<Vec<String>>,
+        depths: &mut Vec<usize>,
     ) {
         let t = r.total.as_secs_f64();
         let pct = |a: f64, b: f64| {
@@ -488,12 +591,14 @@ fn timing_html(records: &[crate::instrument::TimingRecord]) -> String {
             pct(t, top),
             pct(t, parent),
         ]);
+        depths.push(depth);
         for c in &r.children {
-            walk(c, depth + 1, top, t, rows);
+            walk(c, depth + 1, top, t, rows, depths);
         }
     }
+    let mut depths = Vec::new();
     for r in records {
-        walk(r, 0, top, top, &mut rows);
+        walk(r, 0, top, top, &mut rows, &mut depths);
     }
     Tab {
         header: ["pass", "total", "self", "% all", "% parent"]
@@ -501,5 +606,67 @@ fn timing_html(records: &[crate::instrument::TimingRecord]) -> String {
             .to_vec(),
         rows,
     }
-    .html()
+    .sortable_html(Some(&depths))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_that_sort_as_numbers() {
+        assert_eq!(sort_value("12"), Some(12.0));
+        assert_eq!(sort_value(" 1.2 ms"), Some(1200.0));
+        assert_eq!(sort_value("3.00 s"), Some(3e6));
+        assert_eq!(sort_value("400 us"), Some(400.0));
+        assert_eq!(sort_value("25.0"), Some(25.0));
+        assert_eq!(sort_value("34 → 32"), Some(32.0));
+        for text in [
+            "",
+            "-",
+            "yes",
+            "InferType",
+            "1 pass",
+            "x → 3",
+            "[]",
+            "0.1.0",
+        ] {
+            assert_eq!(sort_value(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn numbers_are_right_aligned_under_right_aligned_headers() {
+        let tab = Tab {
+            header: ["#", "pass", "time", "nodes", "default"]
+                .map(String::from)
+                .to_vec(),
+            rows: vec![
+                ["1", "InferType", "   12 us", "7 → 7", "false"]
+                    .map(String::from)
+                    .to_vec(),
+                ["2", "FoldConstant", "1.5 ms", "7 → 4", "256"]
+                    .map(String::from)
+                    .to_vec(),
+            ],
+        };
+        let h = tab.html();
+        let align = |cell: &str| {
+            let at = h.find(cell).unwrap_or_else(|| panic!("{cell} in {h}"));
+            let open = h[..at].rfind('<').unwrap();
+            h[open..at].contains("text-align:right")
+        };
+        assert!(align(">#</th>") && align(">time</th>") && align(">nodes</th>"));
+        assert!(!align(">pass</th>") && !align(">default</th>"));
+        assert!(align(">12 us</td>") && align(">7 → 4</td>") && align(">2</td>"));
+        assert!(!align(">FoldConstant</td>") && !align(">256</td>"));
+        assert!(!h.contains("<script"), "a plain table has no script");
+        // Sortable: the same table, each row's depth and number, and the script after it.
+        let s = tab.sortable_html(Some(&[0, 1]));
+        assert!(s.contains("data-passlab-sort=\"tree\""));
+        assert!(s.contains("<tr data-depth=\"1\">"));
+        assert!(s.contains(" data-v=\"1500\">1.5 ms</td>"), "{s}");
+        assert!(s.ends_with("</table><script>(function(){") || s.contains("</table><script>"));
+        assert!(s.ends_with("</script>"));
+    }
 }

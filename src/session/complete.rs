@@ -436,10 +436,21 @@ impl Session {
     /// call the cursor is in; a command's long help with its example.
     pub fn inspect(&self, line: &str, cursor: usize) -> Option<String> {
         let cursor = clamp_cursor(line, cursor);
-        let word = tokens(line)
-            .find(|t| t.kind == TokenKind::Ident && t.start <= cursor && cursor <= t.end)
-            .map(|t| t.text(line));
-        let word = match word {
+        let tok = tokens(line)
+            .find(|t| t.kind == TokenKind::Ident && t.start <= cursor && cursor <= t.end);
+        // A keyword argument (`FoldConstant(fold_qnn=`): that option of the call.
+        if let Some(t) = &tok {
+            let after = &line[t.end..];
+            if after.starts_with('=') && !after.starts_with("==") {
+                let doc = Place::new(&line[..t.start])
+                    .enclosing_call()
+                    .and_then(|c| self.option_help(c, t.text(line)));
+                if doc.is_some() {
+                    return doc;
+                }
+            }
+        }
+        let word = match tok.map(|t| t.text(line)) {
             Some(w) => w,
             None => Place::new(&line[..cursor]).enclosing_call()?,
         };
@@ -447,6 +458,22 @@ impl Session {
         Some(match commands::find(word) {
             Some(c) => format!("{text}\n\n{}", c.help),
             None => text,
+        })
+    }
+
+    /// The help of keyword argument `arg` of `call` (a registered pass's option, or a
+    /// builtin's parameter with the builtin's signature).
+    fn option_help(&self, call: &str, arg: &str) -> Option<String> {
+        if let Some(r) = self.pm.registry().get(call) {
+            let o = r.options.iter().find(|o| o.name == arg)?;
+            return Some(format!("{call}({arg}=...): {} — {}", o.ty, o.doc));
+        }
+        let b = super::builtins::find(call)?;
+        b.params.contains(&arg).then(|| {
+            format!(
+                "{call}({arg}=...), a parameter of\n{}\n  {}",
+                b.signature, b.summary
+            )
         })
     }
 

@@ -185,7 +185,7 @@ impl Session {
         let html = format!(
             "<div class=\"passlab-history\"><div style=\"font-family:monospace\">{}</div>{}</div>",
             crate::present::html_escape(&title),
-            tab.html()
+            tab.sortable_html(None)
         );
         out.display(plain, None, Some(html));
     }

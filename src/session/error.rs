@@ -2,8 +2,8 @@
 //! such as "did you mean ..."), rendered like every other diagnostic.
 
 use crate::diagnostic::Diagnostic;
-use crate::ir::Span;
 use crate::diagnostic::ParseError;
+use crate::ir::Span;
 use std::sync::Arc;
 
 /// What follows the location of a caught panic.

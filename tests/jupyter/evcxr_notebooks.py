@@ -51,13 +51,13 @@ EXPECTED = {
 # cell id -> fragments its text/html must contain (the rich displays).
 HTML = {
     "rust-api.ipynb": {
-        "module": ['<pre class="passlab-ir">', ">multiply</span>"],
+        "module": ['<pre class="passlab-ir"', ">multiply</span>"],
         "pass": ["<pre>SimplifyArith (function, opt_level 1)</pre>"],
-        "direct": ['<pre class="passlab-ir">'],
+        "direct": ['<pre class="passlab-ir"'],
         "pipeline": ["<pre>sequential (sequential, opt_level 0)", "✗ EliminateCommonSubexpr"],
         "context": ['<table class="passlab">', "<td", "PassTimingInstrument, Stats"],
         "tree": ["✓ EliminateCommonSubexpr"],
-        "run": ['<pre class="passlab-ir">'],
+        "run": ['<pre class="passlab-ir"'],
         # The removed multiply, on the "before" side of the side-by-side table.
         "diff": ['<table class="passlab-diff"', "background:#ffeef0\">  %2 = multiply(%0, %1)"],
         "timing": [

@@ -51,13 +51,31 @@ EXPECTED = {
         "failing": ["[one] exit_pass_ctx", "two enter_pass_ctx failed"],
     },
     "03_standard_passes.ipynb": {
-        "passes": ["InferType"],
+        "passes": ["InferType", "SimplifyInference", "FuseOps", "FoldScaleAxis"],
         "load": ["Module: 1 function (@main: 100 params"],
-        "lstm": ["Stats: InferType", "changed", "InferType"],
-        "small": ["/* ty=Tensor[(1, 4, 8, 8), float32] */"],
-        "resnet-seq": ["again", "Stats: InferType 202 -> 202 nodes, unchanged"],
-        "resnet-equal": ["true"],
-        "function": ["nn.relu(%1) /* ty=Tensor[(1, 4, 8, 8), float32] */"],
+        "pipeline": [
+            "inference (sequential, opt_level 0)",
+            "✗ EliminateCommonSubexpr    opt 3",
+            "skipped: opt_level 3 > context opt_level 2",
+        ],
+        "resnet-run": [
+            "Stats: SimplifyInference 202 -> 413 nodes, changed",
+            "Stats: FuseOps 397 -> 682 nodes, changed",
+            "Module: 1 function (@main: 100 params, 319 calls, 19 constants)",
+        ],
+        "timing": ["inference", "├─ SimplifyInference", "│  ├─ BackwardFoldScaleAxis"],
+        "stats": ["inference                 ┆ sequential ┆ 202 → 682"],
+        "small": [
+            "SimplifyInference changed @main",
+            "-  %1 = nn.batch_norm(",
+            "FoldConstant changed @main",
+            "FuseOps changed @main",
+        ],
+        "small-result": ["Primitive=1", "nn.conv2d"],
+        "lstm": ["Module: 1 function (@main: 10 params, 577 calls)"],
+        "lstm-run": ["Stats: EliminateCommonSubexpr 853 -> 785 nodes, changed", "lstm"],
+        "lstm-stats": ["FuseOps", "785 → 1578"],
+        "lstm-equal": ["false"],
     },
     "04_user_passes.ipynb": {
         "module": ["def @myabs(%a: float32)"],
@@ -123,8 +141,14 @@ ABSENT = {
 
 # HTML renderings the notebooks must carry (cell id -> fragment of its text/html).
 HTML = {
-    "01_tour.ipynb": {"load": '<pre class="passlab-ir">', "opt3": "<table", "diff": "passlab-diff"},
+    "01_tour.ipynb": {"load": '<pre class="passlab-ir"', "opt3": "<table", "diff": "passlab-diff"},
     "02_instruments.ipynb": {"timing": "<table", "current": "<table"},
+    "03_standard_passes.ipynb": {
+        "timing": "data-passlab-sort",
+        "stats": "data-passlab-sort",
+        "small": "passlab-diff",
+        "small-result": 'class="passlab-ir"',
+    },
     "05_debugging.ipynb": {
         "run": "passlab-pause",
         "ir": "<span",

@@ -1,16 +1,21 @@
 """The kernel with jupyter_client: an execute round trip per value kind, interrupts (message
 and SIGINT) during a long pipeline, restart, and the security and robustness rules: wrong or
 missing signatures and replays never execute, malformed signed requests get error replies,
-garbage on any port leaves the kernel answering."""
+garbage on any port leaves the kernel answering. Completion kinds, inspect on a keyword
+argument, and the kernel's exit when its parent dies."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
+import subprocess
+import sys
 import time
 
 import pytest
 import zmq
+from jupyter_client.blocking import BlockingKernelClient
 from jupyter_client.manager import start_new_kernel
 from jupyter_client.session import Session
 
@@ -46,7 +51,7 @@ VALUE_KINDS = [
     ("true", "execute_result", "true", None),
     ('[1, "two", [3]]', "execute_result", '[1, "two", [3]]', None),
     ('{"a": 1}', "execute_result", '{"a": 1}', None),
-    (MODULE, "execute_result", "add(%x, 1f)", '<pre class="passlab-ir">'),
+    (MODULE, "execute_result", "add(%x, 1f)", '<pre class="passlab-ir"'),
     (f'{MODULE}["main"]', "execute_result", "def @main(%x", "<span"),
     ("InferType()", "execute_result", "module pass InferType", None),
     ('Trace(name="t")', "execute_result", "instrument t", None),
@@ -151,6 +156,84 @@ def test_inspect_under_cursor(kc):
     assert reply["found"] and "opt_level" in reply["data"]["text/plain"]
     reply = request(kc, "inspect", "nothing_here", 3)
     assert reply["status"] == "ok" and not reply["found"]
+
+
+def test_completion_replies_carry_kinds(kc):
+    """JupyterLab labels each candidate with the `type` of IPython's experimental metadata."""
+    reply, _ = execute(kc, f"fold_me = {MODULE}")
+    assert reply["status"] == "ok"
+    for code, text, kind in [("Fo", "FoldConstant(", "pass"), ("fo", "fold_me", "module")]:
+        reply = request(kc, "complete", code, len(code))
+        types = reply["metadata"]["_jupyter_types_experimental"]
+        assert [t["text"] for t in types] == reply["matches"]
+        assert {"start": 0, "end": 2, "text": text, "type": kind} in types, types
+    code = "with PassContext(opt_le"
+    reply = request(kc, "complete", code, len(code))
+    types = reply["metadata"]["_jupyter_types_experimental"]
+    assert {"start": 17, "end": 23, "text": "opt_level=", "type": "param"} in types, types
+    reply = request(kc, "complete", "x = PassTim", 11)
+    kinds = {t["text"]: t["type"] for t in reply["metadata"]["_jupyter_types_experimental"]}
+    assert kinds == {"PassTimingInstrument(": "instrument"}, kinds
+
+
+def test_inspect_on_a_keyword_argument(kc):
+    code = "FoldConstant(fold_qnn=True)"
+    reply = request(kc, "inspect", code, code.index("fold_qnn") + 4)
+    assert reply["found"], reply
+    text = reply["data"]["text/plain"]
+    assert text.startswith("FoldConstant(fold_qnn=...): bool"), text
+    # At the end of the name, as Shift-Tab right after typing it.
+    reply = request(kc, "inspect", "FoldConstant(fold_qnn=", len("FoldConstant(fold_qnn"))
+    assert reply["data"]["text/plain"] == text
+
+
+def test_the_kernel_exits_when_its_parent_dies(tmp_path):
+    """Jupyter sets JPY_PARENT_PID; a kernel whose launcher is killed exits (as ipykernel
+    does) instead of running on, orphaned."""
+    launcher = tmp_path / "launch.py"
+    launcher.write_text(
+        "import sys, time\n"
+        "from jupyter_client.manager import KernelManager\n"
+        f"km = KernelManager(kernel_name={KERNEL_NAME!r})\n"
+        "km.start_kernel()\n"
+        "print(km.provisioner.process.pid, km.connection_file, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    proc = subprocess.Popen([sys.executable, str(launcher)], stdout=subprocess.PIPE, text=True)
+    try:
+        pid_text, conn = proc.stdout.readline().split()
+        pid = int(pid_text)
+        kc = BlockingKernelClient(connection_file=conn)
+        kc.load_connection_file()
+        kc.start_channels()
+        try:
+            kc.wait_for_ready(timeout=30)
+            assert execute(kc, "1")[0]["status"] == "ok"
+        finally:
+            kc.stop_channels()
+        assert alive(pid), "the kernel runs while its parent does"
+        proc.kill()
+        proc.wait()
+        deadline = time.time() + 10
+        while alive(pid) and time.time() < deadline:
+            time.sleep(0.1)
+        assert not alive(pid), "the kernel outlived its parent by 10 s"
+    finally:
+        proc.kill()
+        proc.wait()
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, NameError, UnboundLocalError):
+            pass
+
+
+def alive(pid: int) -> bool:
+    """Whether process `pid` runs (a zombie, exited but not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
 
 
 def test_comm_info_and_kernel_info(kc):
