@@ -111,7 +111,7 @@ enum Step<'a> {
     Eval(&'a Expr),
     Return(Value),
     /// The pass application just made paused.
-    Paused(PausedRun),
+    Paused(Box<PausedRun>),
 }
 
 /// Adds a child's value to the frame evaluating `node`.
@@ -164,7 +164,7 @@ fn nested_checked(v: Value, e: &Expr) -> Result<Value, SessionError> {
 /// What a pass application came to.
 pub(crate) enum Ran {
     Done(crate::ir::Module),
-    Paused(PausedRun),
+    Paused(Box<PausedRun>),
 }
 
 /// A run paused at a breakpoint, as its pass application left it.
@@ -251,7 +251,7 @@ impl Session {
                     let progress = Progress { frames };
                     let source = self.input.clone();
                     return Ok(Evaluated::Paused(Box::new(Suspension::new(
-                        run,
+                        *run,
                         stmt.clone(),
                         progress,
                         source,
@@ -534,13 +534,13 @@ impl Session {
                 self.note_failure(pass, m, &e);
                 Err(e)
             }
-            Msg::Paused(pause) => Ok(Ran::Paused(PausedRun {
+            Msg::Paused(pause) => Ok(Ran::Paused(Box::new(PausedRun {
                 run,
                 pause,
                 history,
                 call,
                 input: m.clone(),
-            })),
+            }))),
         }
     }
 

@@ -11,12 +11,15 @@ use crate::present::render::Front;
 use crate::present::{highlight, highlight_html};
 use std::sync::{Arc, Mutex};
 
+/// Where a streaming sink sends chunks, and how the front end shows them.
+type LiveTarget = Option<(Arc<Live>, Front)>;
+
 /// Collects chunks; clones share the same buffer. While the session streams (`set_live`),
 /// chunks go straight to the front end instead, rendered as it shows them.
 #[derive(Clone, Default)]
 pub struct SessionSink {
     chunks: Arc<Mutex<Vec<(ChunkKind, String)>>>,
-    live: Arc<Mutex<Option<(Arc<Live>, Front)>>>,
+    live: Arc<Mutex<LiveTarget>>,
 }
 
 impl std::fmt::Debug for SessionSink {
@@ -56,7 +59,7 @@ impl SessionSink {
     }
 
     /// Streams every later chunk to `live` (rendered for `front`), or stops streaming.
-    pub(crate) fn set_live(&self, live: Option<(Arc<Live>, Front)>) {
+    pub(crate) fn set_live(&self, live: LiveTarget) {
         *lock(&self.live) = live;
     }
 
