@@ -197,8 +197,8 @@ fn history_and_breakpoints_have_html_tables() {
     );
     let out = s.execute("history\nbreakpoints");
     let history = out.parts[0].html.as_deref().unwrap();
-    assert!(history.contains("<th>changed</th>"), "{history}");
-    assert!(history.contains("<td style=\"text-align:left;font-family:monospace\">DropMul</td>"));
+    assert!(history.contains(">changed</th>"), "{history}");
+    assert!(history.contains("text-align:left\">DropMul</td>"), "{history}");
     let bps = out.parts[1].html.as_deref().unwrap();
     assert!(bps.contains("before DropAdd"), "{bps}");
     // The pause line has its own renderings.
