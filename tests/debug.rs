@@ -198,7 +198,10 @@ fn history_and_breakpoints_have_html_tables() {
     let out = s.execute("history\nbreakpoints");
     let history = out.parts[0].html.as_deref().unwrap();
     assert!(history.contains(">changed</th>"), "{history}");
-    assert!(history.contains("text-align:left\">DropMul</td>"), "{history}");
+    assert!(
+        history.contains("text-align:left\">DropMul</td>"),
+        "{history}"
+    );
     let bps = out.parts[1].html.as_deref().unwrap();
     assert!(bps.contains("before DropAdd"), "{bps}");
     // The pause line has its own renderings.
