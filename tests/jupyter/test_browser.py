@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import nbformat
@@ -84,6 +85,16 @@ def page():
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
     try:
         driver.get(out.as_uri())
+        # The page's scripts may still be laying out when `get` returns (seen on a loaded
+        # machine): wait until every cell's output is there.
+        deadline = time.time() + 60
+        while not all(
+            driver.find_elements("css selector", f".celltag_cell-{cid} .jp-OutputArea-output")
+            for cid in CELLS
+        ):
+            if time.time() > deadline:
+                pytest.fail(f"the exported page shows no output for some cell: {out}")
+            time.sleep(0.2)
         yield driver
     finally:
         driver.quit()
