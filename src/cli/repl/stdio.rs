@@ -56,6 +56,23 @@ pub struct Terminal {
 /// How much is written between two looks at the interrupt flag.
 const SLICE_BYTES: usize = 16 * 1024;
 
+/// Where the next slice of `rest` ends: after its last line within [`SLICE_BYTES`], else on
+/// the last character boundary within it (never 0 for a non-empty `rest`).
+fn slice_end(rest: &str) -> usize {
+    if rest.len() <= SLICE_BYTES {
+        return rest.len();
+    }
+    let boundary = (0..=SLICE_BYTES)
+        .rev()
+        .find(|&i| rest.is_char_boundary(i))
+        .unwrap_or(0);
+    match rest[..boundary].rfind('\n') {
+        Some(nl) => nl + 1,
+        None if boundary > 0 => boundary,
+        None => rest.len(),
+    }
+}
+
 impl Terminal {
     pub fn new(color: bool, interrupt: Arc<AtomicBool>) -> Terminal {
         Terminal {
@@ -77,20 +94,7 @@ impl Terminal {
             if self.interrupted() {
                 return false;
             }
-            let mut cut = rest.len().min(SLICE_BYTES);
-            if cut < rest.len() {
-                // End the slice after a line, or at least on a character boundary.
-                cut = match rest[..cut].rfind('\n') {
-                    Some(nl) => nl + 1,
-                    None => (0..=cut)
-                        .rev()
-                        .find(|&i| rest.is_char_boundary(i))
-                        .unwrap_or(0),
-                };
-                if cut == 0 {
-                    cut = rest.len();
-                }
-            }
+            let cut = slice_end(rest);
             out(&rest[..cut]);
             rest = &rest[cut..];
         }
@@ -110,6 +114,27 @@ impl Terminal {
             });
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Slices end after a line, or on a character boundary where no newline is near.
+    #[test]
+    fn slices_end_on_lines_or_character_boundaries() {
+        // Three bytes a character: the slice size falls inside one.
+        let wide = "→".repeat(SLICE_BYTES);
+        let end = slice_end(&wide);
+        assert!(
+            end > 0 && end <= SLICE_BYTES && wide.is_char_boundary(end),
+            "{end}"
+        );
+        let lines = "0123456789\n".repeat(SLICE_BYTES / 5);
+        let end = slice_end(&lines);
+        assert!(end <= SLICE_BYTES && lines[..end].ends_with('\n'), "{end}");
+        assert_eq!(slice_end("short"), 5);
     }
 }
 
