@@ -362,10 +362,16 @@ fn output_streams_while_a_pipeline_runs_and_ctrl_c_stops_a_flood() {
     p.exp_string("def @main(")
         .expect("the first module printed while the pipeline runs");
     p.send_control('c').unwrap();
-    p.exp_string("output stopped")
+    // Ctrl-C stops the output (with a note when more output was on its way) and the run, at
+    // the next pass boundary: a Ctrl-C landing between a print and that boundary leaves no
+    // output to stop.
+    let (_, seen) = p
+        .exp_regex("output stopped|interrupted before pass ")
         .expect("Ctrl-C stops the output");
-    p.exp_string("interrupted before pass ")
-        .expect("and the run, at a pass boundary");
+    if seen.starts_with("output") {
+        p.exp_string("interrupted before pass ")
+            .expect("and the run, at a pass boundary");
+    }
     p.exp_string(">>> ").unwrap();
     std::thread::sleep(std::time::Duration::from_millis(300));
     run(&mut p, "m2", "unknown name `m2`");

@@ -117,6 +117,16 @@ impl Terminal {
     }
 }
 
+impl LiveOutput for Terminal {
+    fn part(&self, part: &Part) {
+        let text = match (&part.ansi, self.color) {
+            (Some(a), true) => a.as_str(),
+            _ => part.plain.as_str(),
+        };
+        self.write(text);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,15 +145,5 @@ mod tests {
         let end = slice_end(&lines);
         assert!(end <= SLICE_BYTES && lines[..end].ends_with('\n'), "{end}");
         assert_eq!(slice_end("short"), 5);
-    }
-}
-
-impl LiveOutput for Terminal {
-    fn part(&self, part: &Part) {
-        let text = match (&part.ansi, self.color) {
-            (Some(a), true) => a.as_str(),
-            _ => part.plain.as_str(),
-        };
-        self.write(text);
     }
 }
