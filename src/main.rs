@@ -156,61 +156,7 @@ enum Command {
     },
     /// Run a pipeline on a Relay file or an .onnx model and print the result (LLVM's `opt`):
     /// instrument output goes to stderr; exit 1 with the located error on failure.
-    Opt {
-        file: String,
-        /// The pipeline: a command-language pass expression (what `text(p)` writes), e.g.
-        /// 'Sequential([InferType(), FoldConstant()], opt_level=3)', or one pass name.
-        #[arg(short = 'p', long = "passes", value_name = "PIPELINE")]
-        pipeline: String,
-        /// The file to write the module to (stdout when absent).
-        #[arg(short, long)]
-        out: Option<String>,
-        /// The context's opt_level.
-        #[arg(long, default_value_t = 2)]
-        opt_level: i32,
-        /// A pass the context disables (repeatable).
-        #[arg(long = "disable-pass", value_name = "PASS")]
-        disable_pass: Vec<String>,
-        /// A pass the context requires (repeatable).
-        #[arg(long = "required-pass", value_name = "PASS")]
-        required_pass: Vec<String>,
-        /// A config entry KEY=VALUE (repeatable); VALUE is a literal (3, true, ["a"]) or text.
-        #[arg(long, value_name = "KEY=VALUE")]
-        config: Vec<String>,
-        /// Print a diff of the module after each pass that changed it.
-        #[arg(long)]
-        print_changed: bool,
-        /// Print the module before the named pass (repeatable).
-        #[arg(long = "print-before", value_name = "PASS")]
-        print_before: Vec<String>,
-        /// Print the module after the named pass (repeatable).
-        #[arg(long = "print-after", value_name = "PASS")]
-        print_after: Vec<String>,
-        /// Print the module before every pass.
-        #[arg(long)]
-        print_before_all: bool,
-        /// Print the module after every pass.
-        #[arg(long)]
-        print_after_all: bool,
-        /// Print only these functions of a printed module (repeatable).
-        #[arg(long = "filter-print-funcs", value_name = "FUNC")]
-        filter_print_funcs: Vec<String>,
-        /// The timing table and the flat list by self time, to stderr.
-        #[arg(long)]
-        time_passes: bool,
-        /// Check well-formedness and types after every pass.
-        #[arg(long)]
-        verify_each: bool,
-        /// Run only the first N passes (the Bisect instrument).
-        #[arg(long, value_name = "N")]
-        bisect_limit: Option<usize>,
-        /// On failure, write a .passlab script that reproduces it.
-        #[arg(long, value_name = "FILE")]
-        reproducer: Option<String>,
-        /// Print the per-pass events as one JSON object (the module then goes only to -o).
-        #[arg(long)]
-        json: bool,
-    },
+    Opt(cli::opt::OptArgs),
     /// Run a .passlab script; exit 1 at the first error (or, with --keep-going, if any).
     ///
     /// Relative paths in the script (`load`, `save`, `tensor`, `save_tensor`, `DumpIR`)
@@ -358,47 +304,8 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 },
             }
         }
-        Command::Opt {
-            file,
-            pipeline,
-            out,
-            opt_level,
-            disable_pass,
-            required_pass,
-            config,
-            print_changed,
-            print_before,
-            print_after,
-            print_before_all,
-            print_after_all,
-            filter_print_funcs,
-            time_passes,
-            verify_each,
-            bisect_limit,
-            reproducer,
-            json,
-        } => {
-            let (m, _) = load(&file, false)?;
-            let args = cli::opt::OptArgs {
-                file,
-                pipeline,
-                out,
-                opt_level,
-                disable_pass,
-                required_pass,
-                config,
-                print_changed,
-                print_before,
-                print_after,
-                print_before_all,
-                print_after_all,
-                filter_print_funcs,
-                time_passes,
-                verify_each,
-                bisect_limit,
-                reproducer,
-                json,
-            };
+        Command::Opt(args) => {
+            let (m, _) = load(&args.file, false)?;
             cli::opt::run(&args, m)
         }
         Command::Run { file, keep_going } => {

@@ -17,24 +17,60 @@ use passlab::session::{Origin, PartKind, Session, Value};
 use std::sync::Arc;
 
 /// The flags of `passlab opt`.
+#[derive(clap::Args)]
 pub struct OptArgs {
     pub file: String,
+    /// The pipeline: a command-language pass expression (what `text(p)` writes), e.g.
+    /// 'Sequential([InferType(), FoldConstant()], opt_level=3)', or one pass name.
+    #[arg(short = 'p', long = "passes", value_name = "PIPELINE")]
     pub pipeline: String,
+    /// The file to write the module to (stdout when absent).
+    #[arg(short, long)]
     pub out: Option<String>,
+    /// The context's opt_level.
+    #[arg(long, default_value_t = 2)]
     pub opt_level: i32,
+    /// A pass the context disables (repeatable).
+    #[arg(long = "disable-pass", value_name = "PASS")]
     pub disable_pass: Vec<String>,
+    /// A pass the context requires (repeatable).
+    #[arg(long = "required-pass", value_name = "PASS")]
     pub required_pass: Vec<String>,
+    /// A config entry KEY=VALUE (repeatable); VALUE is a literal (3, true, ["a"]) or text.
+    #[arg(long, value_name = "KEY=VALUE")]
     pub config: Vec<String>,
+    /// Print a diff of the module after each pass that changed it.
+    #[arg(long)]
     pub print_changed: bool,
+    /// Print the module before the named pass (repeatable).
+    #[arg(long = "print-before", value_name = "PASS")]
     pub print_before: Vec<String>,
+    /// Print the module after the named pass (repeatable).
+    #[arg(long = "print-after", value_name = "PASS")]
     pub print_after: Vec<String>,
+    /// Print the module before every pass.
+    #[arg(long)]
     pub print_before_all: bool,
+    /// Print the module after every pass.
+    #[arg(long)]
     pub print_after_all: bool,
+    /// Print only these functions of a printed module (repeatable).
+    #[arg(long = "filter-print-funcs", value_name = "FUNC")]
     pub filter_print_funcs: Vec<String>,
+    /// The timing table and the flat list by self time, to stderr.
+    #[arg(long)]
     pub time_passes: bool,
+    /// Check well-formedness and types after every pass.
+    #[arg(long)]
     pub verify_each: bool,
+    /// Run only the first N passes (the Bisect instrument).
+    #[arg(long, value_name = "N")]
     pub bisect_limit: Option<usize>,
+    /// On failure, write a .passlab script that reproduces it.
+    #[arg(long, value_name = "FILE")]
     pub reproducer: Option<String>,
+    /// Print the per-pass events as one JSON object (the module then goes only to -o).
+    #[arg(long)]
     pub json: bool,
 }
 
