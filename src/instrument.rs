@@ -28,7 +28,7 @@ pub use print::{PassPrintingInstrument, PrintAfterAll, PrintBeforeAll};
 pub use print_changed::PrintChanged;
 pub use skip::Skip;
 pub use stats::{StatRecord, Stats};
-pub use timing::{PassTimingInstrument, TimingRecord};
+pub use timing::{PassTimingInstrument, RecordStatus, TimingRecord};
 pub use trace::Trace;
 pub use verify::Verify;
 

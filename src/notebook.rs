@@ -206,7 +206,7 @@ impl NotebookDisplay for PassContext {
 impl NotebookDisplay for PassTimingInstrument {
     /// The records as a table, like the `timing` command.
     fn rendering(&self) -> Rendering {
-        timing_rendering(self)
+        timing_rendering(self, &[])
     }
 }
 
@@ -219,7 +219,7 @@ impl NotebookDisplay for Stats {
 impl NotebookDisplay for dyn Instrument {
     /// Its name, then its results for timing and stats instruments, like `show`.
     fn rendering(&self) -> Rendering {
-        instrument_rendering(self)
+        instrument_rendering(self, &[])
     }
 }
 

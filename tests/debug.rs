@@ -292,3 +292,29 @@ fn a_runs_history_shares_structure_between_steps() {
         );
     }
 }
+
+#[test]
+fn time_paused_at_a_breakpoint_is_not_pass_time() {
+    let mut s = session();
+    ok(&mut s, "t = PassTimingInstrument()\nbreak after DropAdd");
+    let out = s.execute(
+        "with PassContext(instruments=[t]) { x = Sequential([drop_add, drop_mul])(m) }",
+    );
+    assert!(out.plain().contains("paused after DropAdd"), "{}", out.plain());
+    std::thread::sleep(Duration::from_millis(1500));
+    ok(&mut s, "continue");
+    let Some(Value::Instrument(t)) = s.var("t") else {
+        panic!("t is not an instrument")
+    };
+    let t = t
+        .downcast_ref::<passlab::instrument::PassTimingInstrument>()
+        .unwrap();
+    let records = t.records();
+    assert_eq!(records.len(), 1, "{records:?}");
+    // Two rewrites of a three-node function take microseconds; the 1.5 s pause is not theirs.
+    assert!(
+        records[0].total < Duration::from_millis(750),
+        "the pause was counted: {records:?}"
+    );
+    assert_eq!(records[0].children.len(), 2);
+}

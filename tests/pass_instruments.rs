@@ -8,7 +8,7 @@ use common::pass_lab::*;
 use expect_test::expect;
 use passlab::instrument::{
     Bisect, DumpIR, InstrumentRef, ManualClock, PassPrintingInstrument, PassTimingInstrument,
-    PrintAfterAll, PrintBeforeAll, PrintChanged, Skip, Stats, Verify,
+    PrintAfterAll, PrintBeforeAll, PrintChanged, RecordStatus, Skip, Stats, Verify,
 };
 use passlab::ir::{Expr, Function, Var};
 use passlab::pass::{function_pass, module_pass, Pass, PassError, PassInfo, PassOptions};
@@ -89,13 +89,15 @@ fn timing_records_nest_and_render_like_tvm() {
 }
 
 #[test]
-fn timing_drops_records_of_failed_passes_and_reads_through_dyn_instrument() {
+fn timing_keeps_records_of_failed_passes_and_reads_through_dyn_instrument() {
     let mut lab = Lab::new();
     let clock = ManualClock::new();
     let timing: passlab::instrument::InstrumentRef =
         Arc::new(PassTimingInstrument::with_clock(Arc::new(clock.clone())));
     let ctx = ctx_with(vec![timing.clone()]);
-    let broken = module_pass(PassInfo::new("Broken", 0), |_, _| {
+    let c = clock.clone();
+    let broken = module_pass(PassInfo::new("Broken", 0), move |_, _| {
+        c.advance_us(7);
         Err(PassError::failed("no"))
     });
     let m = module();
@@ -103,15 +105,115 @@ fn timing_drops_records_of_failed_passes_and_reads_through_dyn_instrument() {
     let _ = lab.pm.with_context(&ctx, |pm| pm.run(&pipeline, &m));
     lab.pm
         .with_context(&ctx, |pm| {
-            let _ = pm.run(&pipeline, &m);
+            assert!(pm.run(&pipeline, &m).is_err());
             pm.run(&takes("B", &clock, 5), &m)
         })
         .unwrap();
     let t = timing.downcast_ref::<PassTimingInstrument>().unwrap();
+    // The failed pass and the Sequential it failed keep their records, with what ran inside.
     expect![[r#"
-        B: 5us [5us] (100.00%; 100.00%)
+        s (failed): 17us [0us] (77.27%; 77.27%)
+        	A: 10us [10us] (45.45%; 58.82%)
+        	Broken (failed): 7us [7us] (31.82%; 41.18%)
+        B: 5us [5us] (22.73%; 22.73%)
     "#]]
     .assert_eq(&t.render());
+}
+
+#[test]
+fn timing_keeps_records_of_an_interrupted_run() {
+    let mut lab = Lab::new();
+    let clock = ManualClock::new();
+    let timing = Arc::new(PassTimingInstrument::with_clock(Arc::new(clock.clone())));
+    let ctx = ctx_with(vec![timing.clone() as InstrumentRef]);
+    let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let f = flag.clone();
+    let c = clock.clone();
+    let stop = module_pass(PassInfo::new("Stop", 0), move |m, _| {
+        c.advance_us(3);
+        f.store(true, std::sync::atomic::Ordering::Relaxed);
+        Ok(m.clone())
+    });
+    lab.pm.set_interrupt(Some(flag.clone()));
+    let pipeline = seq("s", 0, vec![takes("A", &clock, 10), stop, takes("Never", &clock, 1)]);
+    let m = module();
+    let err = lab
+        .pm
+        .with_context(&ctx, |pm| pm.run(&pipeline, &m))
+        .unwrap_err();
+    assert!(err.to_string().contains("interrupted"), "{err}");
+    let names: Vec<String> = timing.records()[0]
+        .children
+        .iter()
+        .map(|r| r.name.to_string())
+        .collect();
+    assert_eq!(names, ["A", "Stop"]);
+    assert_eq!(timing.records()[0].status, RecordStatus::Failed);
+    assert_eq!(timing.records()[0].total.as_micros(), 13);
+}
+
+/// An observer that holds the run after `at` while the manual clock advances by `us`, as a
+/// user paused at a breakpoint would; while it holds the run it reads the timing instrument.
+struct Holder {
+    at: &'static str,
+    clock: ManualClock,
+    us: u64,
+    timing: Arc<PassTimingInstrument>,
+    seen: std::sync::Mutex<Vec<String>>,
+}
+
+impl passlab::pass::observer::PassObserver for Holder {
+    fn after_pass(
+        &self,
+        ev: &passlab::pass::observer::PassEvent<'_>,
+    ) -> passlab::pass::observer::Flow {
+        if ev.info.name() == self.at {
+            self.clock.advance_us(self.us);
+            *self.seen.lock().unwrap() = self
+                .timing
+                .records_paused(ev.stack)
+                .iter()
+                .map(|r| passlab::instrument::timing::render_records(std::slice::from_ref(r)))
+                .collect();
+        }
+        passlab::pass::observer::Flow::Continue
+    }
+}
+
+#[test]
+fn time_a_debugger_holds_the_run_is_no_pass_time_and_running_passes_show_while_paused() {
+    let mut lab = Lab::new();
+    let clock = ManualClock::new();
+    let timing = Arc::new(PassTimingInstrument::with_clock(Arc::new(clock.clone())));
+    let holder = Arc::new(Holder {
+        at: "B",
+        clock: clock.clone(),
+        us: 5_000_000,
+        timing: timing.clone(),
+        seen: Default::default(),
+    });
+    lab.pm.set_observer(Some(holder.clone()));
+    let ctx = ctx_with(vec![timing.clone() as InstrumentRef]);
+    let inner = seq("inner", 0, vec![takes("B", &clock, 200), takes("C", &clock, 300)]);
+    let outer = seq("outer", 0, vec![takes("A", &clock, 100), inner]);
+    let m = module();
+    lab.pm.with_context(&ctx, |pm| pm.run(&outer, &m)).unwrap();
+    // The 5 s held after B count nowhere.
+    expect![[r#"
+        outer: 600us [0us] (100.00%; 100.00%)
+        	A: 100us [100us] (16.67%; 16.67%)
+        	inner: 500us [0us] (83.33%; 83.33%)
+        		B: 200us [200us] (33.33%; 40.00%)
+        		C: 300us [300us] (50.00%; 60.00%)
+    "#]]
+    .assert_eq(&timing.render());
+    // Paused after B: the two Sequentials are running, with what finished inside them.
+    expect![[r#"
+        [
+            "outer (running): 300us [0us] (100.00%; 100.00%)\n\tA: 100us [100us] (33.33%; 33.33%)\n\tinner (running): 200us [0us] (66.67%; 66.67%)\n\t\tB: 200us [200us] (66.67%; 100.00%)\n",
+        ]
+    "#]]
+    .assert_debug_eq(&holder.seen.lock().unwrap());
 }
 
 #[test]

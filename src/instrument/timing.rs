@@ -5,13 +5,17 @@
 //!
 //! **passlab:** records belong to the instrument (TVM keeps one store per thread and wipes it
 //! when any context exits); they survive the context's exit and are cleared only when the
-//! instrument is entered again. Records left open by a failed pass are dropped. The clock is
-//! injectable so tests and transcripts get exact numbers.
+//! instrument is entered again. A pass that fails (an error, a panic, Ctrl-C or a debugger's
+//! abort inside it) still gets its record, marked failed, with the records of the passes that
+//! ran inside it. Time a debugger holds the run (between `run_suspended` and `run_resumed`)
+//! is nobody's: it is taken out of every record open across it. While a run is paused,
+//! [`PassTimingInstrument::records_paused`] also shows the passes still running, marked so.
+//! The clock is injectable so tests and transcripts get exact numbers.
 
 use super::clock::{Clock, SystemClock};
 use super::{Instrument, InstrumentCx};
 use crate::ir::Module;
-use crate::pass::error::InstrumentError;
+use crate::pass::error::{InstrumentError, PassError};
 use crate::pass::PassInfo;
 use comfy_table::{presets, CellAlignment, Table};
 use std::fmt::Write;
@@ -25,6 +29,30 @@ pub struct TimingRecord {
     pub name: Arc<str>,
     pub total: Duration,
     pub children: Vec<TimingRecord>,
+    pub status: RecordStatus,
+}
+
+/// How a timed pass run ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RecordStatus {
+    #[default]
+    Finished,
+    /// The pass failed (or was interrupted or aborted) after it started; `total` is its time
+    /// until then.
+    Failed,
+    /// Still running: the run is paused inside it; `total` is its time until the pause.
+    Running,
+}
+
+impl RecordStatus {
+    /// What the renderings append to the pass's name: nothing, ` (failed)`, ` (running)`.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            RecordStatus::Finished => "",
+            RecordStatus::Failed => " (failed)",
+            RecordStatus::Running => " (running)",
+        }
+    }
 }
 
 impl TimingRecord {
@@ -57,6 +85,11 @@ pub struct PassTimingInstrument {
     slots: [Slot; SLOTS],
     /// The last start's sequence number (starts are numbered from 1; 0 marks an empty slot).
     seq: AtomicU64,
+    /// Raw clock ticks the run has spent suspended (in a debugger's hands) since the last
+    /// clear; a record's time is its clock span less what this grew by across it.
+    paused: AtomicU64,
+    /// The raw reading when the current suspension began; 0 when the run is not suspended.
+    suspended_at: AtomicU64,
     state: spin::Mutex<State>,
 }
 
@@ -73,6 +106,8 @@ struct Slot {
     /// The address of the pass's name (checked at the end: the pass that ends is the one
     /// that started).
     name: AtomicUsize,
+    /// The instrument's paused time (`PassTimingInstrument::paused`) when the pass started.
+    paused: AtomicU64,
 }
 
 /// A pass's start, as a slot holds it.
@@ -81,6 +116,7 @@ struct Start {
     seq: u64,
     raw: u64,
     name: usize,
+    paused: u64,
 }
 
 impl Slot {
@@ -89,6 +125,7 @@ impl Slot {
             seq: self.seq.load(Ordering::Relaxed),
             raw: self.raw.load(Ordering::Relaxed),
             name: self.name.load(Ordering::Relaxed),
+            paused: self.paused.load(Ordering::Relaxed),
         }
     }
 }
@@ -109,8 +146,10 @@ struct Log {
     /// A timed pass's name; `None` for the other entries.
     names: Vec<Option<Arc<str>>>,
     /// `[tag, start, end]`. The tag of a timed pass: its start's sequence number above
-    /// [`DEPTH_BITS`] bits of depth (the records that end before it one level down and started
-    /// after it are its children), with the raw clock readings at its start and end. Of an
+    /// [`FAILED_BIT`] (set when the pass failed) above [`DEPTH_BITS`] bits of depth (the
+    /// records that end before it one level down and started after it are its children), with
+    /// the raw clock readings at its start (moved later by the time suspended across the pass)
+    /// and end. Of an
     /// untimed pass (one that started before the instrument was installed or cleared: it has
     /// no record, and its children's records move up to its parent): the depth alone. Of
     /// `exit_pass_ctx` (records still waiting for a parent are dropped): [`EXIT`].
@@ -121,6 +160,9 @@ struct Log {
 /// one: a million nested passes would overflow the stack first).
 const DEPTH_BITS: u32 = 20;
 const DEPTH_MASK: u64 = (1 << DEPTH_BITS) - 1;
+/// The tag bit of a failed pass; the start's sequence number is above it.
+const FAILED_BIT: u64 = 1 << DEPTH_BITS;
+const SEQ_SHIFT: u32 = DEPTH_BITS + 1;
 const EXIT: u64 = u64::MAX;
 
 /// One entry of the [`Log`].
@@ -131,6 +173,7 @@ enum Entry<'a> {
         seq: u64,
         start: u64,
         end: u64,
+        failed: bool,
     },
     Untimed {
         depth: usize,
@@ -158,9 +201,10 @@ impl Log {
                 Some(name) => Entry::End {
                     name,
                     depth: (tag & DEPTH_MASK) as usize,
-                    seq: tag >> DEPTH_BITS,
+                    seq: tag >> SEQ_SHIFT,
                     start,
                     end,
+                    failed: tag & FAILED_BIT != 0,
                 },
                 None => Entry::Untimed {
                     depth: (tag & DEPTH_MASK) as usize,
@@ -192,6 +236,7 @@ struct Node {
     name: Arc<str>,
     /// Nanoseconds.
     total: u64,
+    status: RecordStatus,
     /// Links by index, [`NONE`] for none.
     first_child: u32,
     last_child: u32,
@@ -220,6 +265,8 @@ impl PassTimingInstrument {
             system: None,
             slots: Default::default(),
             seq: AtomicU64::new(0),
+            paused: AtomicU64::new(0),
+            suspended_at: AtomicU64::new(0),
             state: spin::Mutex::new(State::default()),
         }
     }
@@ -233,10 +280,19 @@ impl PassTimingInstrument {
         }
     }
 
-    /// The finished top-level records, in execution order. While a run is paused, the
-    /// finished records under a pass that started before the instrument was installed are
-    /// top-level ones too (that pass has no record to hold them).
+    /// The top-level records of the passes that ended (finished or failed), in execution
+    /// order. While a run is paused, the finished records under a pass that started before
+    /// the instrument was installed are top-level ones too (that pass has no record to hold
+    /// them); [`records_paused`](Self::records_paused) also shows the running passes.
     pub fn records(&self) -> Vec<TimingRecord> {
+        self.records_paused(&[])
+    }
+
+    /// [`records`](Self::records) while a run is paused inside `running` (the passes that
+    /// enclose the pause, outermost first, as the debugger reports them): each of them that
+    /// this instrument timed is a record marked [`RecordStatus::Running`], with its time so
+    /// far and the records that ended inside it.
+    pub fn records_paused(&self, running: &[PassInfo]) -> Vec<TimingRecord> {
         let mut tree = Tree::default();
         let st = self.state.lock();
         for e in st.log.entries() {
@@ -247,9 +303,34 @@ impl PassTimingInstrument {
                     seq,
                     start,
                     end,
-                } => tree.end(name, depth, seq, self.clock.raw_delta_nanos(start, end)),
+                    failed,
+                } => {
+                    let status = if failed {
+                        RecordStatus::Failed
+                    } else {
+                        RecordStatus::Finished
+                    };
+                    tree.end(name, depth, seq, self.clock.raw_delta_nanos(start, end), status)
+                }
                 Entry::Untimed { depth } => tree.untimed(depth),
                 Entry::Exit => tree.waiting.clear(),
+            }
+        }
+        // The running passes, innermost first, each closed as of now (or of the suspension).
+        let now = match self.suspended_at.load(Ordering::Relaxed) {
+            0 => self.raw(),
+            at => at,
+        };
+        let paused = self.paused.load(Ordering::Relaxed);
+        for depth in (0..running.len()).rev() {
+            match self.start_at(depth, &st) {
+                Some(s) if s.name == name_address(running[depth].name_arc()) => {
+                    let start = s.raw.saturating_add(paused.saturating_sub(s.paused));
+                    let total = self.clock.raw_delta_nanos(start, now);
+                    let name = running[depth].name_arc();
+                    tree.end(name, depth, s.seq, total, RecordStatus::Running);
+                }
+                _ => tree.untimed(depth),
             }
         }
         // Records waiting under passes that are all untimed and still running.
@@ -281,9 +362,11 @@ impl PassTimingInstrument {
         for slot in &self.slots {
             slot.seq.store(0, Ordering::Relaxed);
         }
-        // No start is left to compare with: numbering starts again (a log tag holds 44 bits
-        // of it, 17 trillion starts between two clears).
+        // No start is left to compare with: numbering starts again (a log tag holds 43 bits
+        // of it, 8 trillion starts between two clears).
         self.seq.store(0, Ordering::Relaxed);
+        self.paused.store(0, Ordering::Relaxed);
+        self.suspended_at.store(0, Ordering::Relaxed);
     }
 
     /// TVM's text rendering, byte for byte: one line per record, depth-first,
@@ -312,6 +395,7 @@ impl Tree {
             name: n.name.clone(),
             total: Duration::from_nanos(n.total),
             children,
+            status: n.status,
         }
     }
 
@@ -341,7 +425,7 @@ impl Tree {
 
     /// A timed pass at `depth` ended: its children are the records waiting one level down
     /// that started after it (earlier ones belonged to a sibling that failed).
-    fn end(&mut self, name: &Arc<str>, depth: usize, seq: u64, total: u64) {
+    fn end(&mut self, name: &Arc<str>, depth: usize, seq: u64, total: u64, status: RecordStatus) {
         let idx = self.nodes.len();
         let Ok(id) = u32::try_from(idx) else {
             // Four billion records: stop recording rather than wrap.
@@ -354,6 +438,7 @@ impl Tree {
         let mut node = Node {
             name: name.clone(),
             total,
+            status,
             first_child: NONE,
             last_child: NONE,
             next_sibling: NONE,
@@ -408,10 +493,12 @@ impl Instrument for PassTimingInstrument {
         let seq = self.seq.load(Ordering::Relaxed) + 1;
         self.seq.store(seq, Ordering::Relaxed);
         let name = name_address(info.name_arc());
+        let paused = self.paused.load(Ordering::Relaxed);
         match self.slots.get(cx.depth) {
             Some(slot) => {
                 slot.name.store(name, Ordering::Relaxed);
                 slot.seq.store(seq, Ordering::Relaxed);
+                slot.paused.store(paused, Ordering::Relaxed);
                 // Read last, so the bookkeeping above is not part of the pass's time.
                 slot.raw.store(self.raw(), Ordering::Relaxed);
             }
@@ -425,6 +512,7 @@ impl Instrument for PassTimingInstrument {
                 st.deep[i] = Start {
                     seq,
                     name,
+                    paused,
                     raw: self.raw(),
                 };
             }
@@ -439,7 +527,41 @@ impl Instrument for PassTimingInstrument {
         cx: &InstrumentCx<'_>,
     ) -> Result<(), InstrumentError> {
         let end = self.raw();
-        let depth = cx.depth;
+        self.end_pass(info, cx.depth, end, 0);
+        Ok(())
+    }
+
+    fn run_failed_pass(&self, _m: &Module, info: &PassInfo, _error: &PassError, cx: &InstrumentCx<'_>) {
+        let end = self.raw();
+        // A pass that failed inside this one may have left its start behind (it failed
+        // before its own end was logged): those deeper starts are stale now.
+        let mut st = self.state.lock();
+        for slot in self.slots.iter().skip(cx.depth + 1) {
+            slot.seq.store(0, Ordering::Relaxed);
+        }
+        st.deep.truncate((cx.depth + 1).saturating_sub(SLOTS));
+        drop(st);
+        self.end_pass(info, cx.depth, end, FAILED_BIT);
+    }
+
+    fn run_suspended(&self, _cx: &InstrumentCx<'_>) {
+        self.suspended_at.store(self.raw().max(1), Ordering::Relaxed);
+    }
+
+    fn run_resumed(&self, _cx: &InstrumentCx<'_>) {
+        let at = self.suspended_at.swap(0, Ordering::Relaxed);
+        if at != 0 {
+            let held = self.raw().saturating_sub(at);
+            self.paused.fetch_add(held, Ordering::Relaxed);
+        }
+    }
+}
+
+impl PassTimingInstrument {
+    /// Logs the end of the pass at `depth` (`flags`: 0 or [`FAILED_BIT`]): its record when
+    /// this instrument saw it start, else an untimed entry.
+    #[inline]
+    fn end_pass(&self, info: &PassInfo, depth: usize, end: u64, flags: u64) {
         let mut st = self.state.lock();
         let start = match self.slots.get(depth) {
             Some(slot) => {
@@ -455,13 +577,18 @@ impl Instrument for PassTimingInstrument {
         };
         let logged_depth = (depth as u64).min(DEPTH_MASK - 1);
         if start.seq != 0 && start.name == name_address(info.name_arc()) {
-            let tag = start.seq << DEPTH_BITS | logged_depth;
-            st.log
-                .push(Some(info.name_arc().clone()), tag, start.raw, end);
+            let tag = start.seq << SEQ_SHIFT | flags | logged_depth;
+            // The time suspended across the pass moves its start later.
+            let held = self.paused.load(Ordering::Relaxed).saturating_sub(start.paused);
+            st.log.push(
+                Some(info.name_arc().clone()),
+                tag,
+                start.raw.saturating_add(held),
+                end,
+            );
         } else {
             st.log.push(None, logged_depth, 0, 0);
         }
-        Ok(())
     }
 }
 
@@ -495,9 +622,10 @@ pub fn render_records(roots: &[TimingRecord]) -> String {
         }
         let _ = writeln!(
             out,
-            "{}{}: {}us [{}us] ({}%; {}%)",
+            "{}{}{}: {}us [{}us] ({}%; {}%)",
             "\t".repeat(depth),
             r.name,
+            r.status.suffix(),
             c_fixed(total, 0),
             c_fixed(self_us, 0),
             c_fixed(total / top * 100.0, 2),
@@ -551,7 +679,7 @@ fn pct(part: f64, whole: f64) -> String {
 fn table_rows(r: &TimingRecord, indent: &str, top: f64, parent: f64, rows: &mut Vec<Vec<String>>) {
     let total = micros(r.total);
     rows.push(vec![
-        format!("{indent}{}", r.name),
+        format!("{indent}{}{}", r.name, r.status.suffix()),
         human_duration(r.total),
         human_duration(r.self_time()),
         pct(total, top),

@@ -96,7 +96,11 @@ pub fn chrome_trace(roots: &[TimingRecord]) -> serde_json::Value {
             "dur": micros(r.total),
             "pid": 1,
             "tid": 1,
-            "args": { "depth": depth, "self_us": micros(r.self_time()) },
+            "args": {
+                "depth": depth,
+                "self_us": micros(r.self_time()),
+                "status": format!("{:?}", r.status).to_lowercase(),
+            },
         }));
         let mut t = start;
         let mut kids = Vec::with_capacity(r.children.len());
@@ -123,6 +127,7 @@ mod tests {
             name: Arc::from(name),
             total: Duration::from_micros(us),
             children,
+            status: Default::default(),
         }
     }
 

@@ -120,7 +120,10 @@ impl PassCx {
         }
         // The observer gets the body's duration (`break slower 10ms`); without one, no clock.
         let started = self.observer.is_some().then(Instant::now);
-        let out = self.run_body(pass, m)?;
+        let out = match self.run_body(pass, m) {
+            Ok(out) => out,
+            Err(e) => return Err(self.failed(info, m, e)),
+        };
         let elapsed = started.map(|t| t.elapsed());
         if self.ctx.caches_required() {
             self.ctx.record_run(info.name_arc(), &out);
@@ -181,7 +184,11 @@ impl PassCx {
             return Ok(());
         }
         let (result, diag_start) = self.framed(info, |cx| pass.imp().transform_in_place(m, cx));
-        self.finish_body(info, diag_start, result, m)?;
+        if let Err(e) = self.finish_body(info, diag_start, result, m) {
+            // `m` may be a partial result here; instruments get it as the failed pass's input
+            // (the caller discards it).
+            return Err(self.failed(info, m, e));
+        }
         if self.ctx.caches_required() {
             self.ctx.record_run(info.name_arc(), m);
         }
@@ -204,6 +211,42 @@ impl PassCx {
         }
         let pass = self.registry.create_required(name, required_by)?;
         self.run(&pass, m)
+    }
+
+    /// `run_failed_pass` on every instrument, for a pass whose body failed with `error`
+    /// (returned as it is).
+    #[cold]
+    #[inline(never)]
+    fn failed(&mut self, info: &PassInfo, m: &Module, error: PassError) -> PassError {
+        if self.ctx.has_instruments() {
+            self.refresh_instruments();
+            let icx = InstrumentCx {
+                sink: &*self.sink,
+                depth: self.frames.len(),
+            };
+            for inst in self.instruments.1.iter() {
+                let _ = catch_unwind(AssertUnwindSafe(|| {
+                    inst.run_failed_pass(m, info, &error, &icx)
+                }));
+            }
+        }
+        error
+    }
+
+    /// `run_suspended` (`resumed` false) or `run_resumed` on every instrument, around an
+    /// observer callback. A panic in one is ignored: the time is all they are told.
+    fn suspension(&mut self, resumed: bool) {
+        self.refresh_instruments();
+        let icx = InstrumentCx {
+            sink: &*self.sink,
+            depth: self.frames.len(),
+        };
+        for inst in self.instruments.1.iter() {
+            let _ = catch_unwind(AssertUnwindSafe(|| match resumed {
+                false => inst.run_suspended(&icx),
+                true => inst.run_resumed(&icx),
+            }));
+        }
     }
 
     /// `should_run` (unless required by the context) and `run_before_pass`; false = skip.
@@ -317,16 +360,22 @@ impl PassCx {
         out
     }
 
+    /// The observer's callback, with the instruments told that the run is out of their
+    /// hands meanwhile (it may pause at a breakpoint for as long as the user likes).
     fn observe(
-        &self,
+        &mut self,
         info: &PassInfo,
         input: &Module,
         output: Option<&Module>,
         elapsed: Option<Duration>,
     ) -> Result<(), PassError> {
-        let Some(obs) = &self.observer else {
+        let Some(obs) = self.observer.clone() else {
             return Ok(());
         };
+        let tell = self.ctx.has_instruments();
+        if tell {
+            self.suspension(false);
+        }
         let event = PassEvent {
             info,
             input,
@@ -339,6 +388,9 @@ impl PassCx {
             None => obs.before_pass(&event),
             Some(_) => obs.after_pass(&event),
         };
+        if tell {
+            self.suspension(true);
+        }
         match flow {
             Flow::Continue => Ok(()),
             Flow::Abort => Err(PassErrorKind::Aborted {

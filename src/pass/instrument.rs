@@ -83,6 +83,28 @@ pub trait Instrument: AsAny + Send + Sync {
         Ok(())
     }
 
+    /// Called instead of [`run_after_pass`](Instrument::run_after_pass) for a pass that
+    /// started (`run_before_pass` was called) and then failed: its body returned an error or
+    /// panicked, a pass inside it failed, or the run was interrupted or aborted inside it.
+    /// `m` is the pass's input. Called on the way out, innermost pass first; what this
+    /// callback does cannot change the error (a panic in it is ignored).
+    fn run_failed_pass(
+        &self,
+        _m: &Module,
+        _info: &PassInfo,
+        _error: &super::PassError,
+        _cx: &InstrumentCx<'_>,
+    ) {
+    }
+
+    /// Called before the run is handed to an observer (a step debugger, which may pause the
+    /// run at a breakpoint, or check the module), and [`run_resumed`](Instrument::run_resumed)
+    /// when it gets the run back. The time between the two belongs to no pass.
+    fn run_suspended(&self, _cx: &InstrumentCx<'_>) {}
+
+    /// See [`run_suspended`](Instrument::run_suspended).
+    fn run_resumed(&self, _cx: &InstrumentCx<'_>) {}
+
     /// A one-line description with the instrument's settings, for listings.
     fn describe(&self) -> String {
         self.name().to_string()

@@ -9,7 +9,7 @@ use super::{highlight, highlight_html};
 use super::{html_escape, pre};
 use crate::instrument::{Instrument, PassTimingInstrument, StatRecord, Stats};
 use crate::ir::{visit, Expr, ExprKind, Module};
-use crate::pass::{Gate, Pass, PassContext};
+use crate::pass::{Gate, Pass, PassContext, PassInfo};
 use crate::text::{print_expr, print_module_with, PrintOptions};
 use comfy_table::{presets, Table};
 
@@ -344,14 +344,15 @@ pub fn context_rendering(c: &PassContext, is_current: bool) -> Rendering {
     Rendering::table(&context_table(c, is_current))
 }
 
-/// The records of a timing instrument as a table (what the `timing` command shows).
-pub fn timing_rendering(t: &PassTimingInstrument) -> Rendering {
-    let records = t.records();
+/// A timing instrument's records as a table (what the `timing` command shows), with the
+/// passes still `running` around a pause (outermost first; empty when no run is paused).
+pub fn timing_rendering(t: &PassTimingInstrument, running: &[PassInfo]) -> Rendering {
+    let records = t.records_paused(running);
     if records.is_empty() {
         return Rendering::plain("(no passes timed yet)");
     }
     Rendering {
-        plain: t.render_table(),
+        plain: crate::instrument::timing::render_table(&records),
         ansi: None,
         html: Some(timing_html(&records)),
     }
@@ -419,10 +420,10 @@ fn stats_tree_order(records: &[StatRecord]) -> Vec<&StatRecord> {
 }
 
 /// An instrument as `show` displays it: its name, then its results when it keeps a table
-/// (timing, stats).
-pub fn instrument_rendering(i: &dyn Instrument) -> Rendering {
+/// (timing, stats; `running` as for [`timing_rendering`]).
+pub fn instrument_rendering(i: &dyn Instrument, running: &[PassInfo]) -> Rendering {
     let results = if let Some(t) = i.downcast_ref::<PassTimingInstrument>() {
-        timing_rendering(t)
+        timing_rendering(t, running)
     } else if let Some(s) = i.downcast_ref::<Stats>() {
         stats_rendering(s)
     } else {
@@ -585,7 +586,12 @@ fn timing_html(records: &[crate::instrument::TimingRecord]) -> String {
             }
         };
         rows.push(vec![
-            format!("{}{}", "\u{a0}\u{a0}".repeat(depth * 2), r.name),
+            format!(
+                "{}{}{}",
+                "\u{a0}\u{a0}".repeat(depth * 2),
+                r.name,
+                r.status.suffix()
+            ),
             human_duration(r.total),
             human_duration(r.self_time()),
             pct(t, top),

@@ -42,6 +42,14 @@ impl Session {
         self.debug.suspended.as_ref().map(|s| s.pause.describe())
     }
 
+    /// The passes a paused run is inside, outermost first (empty when no run is paused).
+    pub(crate) fn running_passes(&self) -> &[crate::pass::PassInfo] {
+        match &self.debug.suspended {
+            Some(s) => &s.pause.stack,
+            None => &[],
+        }
+    }
+
     pub(crate) fn cmd_break(&mut self, spec: &BreakSpec, out: &mut Outputs) {
         let when = When::from_spec(spec);
         let note = when

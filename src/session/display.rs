@@ -26,7 +26,7 @@ impl Session {
             }
             Value::Pass(p) => pass_line_rendering(p),
             Value::Context(c) => context_rendering(c, self.pm.current().same_as(c)),
-            Value::Instrument(i) if full => instrument_rendering(&**i),
+            Value::Instrument(i) if full => instrument_rendering(&**i, self.running_passes()),
             Value::Instrument(i) => Rendering::pre(format!("<instrument {}>", i.name())),
             Value::Str(s) if full => Rendering::plain(s.clone()),
             Value::Tensor(t) => Rendering::pre(crate::eval::summary::render(t)),
@@ -74,7 +74,7 @@ impl Session {
             .as_any()
             .downcast_ref::<PassTimingInstrument>()
             .expect("checked above");
-        let r = timing_rendering(t);
+        let r = timing_rendering(t, self.running_passes());
         out.display(r.plain, r.ansi, r.html);
         Ok(())
     }

@@ -29,7 +29,7 @@ impl Session {
             .as_any()
             .downcast_ref::<PassTimingInstrument>()
             .expect("found by type");
-        Ok(t.records())
+        Ok(t.records_paused(self.running_passes()))
     }
 }
 
