@@ -199,27 +199,27 @@ impl NotebookDisplay for PassTree {
 
 impl NotebookDisplay for PassContext {
     fn rendering(&self) -> Rendering {
-        context_rendering(self, false)
+        context_rendering(self, false, Front::NOTEBOOK)
     }
 }
 
 impl NotebookDisplay for PassTimingInstrument {
     /// The records as a table, like the `timing` command.
     fn rendering(&self) -> Rendering {
-        timing_rendering(self, &[])
+        timing_rendering(self, &[], Front::NOTEBOOK)
     }
 }
 
 impl NotebookDisplay for Stats {
     fn rendering(&self) -> Rendering {
-        stats_rendering(self)
+        stats_rendering(self, Front::NOTEBOOK)
     }
 }
 
 impl NotebookDisplay for dyn Instrument {
     /// Its name, then its results for timing and stats instruments, like `show`.
     fn rendering(&self) -> Rendering {
-        instrument_rendering(self, &[])
+        instrument_rendering(self, &[], Front::NOTEBOOK)
     }
 }
 

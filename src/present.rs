@@ -7,6 +7,7 @@
 pub mod diff;
 pub mod highlight;
 pub mod render;
+pub mod wrap;
 
 pub use highlight::{highlight, highlight_html, HighlightWriter};
 

@@ -54,6 +54,8 @@ pub struct Session {
     /// Make the `html` renderings of printed IR and diffs (a notebook shows them; a terminal
     /// does not, and on large models they cost more than the text).
     pub(crate) html: bool,
+    /// The front end's width in columns (tables and help fit it); `None`: no limit.
+    width: Option<usize>,
     /// Relative paths in `load`/`save`/`DumpIR` resolve against this directory.
     pub(crate) base_dir: PathBuf,
     /// The last PassTimingInstrument a context held, for `timing` after a `with` block.
@@ -101,6 +103,7 @@ impl Session {
             sink,
             color: false,
             html: true,
+            width: None,
             base_dir: std::env::current_dir().unwrap_or_default(),
             last_timing: None,
             interrupt,
@@ -132,11 +135,19 @@ impl Session {
         self.html = html;
     }
 
+    /// Fits tables and help to `width` columns (a terminal's width; the REPL sets it before
+    /// each statement, so a resized window is followed), or lets them be as wide as they are
+    /// (`None`, the default: notebooks, scripts, transcripts).
+    pub fn set_width(&mut self, width: Option<usize>) {
+        self.width = width;
+    }
+
     /// What this session's front end shows (see [`render::Front`]).
     pub(crate) fn front(&self) -> render::Front {
         render::Front {
             color: self.color,
             html: self.html,
+            width: self.width,
         }
     }
 

@@ -297,10 +297,13 @@ fn a_runs_history_shares_structure_between_steps() {
 fn time_paused_at_a_breakpoint_is_not_pass_time() {
     let mut s = session();
     ok(&mut s, "t = PassTimingInstrument()\nbreak after DropAdd");
-    let out = s.execute(
-        "with PassContext(instruments=[t]) { x = Sequential([drop_add, drop_mul])(m) }",
+    let out =
+        s.execute("with PassContext(instruments=[t]) { x = Sequential([drop_add, drop_mul])(m) }");
+    assert!(
+        out.plain().contains("paused after DropAdd"),
+        "{}",
+        out.plain()
     );
-    assert!(out.plain().contains("paused after DropAdd"), "{}", out.plain());
     std::thread::sleep(Duration::from_millis(1500));
     ok(&mut s, "continue");
     let Some(Value::Instrument(t)) = s.var("t") else {

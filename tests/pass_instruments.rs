@@ -135,7 +135,11 @@ fn timing_keeps_records_of_an_interrupted_run() {
         Ok(m.clone())
     });
     lab.pm.set_interrupt(Some(flag.clone()));
-    let pipeline = seq("s", 0, vec![takes("A", &clock, 10), stop, takes("Never", &clock, 1)]);
+    let pipeline = seq(
+        "s",
+        0,
+        vec![takes("A", &clock, 10), stop, takes("Never", &clock, 1)],
+    );
     let m = module();
     let err = lab
         .pm
@@ -194,7 +198,11 @@ fn time_a_debugger_holds_the_run_is_no_pass_time_and_running_passes_show_while_p
     });
     lab.pm.set_observer(Some(holder.clone()));
     let ctx = ctx_with(vec![timing.clone() as InstrumentRef]);
-    let inner = seq("inner", 0, vec![takes("B", &clock, 200), takes("C", &clock, 300)]);
+    let inner = seq(
+        "inner",
+        0,
+        vec![takes("B", &clock, 200), takes("C", &clock, 300)],
+    );
     let outer = seq("outer", 0, vec![takes("A", &clock, 100), inner]);
     let m = module();
     lab.pm.with_context(&ctx, |pm| pm.run(&outer, &m)).unwrap();

@@ -428,3 +428,88 @@ fn piped_stdin_streams_trace_lines_while_the_statement_runs() {
     child.wait().unwrap();
     drop(stdin);
 }
+
+/// In an 80-column terminal the banner, `help`, help on a pass and the tables (`passes`,
+/// `configs`, `timing`, `vars`) fit: no line is wider than the terminal. The same statements
+/// piped (no terminal) keep their full width.
+#[test]
+fn tables_help_and_the_banner_fit_an_80_column_terminal() {
+    let dir = tmp("width");
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!(
+            "stty cols 80 rows 24 && exec '{}'",
+            env!("CARGO_BIN_EXE_passlab")
+        ))
+        .env("PASSLAB_HISTORY", dir.join("history"))
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm");
+    let mut p = spawn_command(cmd, Some(TIMEOUT_MS)).expect("spawn passlab");
+    let banner = p.exp_string(">>> ").expect("banner and prompt");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let mut shown = banner;
+    let statements = [
+        "help",
+        "passes",
+        "configs",
+        "help FoldConstant",
+        "help function_pass",
+        "m = parse(\"\"\"def @main(%x: float32) { add(%x, 0f) }\"\"\")",
+        "with PassContext(instruments=[PassTimingInstrument()]) { m2 = Sequential([InferType(), SimplifyExpr(), FoldConstant()])(m) }",
+        "timing",
+        "vars",
+    ];
+    for (i, s) in statements.iter().enumerate() {
+        // One line: type-ahead sent while a statement runs would be discarded.
+        p.send_line(&format!("{s}; print(\"done-{i}\")")).unwrap();
+        let out = p
+            .exp_string(&format!("\r\ndone-{i}\r\n"))
+            .unwrap_or_else(|e| panic!("{s}: {e}"));
+        shown.push_str(&out);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    ctrl_d(&mut p);
+    p.exp_eof().unwrap();
+    // rexpect hands over each byte as a char: make the UTF-8 text again.
+    let bytes: Vec<u8> = shown.chars().map(|c| c as u32 as u8).collect();
+    let shown = String::from_utf8(bytes).expect("UTF-8 output");
+    let escapes = regex::Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]").unwrap();
+    let text = escapes.replace_all(&shown, "");
+    let mut checked = 0;
+    for line in text.split(['\r', '\n']) {
+        // The editor's echo of what was typed is the user's own line.
+        if line.contains(">>> ") || line.contains("print(\"done-") {
+            continue;
+        }
+        assert!(
+            line.chars().count() <= 80,
+            "wider than 80 columns:\n{line}\n\nin:\n{text}"
+        );
+        checked += 1;
+    }
+    for expected in [
+        "Ctrl-D to leave",
+        "  show expr ",
+        "FoldConstant",
+        "relay.FuseOps.max_depth",
+        "SimplifyExprPostAlterOp",
+        "│ m2 ",
+    ] {
+        assert!(text.contains(expected), "{expected:?} not shown:\n{text}");
+    }
+    assert!(checked > 150, "{checked} lines");
+    // Piped, the passes table is one row per pass, as wide as it is.
+    let out = Command::new(env!("CARGO_BIN_EXE_passlab"))
+        .arg("run")
+        .arg(write_script(&dir, "passes\n"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().any(|l| l.chars().count() > 120), "{text}");
+}
+
+fn write_script(dir: &std::path::Path, text: &str) -> std::path::PathBuf {
+    let path = dir.join("script.passlab");
+    std::fs::write(&path, text).unwrap();
+    path
+}

@@ -106,10 +106,12 @@ pub fn run(args: &OptArgs, module: Module) -> Result<(), String> {
         }
     }
     if args.time_passes && !timing.records().is_empty() {
-        stdio::err(&timing.render_table());
+        // Full width: `opt` output is read by scripts and lit-style checks.
+        let records = timing.records();
+        stdio::err(&passlab::instrument::timing::render_table(&records, None));
         stdio::err("\n");
         stdio::err(&passlab::instrument::timing_views::render_flat(
-            &timing.records(),
+            &records, None,
         ));
     }
     let mut notes = String::new();

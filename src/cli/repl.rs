@@ -42,9 +42,10 @@ pub fn run(color: bool) -> i32 {
     }
 }
 
+/// Two lines of at most 80 columns.
 fn banner() -> String {
     format!(
-        "passlab {} — TVM-style pass pipelines, interactively. `help`, `passes`; `quit` or Ctrl-D to leave.",
+        "passlab {} — TVM-style pass pipelines, interactively.\n`help`, `passes`; `quit` or Ctrl-D to leave.",
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -134,6 +135,10 @@ fn interactive(session: &mut Session, terminal: &stdio::Terminal) -> i32 {
         }
         terminal.reset();
         running.store(true, Ordering::SeqCst);
+        // Tables and help fit the terminal (read again each time: the window may have been
+        // resized since the last statement).
+        let width = rl.dimensions().map(|(cols, _)| cols).filter(|&c| c > 0);
+        shared.borrow_mut().set_width(width);
         let out = shared.borrow_mut().execute(&src);
         running.store(false, Ordering::SeqCst);
         stdio::out(&out.text(color));

@@ -310,7 +310,13 @@ impl PassTimingInstrument {
                     } else {
                         RecordStatus::Finished
                     };
-                    tree.end(name, depth, seq, self.clock.raw_delta_nanos(start, end), status)
+                    tree.end(
+                        name,
+                        depth,
+                        seq,
+                        self.clock.raw_delta_nanos(start, end),
+                        status,
+                    )
                 }
                 Entry::Untimed { depth } => tree.untimed(depth),
                 Entry::Exit => tree.waiting.clear(),
@@ -378,7 +384,7 @@ impl PassTimingInstrument {
 
     /// The records as a table (tree-shaped names, times in human units).
     pub fn render_table(&self) -> String {
-        render_table(&self.records())
+        render_table(&self.records(), None)
     }
 }
 
@@ -531,7 +537,13 @@ impl Instrument for PassTimingInstrument {
         Ok(())
     }
 
-    fn run_failed_pass(&self, _m: &Module, info: &PassInfo, _error: &PassError, cx: &InstrumentCx<'_>) {
+    fn run_failed_pass(
+        &self,
+        _m: &Module,
+        info: &PassInfo,
+        _error: &PassError,
+        cx: &InstrumentCx<'_>,
+    ) {
         let end = self.raw();
         // A pass that failed inside this one may have left its start behind (it failed
         // before its own end was logged): those deeper starts are stale now.
@@ -545,7 +557,8 @@ impl Instrument for PassTimingInstrument {
     }
 
     fn run_suspended(&self, _cx: &InstrumentCx<'_>) {
-        self.suspended_at.store(self.raw().max(1), Ordering::Relaxed);
+        self.suspended_at
+            .store(self.raw().max(1), Ordering::Relaxed);
     }
 
     fn run_resumed(&self, _cx: &InstrumentCx<'_>) {
@@ -579,7 +592,10 @@ impl PassTimingInstrument {
         if start.seq != 0 && start.name == name_address(info.name_arc()) {
             let tag = start.seq << SEQ_SHIFT | flags | logged_depth;
             // The time suspended across the pass moves its start later.
-            let held = self.paused.load(Ordering::Relaxed).saturating_sub(start.paused);
+            let held = self
+                .paused
+                .load(Ordering::Relaxed)
+                .saturating_sub(start.paused);
             st.log.push(
                 Some(info.name_arc().clone()),
                 tag,
@@ -647,11 +663,13 @@ pub fn human_duration(d: Duration) -> String {
     }
 }
 
-/// The records as a table: pass (as a tree), total, self, % of all, % of parent.
-pub fn render_table(roots: &[TimingRecord]) -> String {
+/// The records as a table: pass (as a tree), total, self, % of all, % of parent; fitted to
+/// `width` columns when there is one (the pass column wraps first).
+pub fn render_table(roots: &[TimingRecord], width: Option<usize>) -> String {
     let top: f64 = roots.iter().map(|r| micros(r.total)).sum();
     let mut table = Table::new();
     table.load_style(presets::UTF8_FULL_CONDENSED);
+    fit_table(&mut table, width);
     table.set_header(vec!["pass", "total", "self", "% all", "% parent"]);
     let mut rows = Vec::new();
     for r in roots {
@@ -666,6 +684,16 @@ pub fn render_table(roots: &[TimingRecord]) -> String {
         }
     }
     table.to_string()
+}
+
+/// Lets comfy-table wrap cells so that `table` fits `width` columns (at least 40: narrower
+/// tables read worse wrapped than cut off). Every table of the product goes through this
+/// (`present::wrap` re-exports it for the tables above this layer).
+pub fn fit_table(table: &mut Table, width: Option<usize>) {
+    if let Some(w) = width.filter(|&w| w >= 40) {
+        table.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
+        table.set_width(u16::try_from(w).unwrap_or(u16::MAX));
+    }
 }
 
 fn pct(part: f64, whole: f64) -> String {

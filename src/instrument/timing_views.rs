@@ -47,11 +47,12 @@ pub fn flat(roots: &[TimingRecord]) -> Vec<FlatRow> {
 }
 
 /// The flat list as a table: self time, its share of all self time, total, runs, pass.
-pub fn render_flat(roots: &[TimingRecord]) -> String {
+pub fn render_flat(roots: &[TimingRecord], width: Option<usize>) -> String {
     let rows = flat(roots);
     let all: f64 = rows.iter().map(|r| r.self_time.as_secs_f64()).sum();
     let mut table = Table::new();
     table.load_style(presets::UTF8_FULL_CONDENSED);
+    super::timing::fit_table(&mut table, width);
     table.set_header(vec!["self", "% self", "total", "runs", "pass"]);
     for r in &rows {
         let share = if all > 0.0 {

@@ -23,14 +23,82 @@ pub(crate) struct Tab {
 }
 
 impl Tab {
-    pub fn plain(&self) -> String {
+    /// The table drawn with comfy-table. Fitted to `width` columns when there is one: the
+    /// widest column wraps while the others keep their width, if that leaves it 30 columns;
+    /// else each row becomes a short block (see [`Tab::records`]).
+    pub fn plain(&self, width: Option<usize>) -> String {
         let mut t = Table::new();
         t.load_style(presets::UTF8_FULL_CONDENSED);
         t.set_header(self.header.clone());
         for r in &self.rows {
             t.add_row(r.clone());
         }
+        let Some(w) = width.filter(|&w| w >= 40) else {
+            return t.to_string();
+        };
+        let widths: Vec<usize> = (0..self.header.len())
+            .map(|c| {
+                self.rows
+                    .iter()
+                    .chain(std::iter::once(&self.header))
+                    .filter_map(|r| r.get(c))
+                    .map(|x| x.chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        // Each column costs its content, two of padding and one of border.
+        let natural: usize = widths.iter().map(|x| x + 3).sum::<usize>() + 1;
+        if natural <= w {
+            return t.to_string();
+        }
+        let flex = (0..widths.len()).max_by_key(|&c| widths[c]).unwrap_or(0);
+        let others: usize = natural - (widths[flex] + 3);
+        if others + 3 + 30 > w {
+            return self.records(w);
+        }
+        super::wrap::fit_table(&mut t, Some(w));
+        for c in (0..widths.len()).filter(|&c| c != flex) {
+            if let Some(col) = t.column_mut(c) {
+                col.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
+            }
+        }
         t.to_string()
+    }
+
+    /// The rows as blocks, for a terminal too narrow for the table: the first cell on a line
+    /// of its own, then the short cells as `header: value` on one line, then each long one
+    /// (over 24 characters) on its own, all wrapped to `width`.
+    fn records(&self, width: usize) -> String {
+        let mut out = String::new();
+        for row in &self.rows {
+            let Some(first) = row.first() else { continue };
+            out.push_str(first.trim());
+            out.push('\n');
+            let cells = || {
+                self.header
+                    .iter()
+                    .zip(row)
+                    .skip(1)
+                    .map(|(h, c)| (h, c.trim()))
+                    .filter(|(_, c)| !c.is_empty())
+            };
+            let short: Vec<String> = cells()
+                .filter(|(_, c)| c.chars().count() <= 24)
+                .map(|(h, c)| format!("{h}: {c}"))
+                .collect();
+            if !short.is_empty() {
+                let line = format!("    {}", short.join("   "));
+                out.push_str(&super::wrap::wrap_text(&line, Some(width)));
+                out.push('\n');
+            }
+            for (h, c) in cells().filter(|(_, c)| c.chars().count() > 24) {
+                let line = format!("    {h}: {c}");
+                out.push_str(&super::wrap::wrap_text(&line, Some(width)));
+                out.push('\n');
+            }
+        }
+        out.trim_end().to_string()
     }
 
     /// The table as static HTML: numeric columns (every filled cell a number, a duration, a
@@ -224,10 +292,10 @@ impl Rendering {
         }
     }
 
-    /// A table, drawn with comfy-table and as an HTML table.
-    pub(crate) fn table(tab: &Tab) -> Rendering {
+    /// A table, drawn with comfy-table (fitted to `width` columns) and as an HTML table.
+    pub(crate) fn table(tab: &Tab, width: Option<usize>) -> Rendering {
         Rendering {
-            plain: tab.plain(),
+            plain: tab.plain(width),
             ansi: None,
             html: Some(tab.html()),
         }
@@ -250,6 +318,8 @@ impl Rendering {
 pub struct Front {
     pub color: bool,
     pub html: bool,
+    /// The terminal's width in columns, which tables and help fit; `None`: no limit.
+    pub width: Option<usize>,
 }
 
 impl Front {
@@ -257,6 +327,7 @@ impl Front {
     pub const NOTEBOOK: Front = Front {
         color: false,
         html: true,
+        width: None,
     };
 }
 
@@ -340,19 +411,19 @@ pub fn pass_tree(p: &Pass, ctx: &PassContext) -> String {
 }
 
 /// A context as a table (with a `context: current` row when it is the current one).
-pub fn context_rendering(c: &PassContext, is_current: bool) -> Rendering {
-    Rendering::table(&context_table(c, is_current))
+pub fn context_rendering(c: &PassContext, is_current: bool, front: Front) -> Rendering {
+    Rendering::table(&context_table(c, is_current), front.width)
 }
 
 /// A timing instrument's records as a table (what the `timing` command shows), with the
 /// passes still `running` around a pause (outermost first; empty when no run is paused).
-pub fn timing_rendering(t: &PassTimingInstrument, running: &[PassInfo]) -> Rendering {
+pub fn timing_rendering(t: &PassTimingInstrument, running: &[PassInfo], front: Front) -> Rendering {
     let records = t.records_paused(running);
     if records.is_empty() {
         return Rendering::plain("(no passes timed yet)");
     }
     Rendering {
-        plain: crate::instrument::timing::render_table(&records),
+        plain: crate::instrument::timing::render_table(&records, front.width),
         ansi: None,
         html: Some(timing_html(&records)),
     }
@@ -360,7 +431,7 @@ pub fn timing_rendering(t: &PassTimingInstrument, running: &[PassInfo]) -> Rende
 
 /// The runs a `Stats` instrument recorded, as a tree-shaped table: pass, kind, node count
 /// before → after, changed.
-pub fn stats_rendering(s: &Stats) -> Rendering {
+pub fn stats_rendering(s: &Stats, front: Front) -> Rendering {
     let records = s.records();
     if records.is_empty() {
         return Rendering::plain("(no passes recorded yet)");
@@ -384,7 +455,7 @@ pub fn stats_rendering(s: &Stats) -> Rendering {
     };
     let depths: Vec<usize> = order.iter().map(|r| r.depth).collect();
     Rendering {
-        plain: tab("  ").plain(),
+        plain: tab("  ").plain(front.width),
         ansi: None,
         html: Some(tab("\u{a0}\u{a0}").sortable_html(Some(&depths))),
     }
@@ -421,11 +492,11 @@ fn stats_tree_order(records: &[StatRecord]) -> Vec<&StatRecord> {
 
 /// An instrument as `show` displays it: its name, then its results when it keeps a table
 /// (timing, stats; `running` as for [`timing_rendering`]).
-pub fn instrument_rendering(i: &dyn Instrument, running: &[PassInfo]) -> Rendering {
+pub fn instrument_rendering(i: &dyn Instrument, running: &[PassInfo], front: Front) -> Rendering {
     let results = if let Some(t) = i.downcast_ref::<PassTimingInstrument>() {
-        timing_rendering(t, running)
+        timing_rendering(t, running, front)
     } else if let Some(s) = i.downcast_ref::<Stats>() {
-        stats_rendering(s)
+        stats_rendering(s, front)
     } else {
         return Rendering::pre(format!("<instrument {}>", i.name()));
     };

@@ -112,7 +112,7 @@ impl Session {
             out.display("(no breakpoints)", None, None);
         } else {
             let tab = bps.table();
-            out.display(tab.plain(), None, Some(tab.html()));
+            out.display(tab.plain(self.front().width), None, Some(tab.html()));
         }
     }
 
@@ -189,7 +189,7 @@ impl Session {
             return;
         }
         let tab: Tab = h.table();
-        let plain = format!("{title}\n{}", tab.plain());
+        let plain = format!("{title}\n{}", tab.plain(self.front().width));
         let html = format!(
             "<div class=\"passlab-history\"><div style=\"font-family:monospace\">{}</div>{}</div>",
             crate::present::html_escape(&title),

@@ -10,6 +10,7 @@ use crate::present::render::{
     module_summary, module_text, pass_line_rendering, pass_tree_rendering, single_function,
     timing_rendering, Rendering, Tab,
 };
+use crate::present::wrap::{two_columns, wrap_text};
 
 impl Session {
     /// Shows a value: `full` for `show`, else a summary for big modules.
@@ -25,8 +26,10 @@ impl Session {
                 }
             }
             Value::Pass(p) => pass_line_rendering(p),
-            Value::Context(c) => context_rendering(c, self.pm.current().same_as(c)),
-            Value::Instrument(i) if full => instrument_rendering(&**i, self.running_passes()),
+            Value::Context(c) => context_rendering(c, self.pm.current().same_as(c), self.front()),
+            Value::Instrument(i) if full => {
+                instrument_rendering(&**i, self.running_passes(), self.front())
+            }
             Value::Instrument(i) => Rendering::pre(format!("<instrument {}>", i.name())),
             Value::Str(s) if full => Rendering::plain(s.clone()),
             Value::Tensor(t) => Rendering::pre(crate::eval::summary::render(t)),
@@ -74,7 +77,7 @@ impl Session {
             .as_any()
             .downcast_ref::<PassTimingInstrument>()
             .expect("checked above");
-        let r = timing_rendering(t, self.running_passes());
+        let r = timing_rendering(t, self.running_passes(), self.front());
         out.display(r.plain, r.ansi, r.html);
         Ok(())
     }
@@ -97,7 +100,7 @@ impl Session {
                 .to_vec(),
             rows,
         };
-        out.display(tab.plain(), None, Some(tab.html()));
+        out.display(tab.plain(self.front().width), None, Some(tab.html()));
         Ok(())
     }
 
@@ -119,7 +122,7 @@ impl Session {
                 .to_vec(),
             rows,
         };
-        out.display(tab.plain(), None, Some(tab.html()));
+        out.display(tab.plain(self.front().width), None, Some(tab.html()));
         Ok(())
     }
 
@@ -143,7 +146,7 @@ impl Session {
             header: ["name", "kind", "value"].map(String::from).to_vec(),
             rows,
         };
-        out.display(tab.plain(), None, Some(tab.html()));
+        out.display(tab.plain(self.front().width), None, Some(tab.html()));
         Ok(())
     }
 
@@ -195,7 +198,7 @@ impl Session {
             return Ok(());
         };
         if let Some(text) = self.help_text(name) {
-            out.display(text, None, None);
+            out.display(wrap_text(&text, self.front().width), None, None);
             return Ok(());
         }
         let mut all: Vec<String> = super::builtins::BUILTINS
@@ -234,18 +237,29 @@ fn tensor_list(items: &[Value]) -> String {
     format!("a list of {} tensors:\n{}", items.len(), parts.join("\n"))
 }
 
+/// `help` with no name: the statements, then the functions, each with its summary, fitted
+/// to the front end's width.
 fn general_help(s: &Session) -> String {
+    let width = s.front().width;
+    let mut statements: Vec<(&str, &str)> = super::COMMANDS
+        .iter()
+        .map(|c| (c.syntax, c.summary))
+        .collect();
+    statements.push(("name = expr", "bind a value"));
+    let functions: Vec<(&str, &str)> = super::builtins::BUILTINS
+        .iter()
+        .map(|b| (b.name, b.summary))
+        .collect();
     let mut out = String::from("Statements:\n");
-    for c in super::COMMANDS {
-        out.push_str(&format!("  {:<28} {}\n", c.syntax, c.summary));
-    }
-    out.push_str("  name = expr                  bind a value\n\nFunctions and constructors:\n");
-    for b in super::builtins::BUILTINS {
-        out.push_str(&format!("  {:<28} {}\n", b.name, b.summary));
-    }
-    out.push_str(&format!(
-        "\n{} registered passes: `passes` lists them, `help NAME` describes one.",
-        s.pm.registry().entries().len()
+    out.push_str(&two_columns(&statements, 2, 28, width));
+    out.push_str("\nFunctions and constructors:\n");
+    out.push_str(&two_columns(&functions, 2, 28, width));
+    out.push_str(&wrap_text(
+        &format!(
+            "\n{} registered passes: `passes` lists them, `help NAME` describes one.",
+            s.pm.registry().entries().len()
+        ),
+        width,
     ));
     out
 }

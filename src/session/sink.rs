@@ -127,6 +127,7 @@ mod tests {
         sink.drain_into(
             &mut out,
             Front {
+                width: None,
                 color: true,
                 html: true,
             },

@@ -39,7 +39,7 @@ pub(super) fn b_timing_list(s: &mut Session, a: Bound) -> Result<Value, SessionE
     let text = if records.is_empty() {
         "(no passes timed yet)".to_string()
     } else {
-        render_flat(&records)
+        render_flat(&records, s.front().width)
     };
     crate::pass::sink::emit(&s.sink, crate::pass::ChunkKind::Log, "timing", &text);
     Ok(Value::None)
