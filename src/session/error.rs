@@ -96,6 +96,16 @@ impl SessionError {
         self
     }
 
+    /// Adds a last line of detail (after any detail already there).
+    pub fn with_note(mut self, note: &str) -> SessionError {
+        let detail = match self.detail.take() {
+            Some(d) => format!("{d}\n{note}"),
+            None => note.to_string(),
+        };
+        self.detail = Some(detail);
+        self
+    }
+
     pub fn from_parse(e: ParseError) -> SessionError {
         SessionError {
             message: e.message,

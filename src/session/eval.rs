@@ -178,6 +178,10 @@ pub(crate) struct PausedRun {
     pub input: crate::ir::Module,
 }
 
+/// The last line of a failed pass application's error, when a reproducer was kept.
+const REPRODUCER_OFFER: &str =
+    "note: `reproducer(\"failure.passlab\")` writes this failure as a script that `passlab run` fails on the same way";
+
 impl Session {
     /// Evaluates `stmt`'s expressions in order.
     pub(crate) fn eval_stmt(&mut self, stmt: &Stmt) -> Result<Evaluated, SessionError> {
@@ -530,8 +534,17 @@ impl Session {
         match run.wait() {
             Msg::Done(Ok(out)) => Ok(Ran::Done(out)),
             Msg::Done(Err(err)) => {
-                let e = self.pass_error(err, m, call);
-                self.note_failure(pass, m, &e);
+                use crate::pass::error::PassErrorKind::{Aborted, Interrupted};
+                // Stopping a run is not a failure a script could replay.
+                let stopped = matches!(err.kind(), Interrupted { .. } | Aborted { .. });
+                let mut e = self.pass_error(err, m, call);
+                self.last_failure = None;
+                if !stopped {
+                    self.note_failure(pass, m, &e);
+                }
+                if self.last_failure.is_some() {
+                    e = e.with_note(REPRODUCER_OFFER);
+                }
                 Err(e)
             }
             Msg::Paused(pause) => Ok(Ran::Paused(Box::new(PausedRun {
@@ -544,7 +557,8 @@ impl Session {
         }
     }
 
-    /// Keeps the reproducer of a failed pass application for `reproducer(...)`: the pass
+    /// Keeps the reproducer of a failed pass application for `reproducer(...)` (none when
+    /// the pipeline has no text, e.g. a pass built in Rust): the pass
     /// that failed is the last one the run's history still has open.
     fn note_failure(&mut self, pass: &crate::pass::Pass, m: &crate::ir::Module, e: &SessionError) {
         let open = self
