@@ -184,3 +184,16 @@ pub(super) fn pad(a: &Args<'_>) -> Option<Inferred> {
     };
     Some(Inferred::one(inputs, ret, attrs))
 }
+
+/// `vision.roi_align` and `vision.roi_pool` (TVM's `ROIAlignInferCorrectLayout`,
+/// `ROIPoolInferCorrectLayout`): the data and the result in the `layout` attribute, the rois
+/// (a `[num_roi, 5]` tensor) in a layout no conversion touches (TVM's `N5`, which its layout
+/// parser reads as the one axis `N`).
+pub(super) fn roi(a: &Args<'_>) -> Option<Inferred> {
+    let data = layout_attr(a.attrs, "layout")?;
+    Some(Inferred::one(
+        smallvec![Some(data), Layout::parse("N")],
+        Some(data),
+        a.attrs.clone(),
+    ))
+}
