@@ -2,7 +2,8 @@
 //! (the original ones, or the ones after rewriting), the layouts the op wants for its inputs,
 //! the layouts of its outputs (one per field of a tuple result), and its attributes adapted
 //! to those layouts. [`rule_of`] is the table: one entry per op, pointing at a rule function
-//! of `rules/nn.rs` (convolutions, pools, resize, norms, pad, bias_add, roi_align/roi_pool),
+//! of `rules/nn.rs` (convolutions, pools, resize, upsampling, norms, pad, bias_add,
+//! roi_align/roi_pool),
 //! `rules/tensor.rs` (reductions, transpose, squeeze, split, strided_slice, slice_like) or
 //! `rules/qnn.rs` (the QNN ops: their float op's rule, `C` for scales and zero points), or at
 //! the shared rules here:
@@ -128,6 +129,7 @@ fn rule_of(op: Op) -> Option<Rule> {
         "strided_slice" => I(tensor::strided_slice),
         "topk" => I(tensor::topk),
         "slice_like" => I(tensor::slice_like),
+        "nn.upsampling" | "nn.upsampling3d" => I(nn::upsampling),
         "vision.roi_align" | "vision.roi_pool" => A(nn::roi),
         "qnn.conv2d" | "qnn.conv2d_transpose" => A(qnn::conv),
         "qnn.avg_pool2d" => A(qnn::avg_pool2d),
