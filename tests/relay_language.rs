@@ -124,9 +124,7 @@ fn run_pipeline(
     for (key, value) in config {
         builder = builder.config(key, value.clone());
     }
-    let ctx = builder
-        .build()
-        .map_err(|e| e.to_string())?;
+    let ctx = builder.build().map_err(|e| e.to_string())?;
     pm.with_context(&ctx, |pm| pm.run(pass, m))
         .map_err(|e| e.to_string())
 }

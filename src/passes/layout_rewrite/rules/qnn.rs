@@ -57,7 +57,7 @@ pub(super) fn binary(a: &Args<'_>) -> Option<Inferred> {
 /// tensors, `C` for the rest.
 pub(super) fn concatenate(a: &Args<'_>) -> Option<Inferred> {
     let total = a.old_in.len();
-    if total < 5 || (total - 2) % 3 != 0 {
+    if total < 5 || !(total - 2).is_multiple_of(3) {
         return None;
     }
     let n = (total - 2) / 3;
