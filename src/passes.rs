@@ -293,7 +293,11 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
         opt_level: 3,
         required: &["InferType"],
         summary: "apply each op's alter-layout hook (none without a target: unchanged)",
-        options: &[],
+        options: &[OptionSpec {
+            name: "alter_attrs",
+            ty: ConfigType::MapMap,
+            doc: "op name -> the attributes its calls take, e.g. {\"nn.conv2d\": {\"data_layout\": \"NCHW16c\"}} (an alter-layout hook)",
+        }],
         constructor: alter_op_layout::create,
     },
     PassEntry {

@@ -25,6 +25,13 @@ fn sample(ty: ConfigType) -> ConfigValue {
                 ConfigValue::Str("default".into()),
             ]),
         )]),
+        ConfigType::MapMap => ConfigValue::Map(vec![(
+            "nn.conv2d".into(),
+            ConfigValue::Map(vec![
+                ("data_layout".into(), ConfigValue::Str("NHWC".into())),
+                ("kernel_layout".into(), ConfigValue::Str("HWIO".into())),
+            ]),
+        )]),
     }
 }
 

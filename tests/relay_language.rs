@@ -11,6 +11,8 @@
 //! // pass: RemoveUnusedFunctions()         <- optional: a pipeline in the command language
 //! // opt_level: 4                          <- optional: the context's opt_level (default 3),
 //!                                             e.g. for the passes TVM registers at level 4
+//! // config: relay.FuseOps.max_depth=10    <- optional, repeatable: a PassContext config
+//!                                             entry (an integer, True/False or a string)
 //! // error: match expression does not ...  <- optional: parsing, InferType or the pipeline
 //!                                             fails with a message containing this
 //! #[version = "0.0.5"]
@@ -37,7 +39,7 @@
 mod common;
 
 use passlab::ir::{module_equal, well_formed, Module};
-use passlab::pass::{PassContext, PassManager};
+use passlab::pass::{ConfigValue, PassContext, PassManager};
 use passlab::passes::infer_type::infer_module;
 use passlab::session::{Session, Value};
 use passlab::text::{parse_module, print_module, print_module_with, PrintOptions};
@@ -49,6 +51,7 @@ struct Case {
     prelude: bool,
     pipeline: Option<String>,
     opt_level: i32,
+    config: Vec<(String, ConfigValue)>,
     error: Option<String>,
     input: String,
     expected: String,
@@ -63,6 +66,7 @@ fn parse_case(text: &str) -> Result<Case, String> {
         prelude: false,
         pipeline: None,
         opt_level: 3,
+        config: Vec::new(),
         error: None,
         input: input.to_string(),
         expected: expected.to_string(),
@@ -75,6 +79,17 @@ fn parse_case(text: &str) -> Result<Case, String> {
         }
         if let Some(l) = line.strip_prefix("// opt_level:") {
             case.opt_level = l.trim().parse().map_err(|e| format!("// opt_level: {e}"))?;
+        }
+        if let Some(c) = line.strip_prefix("// config:") {
+            let (key, value) = c
+                .split_once('=')
+                .ok_or_else(|| format!("`// config:{c}` is not key=value"))?;
+            let value = match value.trim() {
+                "True" => ConfigValue::Bool(true),
+                "False" => ConfigValue::Bool(false),
+                v => v.parse::<i64>().map_or_else(|_| v.into(), ConfigValue::Int),
+            };
+            case.config.push((key.trim().to_string(), value));
         }
         if let Some(e) = line.strip_prefix("// error:") {
             case.error = Some(e.trim().to_string());
@@ -93,17 +108,23 @@ fn prelude() -> String {
     text.replace("#[version = \"0.0.5\"]", "")
 }
 
-fn run_pipeline(pipeline: &str, opt_level: i32, m: &Module) -> Result<Module, String> {
+fn run_pipeline(
+    pipeline: &str,
+    opt_level: i32,
+    config: &[(String, ConfigValue)],
+    m: &Module,
+) -> Result<Module, String> {
     let mut session = Session::new();
     let out = session.execute(&format!("__pipeline = Sequential([{pipeline}])"));
     let Some(Value::Pass(pass)) = session.var("__pipeline") else {
         return Err(format!("cannot build the pipeline: {}", out.plain()));
     };
     let mut pm = PassManager::new(passlab::passes::registry());
-    let ctx = PassContext::builder()
-        .opt_level(opt_level)
-        .build()
-        .map_err(|e| e.to_string())?;
+    let mut builder = PassContext::builder().opt_level(opt_level);
+    for (key, value) in config {
+        builder = builder.config(key, value.clone());
+    }
+    let ctx = builder.build().map_err(|e| e.to_string())?;
     pm.with_context(&ctx, |pm| pm.run(pass, m))
         .map_err(|e| e.to_string())
 }
@@ -138,7 +159,7 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
     };
     well_formed::check_module(&input).map_err(|e| format!("input not well-formed: {e}"))?;
     let result = match &case.pipeline {
-        Some(p) => run_pipeline(p, case.opt_level, &input),
+        Some(p) => run_pipeline(p, case.opt_level, &case.config, &input),
         None => infer_module(&input).map_err(|e| e.render(&name, &source, false)),
     };
     let out = match (result, &case.error) {
@@ -310,7 +331,7 @@ fn mutated_prelude_programs_never_panic() {
         };
         typed += 1;
         for p in passes {
-            let _ = run_pipeline(p, 3, &t);
+            let _ = run_pipeline(p, 3, &[], &t);
         }
     }
     assert!(parsed > 30 && typed > 10, "{parsed} parsed, {typed} typed");

@@ -311,6 +311,7 @@ pub enum LayoutRole {
     Conv,
     Pool,
     Resize,
+    Roi,
     Concatenate,
     BiasAdd,
 }
@@ -326,7 +327,9 @@ impl Op {
             | "nn.conv2d_transpose"
             | "nn.conv3d_transpose"
             | "nn.contrib_conv2d_NCHWc"
-            | "nn.deformable_conv2d" => LayoutRole::Conv,
+            | "nn.deformable_conv2d"
+            | "qnn.conv2d"
+            | "qnn.conv2d_transpose" => LayoutRole::Conv,
             "nn.max_pool1d"
             | "nn.max_pool2d"
             | "nn.max_pool3d"
@@ -340,9 +343,11 @@ impl Op {
             | "nn.adaptive_max_pool3d"
             | "nn.adaptive_avg_pool1d"
             | "nn.adaptive_avg_pool2d"
-            | "nn.adaptive_avg_pool3d" => LayoutRole::Pool,
+            | "nn.adaptive_avg_pool3d"
+            | "qnn.avg_pool2d" => LayoutRole::Pool,
             "image.resize1d" | "image.resize2d" => LayoutRole::Resize,
-            "concatenate" => LayoutRole::Concatenate,
+            "vision.roi_align" | "vision.roi_pool" => LayoutRole::Roi,
+            "concatenate" | "qnn.concatenate" => LayoutRole::Concatenate,
             "nn.bias_add" => LayoutRole::BiasAdd,
             _ => return None,
         })

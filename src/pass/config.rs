@@ -155,6 +155,9 @@ pub enum ConfigType {
     StrList,
     /// A dictionary from strings to lists of strings.
     StrListMap,
+    /// A dictionary from strings to dictionaries (of attribute values: numbers, strings,
+    /// booleans and lists of them), e.g. `{"nn.conv2d": {"data_layout": "NCHW16c"}}`.
+    MapMap,
 }
 
 impl fmt::Display for ConfigType {
@@ -170,6 +173,7 @@ impl fmt::Display for ConfigType {
             }
             ConfigType::StrList => f.write_str("list of str"),
             ConfigType::StrListMap => f.write_str("dict of str to list of str"),
+            ConfigType::MapMap => f.write_str("dict of str to dict"),
         }
     }
 }
@@ -217,6 +221,15 @@ impl ConfigType {
                             v.type_name()
                         ));
                     }
+                }
+                ConfigValue::Map(m)
+            }
+            (ConfigType::MapMap, ConfigValue::Map(m)) => {
+                if let Some((k, v)) = m.iter().find(|(_, v)| v.as_map().is_none()) {
+                    return Err(format!(
+                        "{what} expects a dict of str to dict, got {} for {k:?}",
+                        v.type_name()
+                    ));
                 }
                 ConfigValue::Map(m)
             }

@@ -9,12 +9,19 @@
 //! attributes, the rewriter finds the same layouts before and after, inserts nothing, and the
 //! pass returns each function unchanged (the same node), exactly like TVM without a target.
 //! Hooks are a [`LayoutHook`]: [`alter_op_layout_with`] runs the rewriter with any hook, which
-//! is how the machinery is tested.
+//! is how the machinery is tested. The option `alter_attrs={"nn.conv2d": {"data_layout":
+//! "NCHW16c", "kernel_layout": "OIHW16i"}}` is a hook given by the user ([`AlterAttrs`]): every
+//! call of a named op takes those attributes, which is what most of TVM's Python
+//! `FTVMAlterOpLayout` callbacks do (`new_attrs["data_layout"] = ...; return
+//! relay.nn.conv2d(data, weight, **new_attrs)`). A callback that builds other ops or changes the
+//! arguments has no form here.
 
 use super::layout_rewrite::{LayoutHook, Rewriter};
 use crate::ir::mutate::mutate;
-use crate::ir::{Attrs, Contains, Expr, Op};
-use crate::pass::{function_pass, Pass, PassError, PassInfo, PassKind, PassOptions};
+use crate::ir::{AttrValue, Attrs, Contains, Expr, Op};
+use crate::pass::{
+    function_pass, ConfigValue, Pass, PassError, PassErrorKind, PassInfo, PassKind, PassOptions,
+};
 
 /// The hooks passlab knows: none (no targets), so attributes never change.
 pub struct NoTargetHooks;
@@ -25,29 +32,85 @@ impl LayoutHook for NoTargetHooks {
     }
 }
 
+/// A hook from the `alter_attrs` option: op name -> the attributes its calls take.
+#[derive(Clone, Debug, Default)]
+pub struct AlterAttrs(pub Vec<(String, Vec<(String, AttrValue)>)>);
+
+impl LayoutHook for AlterAttrs {
+    fn new_attrs(&self, op: Op, _call: &Expr, attrs: &Attrs) -> Attrs {
+        match self.0.iter().find(|(name, _)| name == op.name()) {
+            Some((_, set)) => set
+                .iter()
+                .fold(attrs.clone(), |a, (k, v)| a.with(k, v.clone())),
+            None => attrs.clone(),
+        }
+    }
+}
+
+/// An option value as an attribute value; `None` for a dictionary or a mixed list.
+fn attr_value(v: &ConfigValue) -> Option<AttrValue> {
+    Some(match v {
+        ConfigValue::None => AttrValue::Null,
+        ConfigValue::Bool(b) => AttrValue::Bool(*b),
+        ConfigValue::Int(i) => AttrValue::int(*i),
+        ConfigValue::Float(x) => AttrValue::Float(*x),
+        ConfigValue::Str(s) => AttrValue::Str(s.clone()),
+        ConfigValue::List(l) => AttrValue::Array(l.iter().map(attr_value).collect::<Option<_>>()?),
+        ConfigValue::Map(_) => return None,
+    })
+}
+
 /// Runs the layout rewriter on one typed function with `hook` as the alter-layout hooks.
 pub fn alter_op_layout_with(f: &Expr, hook: &dyn LayoutHook) -> Expr {
     mutate(&mut Rewriter::new(hook), f)
 }
 
-/// The AlterOpLayout pass.
+/// The AlterOpLayout pass (no hooks: every function unchanged).
 pub fn pass() -> Pass {
+    pass_with(None)
+}
+
+/// The AlterOpLayout pass with the hook of `alter_attrs`, or with none.
+fn pass_with(alter: Option<AlterAttrs>) -> Pass {
     let info = PassInfo::with_kind("AlterOpLayout", 3, &["InferType"], PassKind::Function);
-    function_pass(info, |g, f, m, _cx| {
+    function_pass(info, move |g, f, m, _cx| {
         let typed = super::typed::typed_function("AlterOpLayout", g, f, m)?;
         // As in ConvertLayout: without an op that takes its layouts from its attributes,
         // nothing to walk.
         if !typed.contains().any(Contains::LAYOUT_OP) {
             return Ok(f.clone());
         }
-        let out = alter_op_layout_with(&typed, &NoTargetHooks);
+        let out = match &alter {
+            Some(hook) => alter_op_layout_with(&typed, hook),
+            None => alter_op_layout_with(&typed, &NoTargetHooks),
+        };
         Ok(if out.ptr_eq(&typed) { f.clone() } else { out })
     })
 }
 
-/// The registry's constructor: `AlterOpLayout()`.
-pub fn create(_options: &PassOptions) -> Result<Pass, PassError> {
-    Ok(pass())
+/// The registry's constructor: `AlterOpLayout()` or `AlterOpLayout(alter_attrs={...})`.
+pub fn create(options: &PassOptions) -> Result<Pass, PassError> {
+    let Some(map) = options.get("alter_attrs").and_then(|v| v.as_map()) else {
+        return Ok(pass());
+    };
+    let mut ops = Vec::with_capacity(map.len());
+    for (op, attrs) in map {
+        let mut set = Vec::new();
+        for (k, v) in attrs.as_map().unwrap_or(&[]) {
+            let value = attr_value(v).ok_or_else(|| {
+                PassError::from(PassErrorKind::Options {
+                    pass: "AlterOpLayout".into(),
+                    message: format!(
+                        "alter_attrs: {op}.{k} is not an attribute value (a number, string, \
+                         boolean or list of them)"
+                    ),
+                })
+            })?;
+            set.push((k.to_string(), value));
+        }
+        ops.push((op.to_string(), set));
+    }
+    Ok(pass_with(Some(AlterAttrs(ops))))
 }
 
 #[cfg(test)]

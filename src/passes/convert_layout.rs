@@ -16,7 +16,10 @@
 //! `nn.contrib_conv2d_NCHWc` unless the data is a parameter whose channels `n` does not
 //! divide), `nn.conv3d` (OIDHW for NCDHW, DHWIO for NDHWC), `nn.conv2d_transpose` (IOHW,
 //! HWIO), `nn.conv3d_transpose` (IODHW, DHWOI), `nn.deformable_conv2d` (OIHW, HWIO), the 2-d
-//! max/avg/global pools and `image.resize1d/2d` (one layout). Other names in
+//! max/avg/global pools and `image.resize1d/2d` (one layout); the QNN ones of TVM's
+//! `qnn/op/layout_conversions.py`: `qnn.conv2d` (as `nn.conv2d`, never blocked into NCHWc),
+//! `qnn.conv2d_transpose` (IOHW, HWIO), `qnn.avg_pool2d` (NCHW or NHWC); and
+//! `vision.roi_align` / `vision.roi_pool` (NCHW or NHWC, the rois untouched). Other names in
 //! `desired_layouts` are ignored, as TVM warns and ignores ops without a conversion; so is a
 //! desired layout that is not a layout name (TVM asserts).
 //!
@@ -132,7 +135,22 @@ impl LayoutHook for DesiredLayouts {
         };
         let kernel = want.get(1).map(String::as_str).unwrap_or("default");
         let converted = match op.name() {
-            "nn.conv2d" => Self::conv2d(call, attrs, data, kernel),
+            "nn.conv2d" | "qnn.conv2d" => Self::conv2d(call, attrs, data, kernel),
+            "qnn.conv2d_transpose" => {
+                let kernel = match kernel {
+                    "default" => default_kernel("nn.conv2d_transpose", data),
+                    k => named(k),
+                };
+                kernel.map(|k| with_layouts(attrs, data, k))
+            }
+            "vision.roi_align" | "vision.roi_pool" if matches!(data, "NCHW" | "NHWC") => {
+                Some(attrs.with("layout", AttrValue::str(data)))
+            }
+            "qnn.avg_pool2d" if matches!(data, "NCHW" | "NHWC") => Some(
+                attrs
+                    .with("layout", AttrValue::str(data))
+                    .with("out_layout", AttrValue::str(data)),
+            ),
             "nn.conv3d"
             | "nn.conv2d_transpose"
             | "nn.conv3d_transpose"

@@ -12,7 +12,8 @@
 //!   arithmetic, exact in the dtype; the reference evaluator runs the same kernels, so a
 //!   folded constant is what `evaluate` computes) and becomes a `Constant`, or a `Tuple` of
 //!   constants for `split`;
-//! * `let %x = <constant>; body` drops the binding and uses the constant for `%x`;
+//! * `let %x = <constant>; body` drops the binding and uses the constant for `%x` (a constant
+//!   under `on_device` counts, and is inlined with its annotation, as TVM's `IsSimpleConstant`);
 //! * `(a, b, ...).i` of a literal tuple becomes the field; `if` with a constant condition
 //!   becomes the chosen branch; nested `Primitive` functions are left untouched.
 //!
@@ -108,7 +109,7 @@ struct Folder {
 impl Folder {
     /// Records the result of rewriting `e`, when it is a constant a let variable may take.
     fn note(&mut self, e: &Expr, out: Expr) -> Expr {
-        let constant = matches!(out.kind(), ExprKind::Constant(_));
+        let constant = is_simple_constant(&out);
         let consts = &mut self.consts;
         self.pending.finish(e, |var| {
             if constant {
@@ -123,10 +124,15 @@ impl Folder {
     }
 
     /// [`Folder::note`] for a call, tuple or function literal that is its own result: not a
-    /// constant, so only a let waiting for it as its value is finished.
+    /// constant (except an `on_device` of one, which a let variable takes), so usually only a
+    /// let waiting for it as its value is finished.
     fn note_itself(&mut self, e: &Expr) {
         debug_assert!(!matches!(e.kind(), ExprKind::Constant(_)));
-        self.pending.finish(e, |_| {});
+        if is_simple_constant(e) {
+            self.note(e, e.clone());
+        } else {
+            self.pending.finish(e, |_| {});
+        }
     }
 }
 
@@ -224,7 +230,7 @@ impl Mutator for Folder {
     }
 
     fn let_(&mut self, e: &Expr, var: &Var, value: Expr, body: Expr) -> Expr {
-        let out = if matches!(value.kind(), ExprKind::Constant(_)) {
+        let out = if is_simple_constant(&value) {
             body
         } else {
             rebuild_let(e, var.clone(), value, body)
@@ -233,7 +239,8 @@ impl Mutator for Folder {
     }
 
     fn if_(&mut self, e: &Expr, cond: Expr, then_branch: Expr, else_branch: Expr) -> Expr {
-        let known = cond
+        let known = strip_on_device(&cond)
+            .0
             .as_constant()
             .and_then(|c| c.data.as_ref())
             .and_then(|d| d.bytes.first().copied());
@@ -244,6 +251,12 @@ impl Mutator for Folder {
         };
         self.note(e, out)
     }
+}
+
+/// A constant, or an `on_device` of one (TVM's `IsSimpleConstant`): a let bound to it is
+/// inlined at every use, annotation included.
+fn is_simple_constant(e: &Expr) -> bool {
+    matches!(strip_on_device(e).0.kind(), ExprKind::Constant(_))
 }
 
 /// `on_device(x)` -> (`x`, the call's attributes); anything else -> (itself, `None`).

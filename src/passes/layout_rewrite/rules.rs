@@ -2,8 +2,11 @@
 //! (the original ones, or the ones after rewriting), the layouts the op wants for its inputs,
 //! the layouts of its outputs (one per field of a tuple result), and its attributes adapted
 //! to those layouts. [`rule_of`] is the table: one entry per op, pointing at a rule function
-//! of `rules/nn.rs` (convolutions, pools, resize, norms, pad, bias_add) or `rules/tensor.rs`
-//! (reductions, transpose, squeeze, split, strided_slice), or at the shared rules here:
+//! of `rules/nn.rs` (convolutions, pools, resize, upsampling, norms, pad, bias_add,
+//! roi_align/roi_pool),
+//! `rules/tensor.rs` (reductions, transpose, squeeze, split, strided_slice, slice_like) or
+//! `rules/qnn.rs` (the QNN ops: their float op's rule, `C` for scales and zero points), or at
+//! the shared rules here:
 //!
 //! * element-wise ops of one input (relu, exp, clip, cast, ...): follow the input;
 //! * binary broadcast ops (add, multiply, comparisons, ...): follow the operand of higher rank;
@@ -21,6 +24,7 @@
 //! follows its inputs' layouts.
 
 mod nn;
+mod qnn;
 mod tensor;
 
 use super::layout::Layout;
@@ -124,6 +128,14 @@ fn rule_of(op: Op) -> Option<Rule> {
         "split" => I(tensor::split),
         "strided_slice" => I(tensor::strided_slice),
         "topk" => I(tensor::topk),
+        "slice_like" => I(tensor::slice_like),
+        "nn.upsampling" | "nn.upsampling3d" => I(nn::upsampling),
+        "vision.roi_align" | "vision.roi_pool" => A(nn::roi),
+        "qnn.conv2d" | "qnn.conv2d_transpose" => A(qnn::conv),
+        "qnn.avg_pool2d" => A(qnn::avg_pool2d),
+        "qnn.concatenate" => A(qnn::concatenate),
+        "qnn.add" | "qnn.mul" | "qnn.subtract" => I(qnn::binary),
+        "qnn.requantize" => I(qnn::requantize),
         _ if matches!(op.type_rel, "BroadcastRel" | "BroadcastCompRel") && op.num_inputs == 2 => {
             Rule::Broadcast
         }
@@ -326,6 +338,6 @@ mod tests {
                 o.name()
             );
         }
-        assert_eq!(sources, 25);
+        assert_eq!(sources, 31);
     }
 }

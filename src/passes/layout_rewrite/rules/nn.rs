@@ -184,3 +184,33 @@ pub(super) fn pad(a: &Args<'_>) -> Option<Inferred> {
     };
     Some(Inferred::one(inputs, ret, attrs))
 }
+
+/// `vision.roi_align` and `vision.roi_pool` (TVM's `ROIAlignInferCorrectLayout`,
+/// `ROIPoolInferCorrectLayout`): the data and the result in the `layout` attribute, the rois
+/// (a `[num_roi, 5]` tensor) in a layout no conversion touches (TVM's `N5`, which its layout
+/// parser reads as the one axis `N`).
+pub(super) fn roi(a: &Args<'_>) -> Option<Inferred> {
+    let data = layout_attr(a.attrs, "layout")?;
+    Some(Inferred::one(
+        smallvec![Some(data), Layout::parse("N")],
+        Some(data),
+        a.attrs.clone(),
+    ))
+}
+
+/// `nn.upsampling` and `nn.upsampling3d` (TVM's `UpsamplingInferCorrectLayout`): the `layout`
+/// attribute follows a new input layout that keeps H, W (and D) where they were and does not
+/// split them.
+pub(super) fn upsampling(a: &Args<'_>) -> Option<Inferred> {
+    let mut attrs = a.attrs.clone();
+    if let (Some(new), Some(raw)) = (a.new0(), layout_attr(a.attrs, "layout")) {
+        let same = |c: char| new.index_of(c) == raw.index_of(c);
+        let unsplit = |c: char| new.index_of(c.to_ascii_lowercase()).is_none();
+        let depth_ok = new.index_of('D').is_none() || (same('D') && unsplit('D'));
+        if same('W') && same('H') && unsplit('W') && unsplit('H') && depth_ok {
+            attrs = attrs.with("layout", AttrValue::str(&new.to_string()));
+        }
+    }
+    let l = layout_attr(&attrs, "layout")?;
+    Some(Inferred::one(smallvec![Some(l)], Some(l), attrs))
+}

@@ -331,3 +331,34 @@ pub(super) fn topk(a: &Args<'_>) -> Option<Inferred> {
         attrs,
     })
 }
+
+/// `slice_like` (TVM's `SliceLikeInferCorrectLayout`): when both inputs have the same new
+/// layout, the `axes` follow it; otherwise both inputs keep their original layouts (and an
+/// input without one makes the rule fail, so the call is not rewritten).
+pub(super) fn slice_like(a: &Args<'_>) -> Option<Inferred> {
+    if let Some(new_in) = a.new_in {
+        let (new0, new1) = (new_in.first().copied()?, new_in.get(1).copied()?);
+        let (old0, old1) = (a.old0(), a.old_in.get(1).copied()?);
+        if new0.is_some() && new0 == new1 && old0.is_some() && old0 == old1 {
+            let (new, old) = (new0?, old0?);
+            let rank = a.rank(0)?;
+            let moved = a
+                .attrs
+                .get_ints("axes")
+                .unwrap_or_default()
+                .iter()
+                .map(|&x| Some(new.index_of(old.axis_name(norm_axis(x, rank)?)?)? as i64))
+                .collect::<Option<Vec<i64>>>();
+            if let Some(moved) = moved.filter(|m| !m.is_empty()) {
+                let axes = ints_like(a.attrs.get("axes"), &moved);
+                return Some(Inferred::one(
+                    smallvec![Some(new), Some(new)],
+                    Some(new),
+                    a.attrs.with("axes", axes),
+                ));
+            }
+        }
+    }
+    let (old0, old1) = (a.old0(), a.old_in.get(1).copied()?);
+    Some(Inferred::one(smallvec![old0, old1], old1, a.attrs.clone()))
+}
