@@ -14,7 +14,7 @@
 use super::layout_rewrite::{LayoutHook, Rewriter};
 use crate::ir::mutate::mutate;
 use crate::ir::{Attrs, Contains, Expr, Op};
-use crate::pass::{function_pass, Pass, PassError, PassInfo, PassKind, PassOptions};
+use crate::pass::{function_pass, Pass, PassError, PassOptions};
 
 /// The hooks passlab knows: none (no targets), so attributes never change.
 pub struct NoTargetHooks;
@@ -32,7 +32,7 @@ pub fn alter_op_layout_with(f: &Expr, hook: &dyn LayoutHook) -> Expr {
 
 /// The AlterOpLayout pass.
 pub fn pass() -> Pass {
-    let info = PassInfo::with_kind("AlterOpLayout", 3, &["InferType"], PassKind::Function);
+    let info = super::builtin_info("AlterOpLayout");
     function_pass(info, |g, f, m, _cx| {
         let typed = super::typed::typed_function("AlterOpLayout", g, f, m)?;
         // As in ConvertLayout: without an op that takes its layouts from its attributes,
