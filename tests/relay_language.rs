@@ -256,14 +256,16 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
     let plain = untyped(&out);
     let back = parse_module(&plain, "printed").map_err(|e| e.render("printed", &plain, false))?;
     if !module_equal(&out, &back, true) {
-        return Err(format!("printed output does not parse back equal:\n{plain}"));
+        return Err(format!(
+            "printed output does not parse back equal:\n{plain}"
+        ));
     }
     // A library function may be given an input that does not type-check (ToANormalForm on
     // an untyped program); its output then need not either.
     let must_type = case.run != Run::Function || infer_module(&input).is_ok();
     let shown = if must_type {
-        let typed = infer_module(&out)
-            .map_err(|e| format!("output does not type-check: {e}\n{plain}"))?;
+        let typed =
+            infer_module(&out).map_err(|e| format!("output does not type-check: {e}\n{plain}"))?;
         let again =
             infer_module(&typed).map_err(|e| format!("typed output does not type-check: {e}"))?;
         if print_module(&again) != print_module(&typed) {
@@ -273,9 +275,7 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
         let back =
             parse_module(&shown, "printed").map_err(|e| e.render("printed", &shown, false))?;
         if !module_equal(&typed, &back, true) {
-            return Err(format!(
-                "typed output does not parse back equal:\n{shown}"
-            ));
+            return Err(format!("typed output does not parse back equal:\n{shown}"));
         }
         shown
     } else {

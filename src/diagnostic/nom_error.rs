@@ -160,7 +160,10 @@ mod tests {
         let a = PErr::expected(at, Expected::Literal("("));
         let b = PErr::expected(at, "a name");
         let c = PErr::expected(at, "`(`".to_string());
-        let merged = a.or(b).or(c).or(PErr::from_error_kind(at, ErrorKind::Digit));
+        let merged = a
+            .or(b)
+            .or(c)
+            .or(PErr::from_error_kind(at, ErrorKind::Digit));
         assert_eq!(merged.expected_text(kind), "`(`, a name or Digit");
     }
 
@@ -174,6 +177,9 @@ mod tests {
         let msg = PErr::message(src, 1, "bad");
         let merged = PErr::expected(src, "a").or(msg);
         assert_eq!(merged.message.as_deref(), Some("bad"));
-        assert_eq!(PErr::message(src, 0, "m").expected_text(kind), "something else");
+        assert_eq!(
+            PErr::message(src, 0, "m").expected_text(kind),
+            "something else"
+        );
     }
 }

@@ -27,25 +27,21 @@ fn one_function(g: &GlobalVar, f: &Expr, run: fn(&Module) -> Module) -> Result<E
 
 pub fn fold_constant(options: &PassOptions) -> Result<Pass, PassError> {
     let fold_qnn = options.get_bool("fold_qnn").unwrap_or(false);
-    Ok(function_pass(
-        info("FoldConstant"),
-        move |_, f, _, _| Ok(fold_constant::fold_expr_with(f, fold_qnn)),
-    ))
+    Ok(function_pass(info("FoldConstant"), move |_, f, _, _| {
+        Ok(fold_constant::fold_expr_with(f, fold_qnn))
+    }))
 }
 
 pub fn dead_code_elimination(options: &PassOptions) -> Result<Pass, PassError> {
     let inline_once = options.get_bool("inline_once").unwrap_or(false);
     let ignore_impurity = options.get_bool("ignore_impurity").unwrap_or(false);
-    Ok(module_pass(
-        info("DeadCodeElimination"),
-        move |m, _| {
-            Ok(dead_code::dead_code_elimination(
-                m,
-                inline_once,
-                ignore_impurity,
-            ))
-        },
-    ))
+    Ok(module_pass(info("DeadCodeElimination"), move |m, _| {
+        Ok(dead_code::dead_code_elimination(
+            m,
+            inline_once,
+            ignore_impurity,
+        ))
+    }))
 }
 
 pub fn eliminate_common_subexpr(options: &PassOptions) -> Result<Pass, PassError> {
@@ -72,10 +68,9 @@ pub fn eliminate_common_subexpr(options: &PassOptions) -> Result<Pass, PassError
 }
 
 pub fn simplify_expr(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(
-        info("SimplifyExpr"),
-        |_, f, _, _| Ok(simplify_expr::simplify_expr(f, simplify_expr::Mode::Full)),
-    ))
+    Ok(function_pass(info("SimplifyExpr"), |_, f, _, _| {
+        Ok(simplify_expr::simplify_expr(f, simplify_expr::Mode::Full))
+    }))
 }
 
 pub fn simplify_expr_post_alter_op(_: &PassOptions) -> Result<Pass, PassError> {
@@ -91,50 +86,43 @@ pub fn simplify_expr_post_alter_op(_: &PassOptions) -> Result<Pass, PassError> {
 }
 
 pub fn fast_math(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(
-        info("FastMath"),
-        |_, f, _, _| Ok(fast_math::fast_math(f)),
-    ))
+    Ok(function_pass(info("FastMath"), |_, f, _, _| {
+        Ok(fast_math::fast_math(f))
+    }))
 }
 
 pub fn to_a_normal_form(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(module_pass(
-        info("ToANormalForm"),
-        |m, _| Ok(to_a_normal_form::to_a_normal_form(m)),
-    ))
+    Ok(module_pass(info("ToANormalForm"), |m, _| {
+        Ok(to_a_normal_form::to_a_normal_form(m))
+    }))
 }
 
 pub fn to_graph_normal_form(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(
-        info("ToGraphNormalForm"),
-        |_, f, _, _| Ok(to_graph_normal_form::to_graph_expr(f)),
-    ))
+    Ok(function_pass(info("ToGraphNormalForm"), |_, f, _, _| {
+        Ok(to_graph_normal_form::to_graph_expr(f))
+    }))
 }
 
 pub fn simplify_inference(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(
-        info("SimplifyInference"),
-        |g, f, _, _| one_function(g, f, simplify_inference::simplify_inference),
-    ))
+    Ok(function_pass(info("SimplifyInference"), |g, f, _, _| {
+        one_function(g, f, simplify_inference::simplify_inference)
+    }))
 }
 
 pub fn canonicalize_ops(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(
-        info("CanonicalizeOps"),
-        |g, f, _, _| one_function(g, f, canonicalize_ops::canonicalize_ops),
-    ))
+    Ok(function_pass(info("CanonicalizeOps"), |g, f, _, _| {
+        one_function(g, f, canonicalize_ops::canonicalize_ops)
+    }))
 }
 
 pub fn canonicalize_cast(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(
-        info("CanonicalizeCast"),
-        |_, f, _, _| Ok(canonicalize_cast::canonicalize_cast(f)),
-    ))
+    Ok(function_pass(info("CanonicalizeCast"), |_, f, _, _| {
+        Ok(canonicalize_cast::canonicalize_cast(f))
+    }))
 }
 
 pub fn annotate_spans(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(module_pass(
-        info("AnnotateSpans"),
-        |m, _| annotate_spans::annotate_spans(m),
-    ))
+    Ok(module_pass(info("AnnotateSpans"), |m, _| {
+        annotate_spans::annotate_spans(m)
+    }))
 }
