@@ -2,6 +2,8 @@
 //! a caret under the span, with an optional label ("did you mean ..."). Spans are byte
 //! offsets; they become line and column only here. Colour is optional and off for plain text.
 
+pub mod nom_error;
+
 use colored::Colorize;
 
 /// A byte range in the source text something (an expression, a statement) was read from.

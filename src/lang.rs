@@ -6,7 +6,6 @@ pub mod ast;
 pub mod commands;
 pub mod complete;
 pub mod lexer;
-mod nom_error;
 pub mod parser;
 
 pub use commands::{Command, Form};

@@ -28,3 +28,8 @@ pub const MAX_TEXT_BYTES: u64 = 2 << 30;
 
 /// Bytes of one ONNX file (a model or a tensor): protobuf's own bound on a message, 2 GiB.
 pub const MAX_ONNX_BYTES: u64 = 2 << 30;
+
+/// Distinct layout names (`NCHW`, `NCHW16c`, ...) the layout rewriter interns in a process:
+/// they are never freed (a layout is compared by address), so a long session cannot make the
+/// table grow past this many (a few MiB). A model names a handful.
+pub const MAX_LAYOUTS: usize = 1 << 16;

@@ -34,11 +34,22 @@ pub mod typed;
 
 use crate::pass::config::ConfigType;
 use crate::pass::registry::{OptionSpec, PassEntry};
-use crate::pass::{PassKind, Registry};
+use crate::pass::{PassInfo, PassKind, Registry};
 
 /// A registry holding the built-in passes (what `PassManager::new` is usually given).
 pub fn registry() -> Registry {
     Registry::from_entries(BUILTIN_PASSES)
+}
+
+/// The [`PassInfo`] of the built-in pass `name` as its row of [`BUILTIN_PASSES`] states it
+/// (kind, opt_level, required): the constructors build their passes with it, so the table is
+/// the one place these are written. A name without a row (a programming error, which a test
+/// rules out for every row's constructor) gets a plain level-0 module pass's info.
+pub fn builtin_info(name: &str) -> PassInfo {
+    match BUILTIN_PASSES.iter().find(|e| e.name == name) {
+        Some(e) => PassInfo::with_kind(e.name, e.opt_level, e.required, e.kind),
+        None => PassInfo::new(name, 0),
+    }
 }
 
 /// The `min_num_branches` option of the CombineParallel passes.

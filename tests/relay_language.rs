@@ -1,8 +1,8 @@
-//! Golden tests of the full Relay language (type parameters, ADTs and `match`, references)
-//! and of the passes ported with their TVM tests: every file in `tests/relay/` and its
-//! subdirectories (one per pass: `simplify_expr/`, `fast_math/`, ...) is one case in the IR's
-//! own syntax, most of them ports of TVM v0.18's Python tests (named in each file), whose
-//! expected programs and types are the oracle.
+//! The golden cases: every `.relay` file under `tests/relay/` is one case in the IR's own
+//! syntax (Cranelift filetests style), by topic: the language (type parameters, ADTs and
+//! `match`, references, type errors) at the top, one folder per pass below (`fold_constant/`,
+//! `fuse_ops/`, `convert_layout/`, ...). Many are ports of TVM v0.18's Python tests (named in
+//! each file), whose expected programs and types are the oracle.
 //!
 //! ```text
 //! // prelude                               <- optional: the input is TVM's prelude
@@ -13,6 +13,11 @@
 //!                                             e.g. for the passes TVM registers at level 4
 //! // config: relay.FuseOps.max_depth=10    <- optional, repeatable: a PassContext config
 //!                                             entry (an integer, True/False or a string)
+//! // run: direct                           <- optional: how the pipeline is applied (below)
+//! // compare: as written                   <- optional: the expected module is compared only
+//!                                             as written, not also after InferType
+//! // check: idempotent                     <- optional: running the pipeline again on the
+//!                                             output changes nothing
 //! // error: match expression does not ...  <- optional: parsing, InferType or the pipeline
 //!                                             fails with a message containing this
 //! #[version = "0.0.5"]
@@ -22,36 +27,63 @@
 //! ```
 //!
 //! Without a pipeline the case checks types: the expected section is InferType's output
-//! printed exactly, type comments included. With one, the output is compared with the
-//! expected module structurally, up to variable names, as in `tests/pass_golden2.rs`, as it is
-//! written or after InferType (TVM's tests compare with `run_opt_pass(expected, InferType())`,
-//! so an expected program may leave out the annotations InferType adds). Every
-//! output must be well-formed, type-check again to itself, and print to text that parses back
-//! to an equal module. `PASSLAB_BLESS=1 cargo test --test relay_language` rewrites the
-//! expected sections.
+//! printed exactly, type comments included.
 //!
-//! `tests/relay/convert_layout/` holds TVM v0.18's `test_pass_convert_op_layout.py` in the same
-//! form, one case per file (subcases as `_1`, `_2`, ...): the pipeline is
-//! `ConvertLayout(desired_layouts=...)`, and the output must equal the expected module as
-//! written or typed (TVM compares with `run_opt_pass(expected(), InferType())`).
+//! With one, the pipeline is applied in one of three ways:
+//! - by default as `Sequential([...])` under `PassContext(opt_level=N)`: the passes are built
+//!   by name through the registry and their `required` passes (InferType) run first, exactly
+//!   as in a TVM script;
+//! - `// run: direct`: each pass applied directly in turn under that context (no gate, no
+//!   required passes), like `ConvertLayout(..)(mod)`;
+//! - `// run: function`: each pass called as its library function (`fold_constant(&m)`), no
+//!   pass manager, no context; options are written as in Python (`inline_once=True`).
+//!
+//! The output is compared with the expected module structurally, up to variable names
+//! (`module_equal(a, b, true)`; checked types are ignored), as it is written or after InferType
+//! (TVM's tests compare with `run_opt_pass(expected, InferType())`, so an expected program may
+//! leave out the annotations InferType adds) unless `// compare: as written`. Every output must
+//! be well-formed and print (without types) to text that parses back to an equal module; it
+//! must type-check (unless the case runs `function` on an input that does not), InferType must
+//! be idempotent on it, and its typed printing must parse back equal too.
+//!
+//! `PASSLAB_BLESS=1 cargo test --test relay_language` rewrites the expected sections;
 //! `PASSLAB_CASE=name` runs only the cases whose path contains `name`.
 
 mod common;
 
 use passlab::ir::{module_equal, well_formed, Module};
 use passlab::pass::{ConfigValue, PassContext, PassManager};
-use passlab::passes::infer_type::infer_module;
+use passlab::passes::{
+    canonicalize_ops, dead_code, eliminate_common_subexpr, fold_constant, infer_type,
+    simplify_inference, to_a_normal_form, to_graph_normal_form,
+};
 use passlab::session::{Session, Value};
 use passlab::text::{parse_module, print_module, print_module_with, PrintOptions};
 use std::path::{Path, PathBuf};
 
+use infer_type::infer_module;
+
 const EXPECTED: &str = "// expected:";
+
+/// How a case's pipeline is applied.
+#[derive(Clone, Copy, PartialEq)]
+enum Run {
+    /// One `Sequential` through the pass manager (required passes first).
+    Sequential,
+    /// Each pass applied directly through the pass manager.
+    Direct,
+    /// Each pass called as its library function.
+    Function,
+}
 
 struct Case {
     prelude: bool,
     pipeline: Option<String>,
     opt_level: i32,
     config: Vec<(String, ConfigValue)>,
+    run: Run,
+    as_written: bool,
+    idempotent: bool,
     error: Option<String>,
     input: String,
     expected: String,
@@ -67,6 +99,9 @@ fn parse_case(text: &str) -> Result<Case, String> {
         pipeline: None,
         opt_level: 3,
         config: Vec::new(),
+        run: Run::Sequential,
+        as_written: false,
+        idempotent: false,
         error: None,
         input: input.to_string(),
         expected: expected.to_string(),
@@ -74,6 +109,8 @@ fn parse_case(text: &str) -> Result<Case, String> {
     for line in input.lines() {
         let line = line.trim();
         case.prelude |= line == "// prelude";
+        case.as_written |= line == "// compare: as written";
+        case.idempotent |= line == "// check: idempotent";
         if let Some(p) = line.strip_prefix("// pass:") {
             case.pipeline = Some(p.trim().to_string());
         }
@@ -90,6 +127,13 @@ fn parse_case(text: &str) -> Result<Case, String> {
                 v => v.parse::<i64>().map_or_else(|_| v.into(), ConfigValue::Int),
             };
             case.config.push((key.trim().to_string(), value));
+        }
+        if let Some(r) = line.strip_prefix("// run:") {
+            case.run = match r.trim() {
+                "direct" => Run::Direct,
+                "function" => Run::Function,
+                other => return Err(format!("unknown `// run: {other}`")),
+            };
         }
         if let Some(e) = line.strip_prefix("// error:") {
             case.error = Some(e.trim().to_string());
@@ -108,12 +152,66 @@ fn prelude() -> String {
     text.replace("#[version = \"0.0.5\"]", "")
 }
 
+/// Splits `A, B(x=1, y=2), C` at top-level commas.
+fn split_pipeline(p: &str) -> Vec<String> {
+    let (mut out, mut cur, mut depth) = (Vec::new(), String::new(), 0);
+    for c in p.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut cur).trim().to_string());
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    out.push(cur.trim().to_string());
+    out
+}
+
+/// Whether the pass spec `A(x=True, ...)` sets the flag `name`.
+fn flag(spec: &str, name: &str) -> bool {
+    spec.split(['(', ')', ',']).any(|kv| {
+        let kv: String = kv.chars().filter(|c| !c.is_whitespace()).collect();
+        kv == format!("{name}=True") || kv == format!("{name}=true") || kv == format!("{name}=1")
+    })
+}
+
+/// One pass called as its library function (`// run: function`).
+fn run_function(spec: &str, m: &Module) -> Result<Module, String> {
+    let name = spec.split('(').next().unwrap_or("").trim();
+    Ok(match name {
+        "InferType" => infer_module(m).map_err(|e| e.render_for(m, false))?,
+        "FoldConstant" => fold_constant::fold_constant(m),
+        "DeadCodeElimination" => dead_code::dead_code_elimination(
+            m,
+            flag(spec, "inline_once"),
+            flag(spec, "ignore_impurity"),
+        ),
+        "EliminateCommonSubexpr" => eliminate_common_subexpr::eliminate_common_subexpr(m),
+        "ToANormalForm" => to_a_normal_form::to_a_normal_form(m),
+        "ToGraphNormalForm" => to_graph_normal_form::to_graph_normal_form(m),
+        "SimplifyInference" => simplify_inference::simplify_inference(m),
+        "CanonicalizeOps" => canonicalize_ops::canonicalize_ops(m),
+        other => return Err(format!("`// run: function` has no function for `{other}`")),
+    })
+}
+
+/// Applies `pipeline` (command-language pass expressions, comma-separated) to `m` as `run` says.
 fn run_pipeline(
     pipeline: &str,
     opt_level: i32,
     config: &[(String, ConfigValue)],
+    run: Run,
     m: &Module,
 ) -> Result<Module, String> {
+    if run == Run::Function {
+        return split_pipeline(pipeline)
+            .iter()
+            .try_fold(m.clone(), |m, p| run_function(p, &m));
+    }
     let mut session = Session::new();
     let out = session.execute(&format!("__pipeline = Sequential([{pipeline}])"));
     let Some(Value::Pass(pass)) = session.var("__pipeline") else {
@@ -125,8 +223,14 @@ fn run_pipeline(
         builder = builder.config(key, value.clone());
     }
     let ctx = builder.build().map_err(|e| e.to_string())?;
-    pm.with_context(&ctx, |pm| pm.run(pass, m))
-        .map_err(|e| e.to_string())
+    let passes = match run {
+        Run::Direct => pass.children().to_vec(),
+        _ => vec![pass.clone()],
+    };
+    pm.with_context(&ctx, |pm| {
+        passes.iter().try_fold(m.clone(), |m, p| pm.run(p, &m))
+    })
+    .map_err(|e| e.to_string())
 }
 
 fn untyped(m: &Module) -> String {
@@ -159,7 +263,7 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
     };
     well_formed::check_module(&input).map_err(|e| format!("input not well-formed: {e}"))?;
     let result = match &case.pipeline {
-        Some(p) => run_pipeline(p, case.opt_level, &case.config, &input),
+        Some(p) => run_pipeline(p, case.opt_level, &case.config, case.run, &input),
         None => infer_module(&input).map_err(|e| e.render(&name, &source, false)),
     };
     let out = match (result, &case.error) {
@@ -169,19 +273,45 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
         (Err(e), None) => return Err(e),
         (Ok(out), None) => out,
     };
-    well_formed::check_module(&out).map_err(|e| format!("output not well-formed: {e}"))?;
-    let typed = infer_module(&out).map_err(|e| format!("output does not type-check: {e}"))?;
-    let again =
-        infer_module(&typed).map_err(|e| format!("typed output does not type-check: {e}"))?;
-    if print_module(&again) != print_module(&typed) {
-        return Err("InferType is not idempotent on the output".into());
-    }
-    let shown = print_module(&typed);
-    let back = parse_module(&shown, "printed").map_err(|e| e.render("printed", &shown, false))?;
-    if !module_equal(&typed, &back, true) {
+    well_formed::check_module(&out)
+        .map_err(|e| format!("output not well-formed: {e}\n{}", untyped(&out)))?;
+    let plain = untyped(&out);
+    let back = parse_module(&plain, "printed").map_err(|e| e.render("printed", &plain, false))?;
+    if !module_equal(&out, &back, true) {
         return Err(format!(
-            "printed output does not parse back equal:\n{shown}"
+            "printed output does not parse back equal:\n{plain}"
         ));
+    }
+    // A library function may be given an input that does not type-check (ToANormalForm on
+    // an untyped program); its output then need not either.
+    let must_type = case.run != Run::Function || infer_module(&input).is_ok();
+    let shown = if must_type {
+        let typed =
+            infer_module(&out).map_err(|e| format!("output does not type-check: {e}\n{plain}"))?;
+        let again =
+            infer_module(&typed).map_err(|e| format!("typed output does not type-check: {e}"))?;
+        if print_module(&again) != print_module(&typed) {
+            return Err("InferType is not idempotent on the output".into());
+        }
+        let shown = print_module(&typed);
+        let back =
+            parse_module(&shown, "printed").map_err(|e| e.render("printed", &shown, false))?;
+        if !module_equal(&typed, &back, true) {
+            return Err(format!("typed output does not parse back equal:\n{shown}"));
+        }
+        shown
+    } else {
+        print_module(&out)
+    };
+    if case.idempotent {
+        let pipeline = case.pipeline.as_deref().unwrap_or("InferType()");
+        let again = run_pipeline(pipeline, case.opt_level, &case.config, case.run, &out)?;
+        if !module_equal(&out, &again, true) {
+            return Err(format!(
+                "not idempotent; a second run gives\n{}",
+                untyped(&again)
+            ));
+        }
     }
     let (got, same) = match &case.pipeline {
         None => {
@@ -191,12 +321,18 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
         }
         Some(_) => {
             let expected = parse_module(&case.expected, "expected")
-                .map_err(|e| e.render("expected", &case.expected, false))?;
+                .map_err(|e| e.render("expected", &case.expected, false));
             // As written, or typed, as TVM's tests compare with
             // `run_opt_pass(expected(), InferType())` (the result types filled in).
-            let same = module_equal(&out, &expected, true)
-                || infer_module(&expected).is_ok_and(|typed| module_equal(&out, &typed, true));
-            (untyped(&out), same)
+            let same = expected.as_ref().is_ok_and(|exp| {
+                module_equal(&out, exp, true)
+                    || (!case.as_written
+                        && infer_module(exp).is_ok_and(|typed| module_equal(&out, &typed, true)))
+            });
+            if let (Err(e), false) = (expected, bless) {
+                return Err(format!("the expected section does not parse:\n{e}"));
+            }
+            (plain, same)
         }
     };
     if same {
@@ -225,17 +361,20 @@ fn relay_files(dir: &Path) -> Vec<PathBuf> {
             out.push(path);
         }
     }
+    out.sort();
     out
+}
+
+fn all_cases() -> Vec<PathBuf> {
+    relay_files(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/relay"))
 }
 
 #[test]
 fn relay_language_cases() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/relay");
-    let mut files = relay_files(&dir);
-    files.sort();
+    let files = all_cases();
     assert!(
-        files.len() >= 20,
-        "expected at least 20 cases, found {}",
+        files.len() >= 249,
+        "expected at least 249 cases, found {}",
         files.len()
     );
     run_cases(&files);
@@ -252,6 +391,38 @@ fn convert_layout_cases_are_there() {
         "expected at least 50 cases, found {}",
         files.len()
     );
+}
+
+/// Every standard pass has at least five golden cases of its own (counted by the last pass
+/// of each case's pipeline).
+#[test]
+fn every_pass_has_five_cases() {
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    for path in all_cases() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let case = parse_case(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let Some(pipeline) = case.pipeline else {
+            continue;
+        };
+        let last = split_pipeline(&pipeline).pop().unwrap_or_default();
+        let name = last.split('(').next().unwrap_or("").trim().to_string();
+        *counts.entry(name).or_default() += 1;
+    }
+    for pass in [
+        "FoldConstant",
+        "DeadCodeElimination",
+        "EliminateCommonSubexpr",
+        "ToANormalForm",
+        "ToGraphNormalForm",
+        "SimplifyInference",
+        "CanonicalizeOps",
+    ] {
+        let n = counts.get(pass).copied().unwrap_or(0);
+        assert!(
+            n >= 5,
+            "{pass} has {n} golden cases, want at least 5 ({counts:?})"
+        );
+    }
 }
 
 /// Runs the cases (only those whose path contains `PASSLAB_CASE` when it is set).
@@ -331,7 +502,7 @@ fn mutated_prelude_programs_never_panic() {
         };
         typed += 1;
         for p in passes {
-            let _ = run_pipeline(p, 3, &[], &t);
+            let _ = run_pipeline(p, 3, &[], Run::Sequential, &t);
         }
     }
     assert!(parsed > 30 && typed > 10, "{parsed} parsed, {typed} typed");

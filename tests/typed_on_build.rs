@@ -20,11 +20,17 @@ use passlab::text::parse_module;
 use rustc_hash::FxHashSet;
 use std::path::Path;
 
-/// The input sections of the golden pass cases (`tests/passes*/*.relay`).
+/// The input sections of the golden pass cases (`tests/relay/<pass>/*.relay`).
 fn golden_inputs() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for dir in ["tests/passes", "tests/passes2"] {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/relay");
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())

@@ -610,8 +610,8 @@ pub(crate) fn assert_unchanged_path_agrees<M: Mutator>(
 }
 
 /// Programs to check a pass's fast path on: generated models (peer, conv, LSTM), the golden
-/// pass tests whose file name starts with `golden_prefix` (their input part), and the shared
-/// corpus when it is next to the checkout.
+/// cases of `tests/relay/<pass>/` whose file name starts with `golden_prefix` (their input
+/// part), and the shared corpus when it is next to the checkout.
 #[cfg(test)]
 pub(crate) fn sample_programs(golden_prefix: &str) -> Vec<(String, String)> {
     use crate::testgen;
@@ -621,33 +621,39 @@ pub(crate) fn sample_programs(golden_prefix: &str) -> Vec<(String, String)> {
         ("rnn".to_string(), testgen::rnn_model(4)),
     ];
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dirs = [
-        root.join("tests/passes"),
-        root.join("tests/passes2"),
-        root.join("../shared/corpus/relay"),
-    ];
-    for (i, dir) in dirs.iter().enumerate() {
+    let sorted = |dir: &std::path::Path| -> Vec<std::path::PathBuf> {
         let Ok(entries) = std::fs::read_dir(dir) else {
-            continue;
+            return Vec::new();
         };
         let mut paths: Vec<_> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
         paths.sort();
-        for path in paths {
-            let name = path
-                .file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .to_string();
-            let golden = i < 2;
-            if !name.ends_with(".relay") || (golden && !name.starts_with(golden_prefix)) {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).expect("readable");
-            let input = text.split("// expected:").next().unwrap_or_default();
-            // A few corpus programs use what passlab does not parse (references).
-            if golden || crate::text::parse_module(input, &name).is_ok() {
-                out.push((name, input.to_string()));
-            }
+        paths
+    };
+    // The golden cases, one folder per pass under tests/relay, then the corpus.
+    let mut files: Vec<(bool, std::path::PathBuf)> = Vec::new();
+    for dir in sorted(&root.join("tests/relay")) {
+        files.extend(sorted(&dir).into_iter().map(|p| (true, p)));
+    }
+    files.extend(
+        sorted(&root.join("../shared/corpus/relay"))
+            .into_iter()
+            .map(|p| (false, p)),
+    );
+    for (golden, path) in files {
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        if !name.ends_with(".relay") || (golden && !name.starts_with(golden_prefix)) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let input = text.split("// expected:").next().unwrap_or_default();
+        // A few corpus programs use what passlab does not parse (references); a golden case
+        // may be one whose input is meant not to parse.
+        if crate::text::parse_module(input, &name).is_ok() {
+            out.push((name, input.to_string()));
         }
     }
     out

@@ -5,7 +5,7 @@
 
 use super::ast::*;
 use super::commands::{statement, Command, Form};
-use super::nom_error::{fail, fatal, PErr, R};
+use crate::diagnostic::nom_error::{fail, fatal, Expected, PErr, R};
 use crate::diagnostic::ParseError;
 use crate::ir::Span;
 use nom::bytes::complete::{tag, take_while, take_while1};
@@ -109,11 +109,22 @@ fn ident(i: &str) -> R<'_, &str> {
     }
 }
 
+/// How the command language names nom's error kinds in "expected ..." messages (the few
+/// kinds its parser meets).
+fn kind_text(kind: nom::error::ErrorKind) -> std::borrow::Cow<'static, str> {
+    std::borrow::Cow::Borrowed(match kind {
+        nom::error::ErrorKind::Digit => "a digit",
+        nom::error::ErrorKind::Tag => "a keyword",
+        nom::error::ErrorKind::TakeWhile1 => "a name",
+        _ => "something else",
+    })
+}
+
 fn punct<'a>(i: &'a str, s: &'static str, nl: bool) -> R<'a, &'a str> {
     let (i, _) = if nl { wsn(i)? } else { ws(i)? };
     match tag::<_, _, PErr>(s)(i) {
         Ok(r) => Ok(r),
-        Err(_) => fail(i, format!("`{s}`")),
+        Err(_) => fail(i, Expected::Literal(s)),
     }
 }
 
@@ -136,16 +147,7 @@ impl<'s, H> LangParser<'s, '_, H> {
                 label: e.label,
             };
         }
-        let mut expected: Vec<String> = e.expected.iter().map(|s| s.to_string()).collect();
-        expected.dedup();
-        let what = match expected.len() {
-            0 => "something else".to_string(),
-            1 => expected[0].clone(),
-            _ => {
-                let last = expected.pop().unwrap_or_default();
-                format!("{} or {}", expected.join(", "), last)
-            }
-        };
+        let what = e.expected_text(kind_text);
         let found = if e.input.trim_start_matches([' ', '\t']).is_empty() {
             "end of input".to_string()
         } else if e.input.starts_with('\n') {

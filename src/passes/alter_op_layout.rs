@@ -19,9 +19,7 @@
 use super::layout_rewrite::{LayoutHook, Rewriter};
 use crate::ir::mutate::mutate;
 use crate::ir::{AttrValue, Attrs, Contains, Expr, Op};
-use crate::pass::{
-    function_pass, ConfigValue, Pass, PassError, PassErrorKind, PassInfo, PassKind, PassOptions,
-};
+use crate::pass::{function_pass, ConfigValue, Pass, PassError, PassErrorKind, PassOptions};
 
 /// The hooks passlab knows: none (no targets), so attributes never change.
 pub struct NoTargetHooks;
@@ -72,7 +70,7 @@ pub fn pass() -> Pass {
 
 /// The AlterOpLayout pass with the hook of `alter_attrs`, or with none.
 fn pass_with(alter: Option<AlterAttrs>) -> Pass {
-    let info = PassInfo::with_kind("AlterOpLayout", 3, &["InferType"], PassKind::Function);
+    let info = super::builtin_info("AlterOpLayout");
     function_pass(info, move |g, f, m, _cx| {
         let typed = super::typed::typed_function("AlterOpLayout", g, f, m)?;
         // As in ConvertLayout: without an op that takes its layouts from its attributes,

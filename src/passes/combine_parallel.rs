@@ -35,7 +35,7 @@ pub mod conv2d;
 pub mod dense;
 
 use crate::ir::{Attrs, Expr, ExprKind, Op, OpPattern, TensorType};
-use crate::pass::{function_pass, Pass, PassError, PassInfo, PassKind, PassOptions};
+use crate::pass::{function_pass, Pass, PassError, PassOptions};
 use crate::passes::infer_type::typed_node;
 use crate::passes::simplify_inference::op_call;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -54,9 +54,7 @@ fn min_branches(name: &str, options: &PassOptions) -> Result<usize, PassError> {
     })
 }
 
-fn info(name: &str) -> PassInfo {
-    PassInfo::with_kind(name, 4, &["InferType"], PassKind::Function)
-}
+use super::builtin_info as info;
 
 /// The registry's constructor of CombineParallelConv2D.
 pub fn create_conv2d(options: &PassOptions) -> Result<Pass, PassError> {
@@ -190,6 +188,75 @@ pub(crate) fn slice_size(data: Expr, begin: &[i64], end: &[i64]) -> Expr {
             ("axes", AttrValue::Null),
         ],
     )
+}
+
+/// The attributes of call `e`.
+pub(crate) fn call_attrs(e: &Expr) -> Option<&Attrs> {
+    Some(&e.as_call()?.attrs)
+}
+
+/// Argument `i` of every branch's call at level `depth`, in branch order.
+pub(crate) fn branch_args(group: &Group, depth: usize, i: usize) -> Option<Vec<Expr>> {
+    group.iter().map(|b| arg(b[depth], i).cloned()).collect()
+}
+
+/// The tensor types of argument `index` of `a` and of `b`, then of `a` and `b` themselves
+/// (what every [`Combiner::is_arg_compatible`] compares).
+pub(crate) fn arg_and_result_types<'e>(
+    a: &'e Expr,
+    b: &'e Expr,
+    index: usize,
+) -> Option<[&'e TensorType; 4]> {
+    Some([
+        tensor(arg(a, index)?)?,
+        tensor(arg(b, index)?)?,
+        tensor(a)?,
+        tensor(b)?,
+    ])
+}
+
+/// The call at level `depth` of the group's first branch, typed, over `data` in place of
+/// argument `parent` and `combined(i, first)` for every other argument `i` (`first` being
+/// the first branch's): the shape of every [`Combiner::combined_following`].
+pub(crate) fn following_call(
+    data: Expr,
+    group: &Group,
+    depth: usize,
+    parent: usize,
+    mut combined: impl FnMut(usize, &Expr) -> Option<Expr>,
+) -> Option<Expr> {
+    let (op, args, attrs) = op_and_args(group[0][depth])?;
+    let mut new_args = Vec::with_capacity(args.len());
+    for (i, a) in args.iter().enumerate() {
+        new_args.push(if i == parent {
+            data.clone()
+        } else {
+            combined(i, a)?
+        });
+    }
+    Some(crate::passes::infer_type::typed_call(
+        op,
+        new_args,
+        attrs.clone(),
+    ))
+}
+
+/// One `slice_size` of `data` per branch, the branches side by side along one axis: `place`
+/// gives a branch's `(begin, end)` from its offset along that axis, and its width (the next
+/// branch's offset is this one's plus the width).
+pub(crate) fn branch_slices(
+    data: &Expr,
+    group: &Group,
+    mut place: impl FnMut(&Branch, i64) -> Option<(Vec<i64>, Vec<i64>, i64)>,
+) -> Option<Vec<Expr>> {
+    let mut offset = 0;
+    let mut out = Vec::with_capacity(group.len());
+    for branch in group {
+        let (begin, end, width) = place(branch, offset)?;
+        offset += width;
+        out.push(slice_size(data.clone(), &begin, &end));
+    }
+    Some(out)
 }
 
 /// The calls using each node, and the roots in the order the walk meets them.

@@ -28,7 +28,7 @@
 use super::layout_rewrite::{parse_layout, LayoutHook, Rewriter};
 use crate::ir::mutate::mutate;
 use crate::ir::{AttrValue, Attrs, Contains, Expr, ExprKind, Op, Type};
-use crate::pass::{function_pass, Pass, PassError, PassInfo, PassKind, PassOptions};
+use crate::pass::{function_pass, Pass, PassError, PassOptions};
 
 /// `desired_layouts`: op name -> requested layouts (data first, then kernel or "default").
 #[derive(Clone, Debug, Default)]
@@ -193,12 +193,7 @@ pub fn convert_layout(f: &Expr, desired: &DesiredLayouts) -> Expr {
 
 /// The ConvertLayout pass.
 pub fn pass(desired: DesiredLayouts) -> Pass {
-    let info = PassInfo::with_kind(
-        "ConvertLayout",
-        3,
-        &["InferType", "CanonicalizeOps"],
-        PassKind::Function,
-    );
+    let info = super::builtin_info("ConvertLayout");
     function_pass(info, move |g, f, m, _cx| {
         let typed = super::typed::typed_function("ConvertLayout", g, f, m)?;
         // Without an op that takes its layouts from its attributes there is no layout to

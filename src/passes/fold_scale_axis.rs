@@ -29,7 +29,7 @@ mod backward;
 mod forward;
 
 use crate::ir::{AttrValue, Call, Dim, Expr, ExprKind, Module, TensorType, Type};
-use crate::pass::{Pass, PassCx, PassError, PassImpl, PassInfo, PassKind, PassOptions};
+use crate::pass::{Pass, PassCx, PassError, PassImpl, PassInfo, PassOptions};
 use crate::passes::infer_type::shape_rules::layout::Layout;
 
 pub use backward::backward_fold_scale_axis;
@@ -296,7 +296,7 @@ impl ConvLayouts {
 
 /// The pass `name`: a function pass at level 3 that requires InferType.
 fn scale_pass(name: &'static str, rewrite: fn(&Expr) -> Expr) -> Pass {
-    let info = PassInfo::with_kind(name, 3, &["InferType"], PassKind::Function);
+    let info = super::builtin_info(name);
     crate::pass::function_pass(info, move |g, f, m, _cx| {
         let typed = super::typed::typed_function(name, g, f, m)?;
         let out = rewrite(&typed);
@@ -321,7 +321,7 @@ pub fn create_forward(_options: &PassOptions) -> Result<Pass, PassError> {
 /// FoldConstant.
 pub fn create(options: &PassOptions) -> Result<Pass, PassError> {
     Ok(Pass::new(FoldScaleAxis {
-        info: PassInfo::with_kind("FoldScaleAxis", 0, &[] as &[&str], PassKind::Sequential),
+        info: super::builtin_info("FoldScaleAxis"),
         passes: vec![create_backward(options)?, create_forward(options)?],
     }))
 }

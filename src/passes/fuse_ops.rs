@@ -40,7 +40,7 @@ use crate::ir::mutate::{
 use crate::ir::{
     AttrValue, Attrs, Call, Expr, ExprKind, Function, GlobalVar, Let, Module, Type, Var,
 };
-use crate::pass::{function_pass, Pass, PassCx, PassError, PassInfo, PassKind, PassOptions};
+use crate::pass::{function_pass, Pass, PassCx, PassError, PassOptions};
 use graph::{post_dominators, Graph, NO_NODE};
 use partition::Partition;
 use rustc_hash::FxHashMap;
@@ -86,6 +86,7 @@ pub fn fuse_function(f: &Expr, cfg: FuseConfig) -> Expr {
         link_params: cfg.link_params,
         results: Vec::with_capacity(g.nodes.len()),
         pending_uses: uses,
+        param_names: ParamNames::default(),
     };
     let out = fuser.run();
     graph::give_uses(fuser.pending_uses);
@@ -144,7 +145,7 @@ enum ArgKey {
 }
 
 impl GroupInfo {
-    fn param_for(&mut self, arg: &Expr, ty: Option<&Type>) -> Expr {
+    fn param_for(&mut self, arg: &Expr, ty: Option<&Type>, names: &mut ParamNames) -> Expr {
         let key = match arg.kind() {
             ExprKind::Var(v) => ArgKey::Var(v.id()),
             _ => ArgKey::Node(arg.id()),
@@ -157,7 +158,7 @@ impl GroupInfo {
             return self.params[i].use_.clone();
         }
         self.not_reshape_only |= ty.and_then(Type::as_tensor).is_none();
-        let var = Var::named(param_name(self.params.len()), ty.cloned());
+        let var = Var::named(names.get(self.params.len()), ty.cloned());
         let use_ = Expr::with_info(ExprKind::Var(var.clone()), ty.cloned(), Default::default());
         self.params.push(Param {
             var,
@@ -180,25 +181,20 @@ impl GroupInfo {
     }
 }
 
-/// `p0`, `p1`, ...: a fused function's parameters are named by position, so every group uses
-/// the same few names; each thread keeps one shared string per position (up to 1024) instead
-/// of formatting and allocating one per parameter.
-fn param_name(i: usize) -> ecow::EcoString {
-    const KEPT: usize = 1024;
-    thread_local! {
-        static NAMES: std::cell::RefCell<Vec<ecow::EcoString>> = Default::default();
-    }
-    if i >= KEPT {
-        return format!("p{i}").into();
-    }
-    NAMES.with(|names| {
-        let mut names = names.borrow_mut();
-        while names.len() <= i {
-            let k = names.len();
-            names.push(format!("p{k}").into());
+/// `p0`, `p1`, ...: a fused function's parameters are named by position, so every group of a
+/// run uses the same few names; a run keeps one string per position it has named (each is
+/// inline in its `EcoString`: no allocation) instead of formatting one per parameter.
+#[derive(Default)]
+struct ParamNames(Vec<ecow::EcoString>);
+
+impl ParamNames {
+    fn get(&mut self, i: usize) -> ecow::EcoString {
+        while self.0.len() <= i {
+            let k = self.0.len();
+            self.0.push(ecow::eco_format!("p{k}"));
         }
-        names[i].clone()
-    })
+        self.0[i].clone()
+    }
 }
 
 /// The rewrite: one pass over the graph's nodes in post-DFS order (children first), each
@@ -216,6 +212,8 @@ struct Fuser<'g> {
     /// sweep over the results dropping each would reach every shared node once more, on a
     /// program larger than the caches a wait on memory per node.
     pending_uses: Vec<u32>,
+    /// The parameter names made so far in this run.
+    param_names: ParamNames,
 }
 
 /// How many nodes ahead the rewrite prefetches.
@@ -331,7 +329,11 @@ impl Fuser<'_> {
                 if same_group || (self.link_params && n.as_constant().is_some()) {
                     n
                 } else {
-                    self.groups.entry(group).or_default().param_for(&n, o.ty())
+                    let names = &mut self.param_names;
+                    self.groups
+                        .entry(group)
+                        .or_default()
+                        .param_for(&n, o.ty(), names)
                 }
             })
             .collect()
@@ -482,7 +484,7 @@ fn level(option: i64, cx: &PassCx) -> i64 {
 
 /// The FuseOps function pass.
 pub fn fuse_ops(fuse_opt_level: i64) -> Pass {
-    let info = PassInfo::with_kind("FuseOps", 0, &["InferType"], PassKind::Function);
+    let info = super::builtin_info("FuseOps");
     function_pass(
         info,
         move |g: &GlobalVar, f: &Expr, m: &Module, cx: &mut PassCx| {

@@ -251,9 +251,9 @@ pub fn check_types(m: &Module) -> Result<(), String> {
 pub fn create(
     _options: &crate::pass::PassOptions,
 ) -> Result<crate::pass::Pass, crate::pass::PassError> {
-    use crate::pass::{module_pass, PassDiagnostic, PassInfo};
+    use crate::pass::{module_pass, PassDiagnostic};
     Ok(module_pass(
-        PassInfo::new("InferType", 0),
+        super::builtin_info("InferType"),
         |m, cx| match infer_module(m) {
             Ok(typed) => Ok(typed),
             Err(e) => {

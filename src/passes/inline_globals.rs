@@ -58,7 +58,7 @@ use crate::ir::mutate::{
 use crate::ir::{
     visit, Attrs, Call, Clause, Expr, ExprKind, Function, Match, Module, NodeSet, Var,
 };
-use crate::pass::{module_pass, Pass, PassError, PassInfo, PassOptions};
+use crate::pass::{module_pass, Pass, PassError, PassOptions};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
@@ -976,7 +976,7 @@ fn exprs_all(next: &mut impl FnMut() -> Expr, e: &Expr) -> Vec<Expr> {
 
 /// The registered pass.
 pub fn pass() -> Pass {
-    module_pass(PassInfo::new("InlineGlobals", 1), |m, _cx| {
+    module_pass(super::builtin_info("InlineGlobals"), |m, _cx| {
         inline_globals(m).map_err(PassError::failed)
     })
 }

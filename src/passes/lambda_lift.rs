@@ -37,7 +37,7 @@ use crate::ir::{
     expr_equal, expr_hash, AttrValue, Attrs, Call, Contains, Expr, ExprKind, Function, Module,
     Type, Var,
 };
-use crate::pass::{module_pass, Pass, PassError, PassInfo, PassOptions};
+use crate::pass::{module_pass, Pass, PassError, PassOptions};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Lifts the nested functions of every function of `m` (see the module documentation).
@@ -339,7 +339,7 @@ impl Mutator for Lifter<'_> {
 
 /// The registered pass.
 pub fn pass() -> Pass {
-    module_pass(PassInfo::new("LambdaLift", 1), |m, _cx| lambda_lift(m))
+    module_pass(super::builtin_info("LambdaLift"), |m, _cx| lambda_lift(m))
 }
 
 /// The registry's constructor: `LambdaLift()`.

@@ -3,13 +3,13 @@
 //! not print: the sink decides where the text goes.
 
 use crate::pass::registry::PassOptions;
-use crate::pass::{module_pass, ChunkKind, Pass, PassError, PassInfo};
+use crate::pass::{module_pass, ChunkKind, Pass, PassError};
 use crate::text::print_module_display as print_module;
 
 /// The PrintIR pass with a header.
 pub fn print_ir(header: &str) -> Pass {
     let header = header.to_string();
-    module_pass(PassInfo::new("PrintIR", 0), move |m, cx| {
+    module_pass(super::builtin_info("PrintIR"), move |m, cx| {
         cx.emit(
             ChunkKind::Ir,
             &format!("PrintIR({header}):\n{}", print_module(m)),

@@ -12,7 +12,7 @@
 
 use crate::ir::mutate::{walk, Visitor};
 use crate::ir::{Expr, ExprKind, Module};
-use crate::pass::{module_pass, Pass, PassError, PassInfo, PassOptions};
+use crate::pass::{module_pass, Pass, PassError, PassOptions};
 use rustc_hash::FxHashSet;
 
 /// The globals referenced in `e`, in order of first reference.
@@ -67,9 +67,10 @@ pub fn remove_unused_functions(m: &Module, entries: &[String]) -> Result<Module,
 
 /// The pass with its entry functions.
 pub fn pass(entries: Vec<String>) -> Pass {
-    module_pass(PassInfo::new("RemoveUnusedFunctions", 1), move |m, _cx| {
-        remove_unused_functions(m, &entries).map_err(PassError::failed)
-    })
+    module_pass(
+        super::builtin_info("RemoveUnusedFunctions"),
+        move |m, _cx| remove_unused_functions(m, &entries).map_err(PassError::failed),
+    )
 }
 
 /// The registry's constructor: `RemoveUnusedFunctions(entry_functions=["main"])`.

@@ -9,11 +9,9 @@ use super::{
     to_graph_normal_form,
 };
 use crate::ir::{Expr, GlobalVar, Module};
-use crate::pass::{function_pass, module_pass, Pass, PassError, PassInfo, PassKind, PassOptions};
+use crate::pass::{function_pass, module_pass, Pass, PassError, PassOptions};
 
-fn info(name: &str, opt_level: i32, required: &[&str], kind: PassKind) -> PassInfo {
-    PassInfo::with_kind(name, opt_level, required, kind)
-}
+use super::builtin_info as info;
 
 /// Runs a module-level function on a module holding just `f` (bound to `g`).
 fn one_function(g: &GlobalVar, f: &Expr, run: fn(&Module) -> Module) -> Result<Expr, PassError> {
@@ -29,25 +27,21 @@ fn one_function(g: &GlobalVar, f: &Expr, run: fn(&Module) -> Module) -> Result<E
 
 pub fn fold_constant(options: &PassOptions) -> Result<Pass, PassError> {
     let fold_qnn = options.get_bool("fold_qnn").unwrap_or(false);
-    Ok(function_pass(
-        info("FoldConstant", 2, &[], PassKind::Function),
-        move |_, f, _, _| Ok(fold_constant::fold_expr_with(f, fold_qnn)),
-    ))
+    Ok(function_pass(info("FoldConstant"), move |_, f, _, _| {
+        Ok(fold_constant::fold_expr_with(f, fold_qnn))
+    }))
 }
 
 pub fn dead_code_elimination(options: &PassOptions) -> Result<Pass, PassError> {
     let inline_once = options.get_bool("inline_once").unwrap_or(false);
     let ignore_impurity = options.get_bool("ignore_impurity").unwrap_or(false);
-    Ok(module_pass(
-        info("DeadCodeElimination", 1, &["InferType"], PassKind::Module),
-        move |m, _| {
-            Ok(dead_code::dead_code_elimination(
-                m,
-                inline_once,
-                ignore_impurity,
-            ))
-        },
-    ))
+    Ok(module_pass(info("DeadCodeElimination"), move |m, _| {
+        Ok(dead_code::dead_code_elimination(
+            m,
+            inline_once,
+            ignore_impurity,
+        ))
+    }))
 }
 
 pub fn eliminate_common_subexpr(options: &PassOptions) -> Result<Pass, PassError> {
@@ -64,12 +58,7 @@ pub fn eliminate_common_subexpr(options: &PassOptions) -> Result<Pass, PassError
         })
         .collect::<Result<_, _>>()?;
     Ok(function_pass(
-        info(
-            "EliminateCommonSubexpr",
-            3,
-            &["InferType"],
-            PassKind::Function,
-        ),
+        info("EliminateCommonSubexpr"),
         move |_, f, _, _| {
             Ok(eliminate_common_subexpr::eliminate_expr_skipping(
                 f, &skip_ops,
@@ -79,20 +68,14 @@ pub fn eliminate_common_subexpr(options: &PassOptions) -> Result<Pass, PassError
 }
 
 pub fn simplify_expr(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(
-        info("SimplifyExpr", 0, &["InferType"], PassKind::Function),
-        |_, f, _, _| Ok(simplify_expr::simplify_expr(f, simplify_expr::Mode::Full)),
-    ))
+    Ok(function_pass(info("SimplifyExpr"), |_, f, _, _| {
+        Ok(simplify_expr::simplify_expr(f, simplify_expr::Mode::Full))
+    }))
 }
 
 pub fn simplify_expr_post_alter_op(_: &PassOptions) -> Result<Pass, PassError> {
     Ok(function_pass(
-        info(
-            "SimplifyExprPostAlterOp",
-            0,
-            &["InferType"],
-            PassKind::Function,
-        ),
+        info("SimplifyExprPostAlterOp"),
         |_, f, _, _| {
             Ok(simplify_expr::simplify_expr(
                 f,
@@ -103,50 +86,43 @@ pub fn simplify_expr_post_alter_op(_: &PassOptions) -> Result<Pass, PassError> {
 }
 
 pub fn fast_math(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(
-        info("FastMath", 4, &["InferType"], PassKind::Function),
-        |_, f, _, _| Ok(fast_math::fast_math(f)),
-    ))
+    Ok(function_pass(info("FastMath"), |_, f, _, _| {
+        Ok(fast_math::fast_math(f))
+    }))
 }
 
 pub fn to_a_normal_form(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(module_pass(
-        info("ToANormalForm", 1, &[], PassKind::Module),
-        |m, _| Ok(to_a_normal_form::to_a_normal_form(m)),
-    ))
+    Ok(module_pass(info("ToANormalForm"), |m, _| {
+        Ok(to_a_normal_form::to_a_normal_form(m))
+    }))
 }
 
 pub fn to_graph_normal_form(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(
-        info("ToGraphNormalForm", 1, &[], PassKind::Function),
-        |_, f, _, _| Ok(to_graph_normal_form::to_graph_expr(f)),
-    ))
+    Ok(function_pass(info("ToGraphNormalForm"), |_, f, _, _| {
+        Ok(to_graph_normal_form::to_graph_expr(f))
+    }))
 }
 
 pub fn simplify_inference(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(
-        info("SimplifyInference", 0, &["InferType"], PassKind::Function),
-        |g, f, _, _| one_function(g, f, simplify_inference::simplify_inference),
-    ))
+    Ok(function_pass(info("SimplifyInference"), |g, f, _, _| {
+        one_function(g, f, simplify_inference::simplify_inference)
+    }))
 }
 
 pub fn canonicalize_ops(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(
-        info("CanonicalizeOps", 3, &["InferType"], PassKind::Function),
-        |g, f, _, _| one_function(g, f, canonicalize_ops::canonicalize_ops),
-    ))
+    Ok(function_pass(info("CanonicalizeOps"), |g, f, _, _| {
+        one_function(g, f, canonicalize_ops::canonicalize_ops)
+    }))
 }
 
 pub fn canonicalize_cast(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(
-        info("CanonicalizeCast", 3, &["InferType"], PassKind::Function),
-        |_, f, _, _| Ok(canonicalize_cast::canonicalize_cast(f)),
-    ))
+    Ok(function_pass(info("CanonicalizeCast"), |_, f, _, _| {
+        Ok(canonicalize_cast::canonicalize_cast(f))
+    }))
 }
 
 pub fn annotate_spans(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(module_pass(
-        info("AnnotateSpans", 0, &[], PassKind::Module),
-        |m, _| annotate_spans::annotate_spans(m),
-    ))
+    Ok(module_pass(info("AnnotateSpans"), |m, _| {
+        annotate_spans::annotate_spans(m)
+    }))
 }

@@ -3,93 +3,13 @@
 //! strings and `meta[...][i]` references. The grammar in `parser.rs` is built from these.
 
 use nom::character::complete::digit1;
-use nom::IResult;
-use smallvec::{smallvec, SmallVec};
 use std::borrow::Cow;
 
-/// The parser's error: where it happened, what was expected there, or a message that replaces
-/// the "expected" list (for semantic errors such as an unknown op).
-#[derive(Debug, Clone)]
-pub struct PErr<'a> {
-    pub input: &'a str,
-    /// (Inline: a failed alternative is part of normal parsing and must not allocate.)
-    pub expected: SmallVec<[Cow<'static, str>; 1]>,
-    pub message: Option<String>,
-    pub label: Option<String>,
-    /// Length of the offending text, for the caret (0 = one character).
-    pub len: usize,
-}
+pub use crate::diagnostic::nom_error::{fail, fatal, Expected, PErr, R};
 
-impl<'a> PErr<'a> {
-    pub fn expected(input: &'a str, what: impl Into<Cow<'static, str>>) -> Self {
-        PErr {
-            input,
-            expected: smallvec![what.into()],
-            message: None,
-            label: None,
-            len: 0,
-        }
-    }
-
-    pub fn message(input: &'a str, len: usize, msg: impl Into<String>) -> Self {
-        PErr {
-            input,
-            expected: SmallVec::new(),
-            message: Some(msg.into()),
-            label: None,
-            len,
-        }
-    }
-
-    pub fn with_label(mut self, label: Option<String>) -> Self {
-        self.label = label;
-        self
-    }
-}
-
-impl<'a> nom::error::ParseError<&'a str> for PErr<'a> {
-    fn from_error_kind(input: &'a str, kind: nom::error::ErrorKind) -> Self {
-        PErr::expected(input, kind_text(kind))
-    }
-
-    fn append(_: &'a str, _: nom::error::ErrorKind, other: Self) -> Self {
-        other
-    }
-
-    fn or(self, other: Self) -> Self {
-        // Keep the error that got further; merge the expectations of errors at the same place.
-        match self.input.len().cmp(&other.input.len()) {
-            std::cmp::Ordering::Less => self,
-            std::cmp::Ordering::Greater => other,
-            std::cmp::Ordering::Equal => {
-                if self.message.is_some() {
-                    return self;
-                }
-                if other.message.is_some() {
-                    return other;
-                }
-                let mut merged = self;
-                for e in other.expected {
-                    if !merged.expected.contains(&e) {
-                        merged.expected.push(e);
-                    }
-                }
-                merged
-            }
-        }
-    }
-}
-
-pub type R<'a, T> = IResult<&'a str, T, PErr<'a>>;
-
-/// A recoverable error: "expected `what`" at `i`.
-pub fn fail<'a, T>(i: &'a str, what: impl Into<Cow<'static, str>>) -> R<'a, T> {
-    Err(nom::Err::Error(PErr::expected(i, what)))
-}
-
-/// An unrecoverable error with a message at `i` spanning `len` bytes.
-pub fn fatal<'a, T>(i: &'a str, len: usize, msg: impl Into<String>) -> R<'a, T> {
-    Err(nom::Err::Failure(PErr::message(i, len, msg)))
+/// How the Relay parser names nom's error kinds in "expected ..." messages.
+pub fn kind_text(kind: nom::error::ErrorKind) -> Cow<'static, str> {
+    Cow::Owned(kind.description().to_string())
 }
 
 /// Skips whitespace, `//` line comments and nested `/* */` block comments.
@@ -158,38 +78,13 @@ pub fn type_comment(i: &str) -> Option<(&str, &str)> {
     Some((ty, &body[end + 2..]))
 }
 
-/// A `'static` text made once per key and thread: the failure texts of the grammar's fixed
-/// set of keywords, symbols and nom error kinds, so a failed alternative formats nothing.
-/// Keys are exact: (namespace, error kind number or a literal's address and length).
-fn leak_once(key: (u8, usize, usize), make: impl FnOnce() -> String) -> &'static str {
-    thread_local! {
-        static CACHE: std::cell::RefCell<rustc_hash::FxHashMap<(u8, usize, usize), &'static str>> =
-            Default::default();
-    }
-    CACHE.with_borrow_mut(|cache| {
-        *cache
-            .entry(key)
-            .or_insert_with(|| Box::leak(make().into_boxed_str()))
-    })
-}
-
-/// nom's description of an error kind.
-fn kind_text(kind: nom::error::ErrorKind) -> &'static str {
-    leak_once((0, kind as usize, 0), || kind.description().to_string())
-}
-
-/// `` `s` ``.
-fn quoted(s: &'static str) -> &'static str {
-    leak_once((1, s.as_ptr() as usize, s.len()), || format!("`{s}`"))
-}
-
 /// Punctuation or an operator, after whitespace.
 pub fn sym<'a>(s: &'static str) -> impl Fn(&'a str) -> R<'a, &'a str> {
     move |i| {
         let (i, _) = ws(i)?;
         match i.strip_prefix(s) {
             Some(r) => Ok((r, &i[..s.len()])),
-            None => fail(i, quoted(s)),
+            None => fail(i, Expected::Literal(s)),
         }
     }
 }
@@ -246,7 +141,7 @@ pub fn keyword<'a>(kw: &'static str) -> impl Fn(&'a str) -> R<'a, &'a str> {
         let (i, _) = ws(i)?;
         match raw_ident(i) {
             Ok((rest, id)) if id == kw => Ok((rest, id)),
-            _ => fail(i, quoted(kw)),
+            _ => fail(i, Expected::Literal(kw)),
         }
     }
 }

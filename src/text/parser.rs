@@ -281,16 +281,7 @@ impl<'s> P<'s> {
             };
         }
         let found = describe(e.input);
-        let mut expected: Vec<String> = e.expected.iter().map(|s| s.to_string()).collect();
-        expected.dedup();
-        let what = match expected.len() {
-            0 => "something else".to_string(),
-            1 => expected[0].clone(),
-            _ => {
-                let last = expected.pop().unwrap_or_default();
-                format!("{} or {}", expected.join(", "), last)
-            }
-        };
+        let what = e.expected_text(super::lexer::kind_text);
         let tok_len = token_len(e.input);
         ParseError {
             message: format!("expected {what}, found {found}"),

@@ -10,7 +10,10 @@
 //! the rest agree across branches, so the concatenated argument broadcasts as each branch's
 //! did (TVM builds an ill-typed concatenation otherwise, e.g. for a scalar bias).
 
-use super::{arg, combine, concatenate, slice_size, tensor, Combiner, Group};
+use super::{
+    arg, arg_and_result_types, branch_args, branch_slices, call_attrs as attrs, combine,
+    concatenate, following_call, tensor, Combiner, Group,
+};
 use crate::ir::{Attrs, Expr};
 use crate::passes::infer_type::typed_call;
 
@@ -20,10 +23,6 @@ pub fn combine_parallel_batch_matmul(e: &Expr, min_num_branches: usize) -> Expr 
 }
 
 struct BatchMatmul;
-
-fn attrs(e: &Expr) -> Option<&Attrs> {
-    Some(&e.as_call()?.attrs)
-}
 
 fn nt_form(a: &Attrs) -> bool {
     a.get_bool("transpose_a") == Some(false) && a.get_bool("transpose_b") == Some(true)
@@ -67,10 +66,7 @@ impl Combiner for BatchMatmul {
 
     fn combined_op(&mut self, group: &Group) -> Option<Expr> {
         let root = group[0][0];
-        let weights = group
-            .iter()
-            .map(|b| arg(b[0], 1).cloned())
-            .collect::<Option<Vec<_>>>()?;
+        let weights = branch_args(group, 0, 1)?;
         let data = arg(root, 0)?.clone();
         let op = root.call_op_of()?.0;
         Some(typed_call(
@@ -81,12 +77,7 @@ impl Combiner for BatchMatmul {
     }
 
     fn is_arg_compatible(&self, a: &Expr, b: &Expr, index: usize) -> bool {
-        let (Some(ta), Some(tb), Some(oa), Some(ob)) = (
-            arg(a, index).and_then(tensor),
-            arg(b, index).and_then(tensor),
-            tensor(a),
-            tensor(b),
-        ) else {
+        let Some([ta, tb, oa, ob]) = arg_and_result_types(a, b, index) else {
             return false;
         };
         let n = ta.shape.len();
@@ -105,30 +96,15 @@ impl Combiner for BatchMatmul {
         depth: usize,
         parent: usize,
     ) -> Option<Expr> {
-        let (op, args, attrs) = super::op_and_args(group[0][depth])?;
-        let mut new_args = Vec::with_capacity(args.len());
-        for i in 0..args.len() {
-            if i == parent {
-                new_args.push(data.clone());
-                continue;
-            }
-            let fields = group
-                .iter()
-                .map(|b| arg(b[depth], i).cloned())
-                .collect::<Option<Vec<_>>>()?;
-            new_args.push(concatenate(fields, -1));
-        }
-        Some(typed_call(op, new_args, attrs.clone()))
+        following_call(data, group, depth, parent, |i, _| {
+            Some(concatenate(branch_args(group, depth, i)?, -1))
+        })
     }
 
     fn outputs(&self, data: &Expr, group: &Group, _depth: usize) -> Option<Vec<Expr>> {
-        let mut index = 0;
-        let mut out = Vec::with_capacity(group.len());
-        for branch in group {
+        branch_slices(data, group, |branch, offset| {
             let f = features(branch[0])?;
-            out.push(slice_size(data.clone(), &[0, 0, index], &[-1, -1, f]));
-            index += f;
-        }
-        Some(out)
+            Some((vec![0, 0, offset], vec![-1, -1, f], f))
+        })
     }
 }

@@ -6,7 +6,10 @@
 //! axis and agree elsewhere (they are concatenated there). Each branch gets back
 //! `strided_slice(.., slice_mode="size")` of its channels.
 
-use super::{arg, combine, concatenate, slice_size, tensor, Combiner, Group};
+use super::{
+    arg, arg_and_result_types, branch_args, branch_slices, call_attrs as attrs, combine,
+    concatenate, following_call, tensor, Combiner, Group,
+};
 use crate::ir::{AttrValue, Attrs, Expr};
 use crate::passes::infer_type::typed_call;
 
@@ -18,10 +21,6 @@ pub fn combine_parallel_conv2d(e: &Expr, min_num_branches: usize) -> Expr {
 struct Conv2d {
     /// The position of `C` in the combined conv2d's output layout.
     channel_pos: usize,
-}
-
-fn attrs(e: &Expr) -> Option<&Attrs> {
-    Some(&e.as_call()?.attrs)
 }
 
 fn layout<'a>(a: &'a Attrs, name: &str) -> &'a str {
@@ -92,12 +91,7 @@ impl Combiner for Conv2d {
     }
 
     fn is_arg_compatible(&self, a: &Expr, b: &Expr, index: usize) -> bool {
-        let (Some(ta), Some(tb), Some(oa), Some(ob)) = (
-            arg(a, index).and_then(tensor),
-            arg(b, index).and_then(tensor),
-            tensor(a),
-            tensor(b),
-        ) else {
+        let Some([ta, tb, oa, ob]) = arg_and_result_types(a, b, index) else {
             return false;
         };
         if ta.dtype != tb.dtype || ta.shape.len() != tb.shape.len() {
@@ -127,38 +121,21 @@ impl Combiner for Conv2d {
         depth: usize,
         parent: usize,
     ) -> Option<Expr> {
-        let call = group[0][depth];
-        let (op, args, attrs) = super::op_and_args(call)?;
-        let ndim = tensor(call)?.shape.len();
-        let mut new_args = Vec::with_capacity(args.len());
-        for (i, a) in args.iter().enumerate() {
-            if i == parent {
-                new_args.push(data.clone());
-                continue;
-            }
-            let arg_ndim = tensor(a)?.shape.len();
-            let axis = (self.channel_pos + arg_ndim).checked_sub(ndim)?;
-            let fields = group
-                .iter()
-                .map(|b| arg(b[depth], i).cloned())
-                .collect::<Option<Vec<_>>>()?;
-            new_args.push(concatenate(fields, axis as i64));
-        }
-        Some(typed_call(op, new_args, attrs.clone()))
+        let ndim = tensor(group[0][depth])?.shape.len();
+        following_call(data, group, depth, parent, |i, a| {
+            let axis = (self.channel_pos + tensor(a)?.shape.len()).checked_sub(ndim)?;
+            Some(concatenate(branch_args(group, depth, i)?, axis as i64))
+        })
     }
 
     fn outputs(&self, data: &Expr, group: &Group, _depth: usize) -> Option<Vec<Expr>> {
-        let mut index = 0;
-        let mut out = Vec::with_capacity(group.len());
-        for branch in group {
+        branch_slices(data, group, |branch, offset| {
             let channels = out_channels(branch[0])?;
             let mut begin = vec![0; self.channel_pos];
             let mut end = vec![-1; self.channel_pos];
-            begin.push(index);
+            begin.push(offset);
             end.push(channels);
-            index += channels;
-            out.push(slice_size(data.clone(), &begin, &end));
-        }
-        Some(out)
+            Some((begin, end, channels))
+        })
     }
 }

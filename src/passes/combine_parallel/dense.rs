@@ -14,10 +14,10 @@
 //!   output whose extent is the branch's dense width (the last such axis).
 
 use super::{
-    arg, combine, concatenate, get_item, slice_size, static_shape, tensor, tuple, Combiner, Group,
+    arg, arg_and_result_types, branch_args, branch_slices, call_attrs as attrs, combine,
+    concatenate, following_call, get_item, static_shape, tensor, tuple, Combiner, Group,
 };
-use crate::ir::{AttrValue, Attrs, Expr};
-use crate::passes::infer_type::typed_call;
+use crate::ir::{AttrValue, Expr};
 use crate::passes::simplify_inference::op_call;
 
 /// Combines the parallel dense calls of one function.
@@ -27,10 +27,6 @@ pub fn combine_parallel_dense(e: &Expr, min_num_branches: usize, to_batch: bool)
     } else {
         combine(e, &mut DenseToDense, min_num_branches)
     }
-}
-
-fn attrs(e: &Expr) -> Option<&Attrs> {
-    Some(&e.as_call()?.attrs)
 }
 
 fn weight_shape(e: &Expr) -> Option<&[crate::ir::Dim]> {
@@ -71,11 +67,7 @@ impl Combiner for DenseToBatch {
         let root = group[0][0];
         let mut stacked = Vec::with_capacity(2);
         for i in 0..2 {
-            let fields = group
-                .iter()
-                .map(|b| arg(b[0], i).cloned())
-                .collect::<Option<Vec<_>>>()?;
-            stacked.push(stack(fields));
+            stacked.push(stack(branch_args(group, 0, i)?));
         }
         let out_dtype = attrs(root)?
             .get("out_dtype")
@@ -109,13 +101,7 @@ impl Combiner for DenseToBatch {
         depth: usize,
         parent: usize,
     ) -> Option<Expr> {
-        let (op, args, attrs) = super::op_and_args(group[0][depth])?;
-        let mut new_args = Vec::with_capacity(args.len());
-        for i in 0..args.len() {
-            if i == parent {
-                new_args.push(data.clone());
-                continue;
-            }
+        following_call(data, group, depth, parent, |i, _| {
             let mut fields = Vec::with_capacity(group.len());
             for branch in group {
                 let a = arg(branch[depth], i)?.clone();
@@ -133,9 +119,8 @@ impl Combiner for DenseToBatch {
                 };
                 fields.push(a);
             }
-            new_args.push(stack(fields));
-        }
-        Some(typed_call(op, new_args, attrs.clone()))
+            Some(stack(fields))
+        })
     }
 
     fn outputs(&self, data: &Expr, group: &Group, _depth: usize) -> Option<Vec<Expr>> {
@@ -204,12 +189,7 @@ impl Combiner for DenseToDense {
     }
 
     fn is_arg_compatible(&self, a: &Expr, b: &Expr, index: usize) -> bool {
-        let (Some(ta), Some(tb), Some(oa), Some(ob)) = (
-            arg(a, index).and_then(tensor),
-            arg(b, index).and_then(tensor),
-            tensor(a),
-            tensor(b),
-        ) else {
+        let Some([ta, tb, oa, ob]) = arg_and_result_types(a, b, index) else {
             return false;
         };
         if ta.dtype != tb.dtype || ta.shape.len() != tb.shape.len() {
@@ -229,13 +209,7 @@ impl Combiner for DenseToDense {
         depth: usize,
         parent: usize,
     ) -> Option<Expr> {
-        let (op, args, attrs) = super::op_and_args(group[0][depth])?;
-        let mut new_args = Vec::with_capacity(args.len());
-        for (i, a0) in args.iter().enumerate() {
-            if i == parent {
-                new_args.push(data.clone());
-                continue;
-            }
+        following_call(data, group, depth, parent, |i, a0| {
             let arg_ndim = tensor(a0)?.shape.len();
             let axis = arg_ndim.saturating_sub(1) as i64;
             let mut fields = Vec::with_capacity(group.len());
@@ -267,25 +241,20 @@ impl Combiner for DenseToDense {
                 }
                 fields.push(a);
             }
-            new_args.push(concatenate(fields, axis));
-        }
-        Some(typed_call(op, new_args, attrs.clone()))
+            Some(concatenate(fields, axis))
+        })
     }
 
     fn outputs(&self, data: &Expr, group: &Group, depth: usize) -> Option<Vec<Expr>> {
-        let mut index = 0;
-        let mut out = Vec::with_capacity(group.len());
-        for branch in group {
+        branch_slices(data, group, |branch, offset| {
             let shape = static_shape(branch[depth])?;
             let width = *static_shape(branch[0])?.get(1)?;
             let axis = shape.iter().rposition(|&d| d == width)?;
             let mut begin = vec![0; shape.len()];
             let mut end = vec![-1; shape.len()];
-            begin[axis] = index;
+            begin[axis] = offset;
             end[axis] = width;
-            index += width;
-            out.push(slice_size(data.clone(), &begin, &end));
-        }
-        Some(out)
+            Some((begin, end, width))
+        })
     }
 }

@@ -42,6 +42,42 @@ struct Axis {
     factor: Option<u32>,
 }
 
+/// The process's interned layouts.
+type Table = rustc_hash::FxHashSet<&'static [Axis]>;
+
+/// The interned copy of `axes` from `all`, made (and never freed) when `all` holds fewer than
+/// `limit` layouts; `None` when it is new and `all` is full.
+fn intern_in(all: &mut Table, axes: &[Axis], limit: usize) -> Option<&'static [Axis]> {
+    if let Some(a) = all.get(axes) {
+        return Some(a);
+    }
+    if all.len() >= limit {
+        return None;
+    }
+    let a: &'static [Axis] = Box::leak(axes.into());
+    all.insert(a);
+    Some(a)
+}
+
+/// [`intern_in`] the process-wide table, through this thread's copy of the part it has used.
+fn interned(axes: &[Axis], limit: usize) -> Option<&'static [Axis]> {
+    use std::sync::{Mutex, OnceLock};
+    static ALL: OnceLock<Mutex<Table>> = OnceLock::new();
+    thread_local! {
+        static MINE: std::cell::RefCell<Table> = Default::default();
+    }
+    MINE.with(|mine| {
+        if let Some(a) = mine.borrow().get(axes) {
+            return Some(*a);
+        }
+        let all = ALL.get_or_init(Default::default);
+        let mut all = all.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let a = intern_in(&mut all, axes, limit)?;
+        mine.borrow_mut().insert(a);
+        Some(a)
+    })
+}
+
 impl Layout {
     /// Parses `NCHW`, `NCHW16c`, `OIHW16i16o` or `""`; `None` for anything else.
     ///
@@ -92,37 +128,29 @@ impl Layout {
             return None;
         }
         let unique = axes.iter().enumerate().all(|(i, a)| !axes[..i].contains(a));
-        unique.then(|| Layout::from_axes(&axes))
+        unique.then(|| Layout::intern_parsed(&axes)).flatten()
     }
 
     /// The layout of these axes: every distinct layout is allocated once per process and
     /// never freed, like a compiler's interned symbols (a model names a handful of layouts,
     /// and the rewriter derives a handful more; each is a few dozen bytes). Each thread keeps
     /// the ones it has used, so the process-wide table is locked only for a layout new to the
-    /// thread.
+    /// thread. Layouts derived from parsed ones always get a place (there are a bounded few
+    /// per parsed layout); see [`Layout::intern_parsed`] for the parsed ones.
     fn from_axes(axes: &[Axis]) -> Layout {
-        use std::sync::{Mutex, OnceLock};
-        type Table = rustc_hash::FxHashSet<&'static [Axis]>;
-        static ALL: OnceLock<Mutex<Table>> = OnceLock::new();
-        thread_local! {
-            static MINE: std::cell::RefCell<Table> = Default::default();
+        // Without a limit interning always succeeds; the empty fallback is never taken.
+        Layout {
+            axes: interned(axes, usize::MAX).unwrap_or_default(),
         }
-        let find = |t: &Table| t.get(axes).copied();
-        let interned = MINE.with(|mine| {
-            if let Some(a) = find(&mine.borrow()) {
-                return a;
-            }
-            let all = ALL.get_or_init(Default::default);
-            let mut all = all.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            let a = find(&all).unwrap_or_else(|| {
-                let a: &'static [Axis] = Box::leak(axes.into());
-                all.insert(a);
-                a
-            });
-            mine.borrow_mut().insert(a);
-            a
-        });
-        Layout { axes: interned }
+    }
+
+    /// The layout of these axes when it is interned already or the process has interned fewer
+    /// than [`MAX_LAYOUTS`](crate::limits::MAX_LAYOUTS) layouts: the names a long session
+    /// (a REPL, a kernel) is given cannot make the never-freed table grow without bound. A
+    /// name beyond the limit is not a layout the rewriter handles (`None`, as for a name it
+    /// cannot parse).
+    fn intern_parsed(axes: &[Axis]) -> Option<Layout> {
+        interned(axes, crate::limits::MAX_LAYOUTS).map(|axes| Layout { axes })
     }
 
     pub fn ndim(&self) -> usize {
@@ -261,7 +289,34 @@ impl fmt::Display for Layout {
 
 #[cfg(test)]
 mod tests {
-    use super::Layout;
+    use super::{intern_in, Axis, Layout, Table};
+
+    /// The never-freed table stops growing at its limit: a known layout is still found, a
+    /// new one is refused.
+    #[test]
+    fn the_interned_layouts_are_bounded() {
+        let axes = |s: &str| -> Vec<Axis> {
+            s.chars()
+                .map(|letter| Axis {
+                    letter,
+                    factor: None,
+                })
+                .collect()
+        };
+        let mut table = Table::default();
+        let nchw = intern_in(&mut table, &axes("NCHW"), 2).unwrap();
+        let nhwc = intern_in(&mut table, &axes("NHWC"), 2).unwrap();
+        assert!(intern_in(&mut table, &axes("HWCN"), 2).is_none());
+        assert!(std::ptr::eq(
+            intern_in(&mut table, &axes("NCHW"), 2).unwrap(),
+            nchw
+        ));
+        assert!(std::ptr::eq(
+            intern_in(&mut table, &axes("NHWC"), 2).unwrap(),
+            nhwc
+        ));
+        assert_eq!(table.len(), 2);
+    }
 
     #[test]
     fn layouts() {
