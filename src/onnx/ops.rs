@@ -263,10 +263,24 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
             one(cx.op(name, vec![seq], &[("axis", axis)]))
         }
         "SplitToSequence" => one(split_to_sequence(cx, inputs)),
+        // Einsum: `einsum((x, y, ...), equation)` (TVM v0.18).
+        "Einsum" => {
+            let xs = inputs
+                .iter()
+                .map(|i| i.clone().ok_or_else(missing))
+                .collect::<CResult<Vec<_>>>()?;
+            let equation = cx.string("equation", "")?;
+            let t = cx.tuple(xs);
+            one(cx.op(
+                "einsum",
+                vec![t],
+                &[("equation", AttrValue::str(&equation))],
+            ))
+        }
         // Convolutions, pooling, normalization, matrix products.
         "RNN" | "LSTM" | "GRU" => rnn::convert(cx, op, inputs),
         "Resize" | "Upsample" | "DepthToSpace" | "SpaceToDepth" => image::convert(cx, op, inputs),
-        "TopK" | "Range" | "OneHot" | "GatherElements" => index::convert(cx, op, inputs),
+        "TopK" | "Range" | "OneHot" | "GatherElements" | "Trilu" => index::convert(cx, op, inputs),
         _ => nn::convert(cx, op, inputs),
     }
 }
