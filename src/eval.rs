@@ -12,7 +12,8 @@
 //!   function's parameter types; [`numerics`]: whether a pass changed the numbers.
 
 pub mod compare;
-mod elementwise;
+pub(crate) mod einsum;
+pub(crate) mod elementwise;
 mod gemm;
 mod indexing;
 pub(crate) mod interp;

@@ -129,11 +129,17 @@ fn errors_name_what_went_wrong() {
         "the module has no function @nope"
     );
 
-    let m = module("def @main(%x: Tensor[(2, 2), float32]) {\n  trilu(%x, 0i64)\n}");
-    let x = f32s(&[2, 2], &[1.0; 4]);
-    let e = evaluate(&m, "main", &[&x]).unwrap_err();
+    let m = module(
+        "def @main(%x: Tensor[(1, 1, 2, 2), float32], %r: Tensor[(1, 5), float32]) {\n  \
+         vision.roi_pool(%x, %r, pooled_size=[1, 1], spatial_scale=1f, layout=\"NCHW\", \
+         attrs_type_key=\"relay.attrs.ROIPoolAttrs\")\n}",
+    );
+    let x = f32s(&[1, 1, 2, 2], &[1.0; 4]);
+    let r = f32s(&[1, 5], &[0.0; 5]);
+    let e = evaluate(&m, "main", &[&x, &r]).unwrap_err();
     assert!(
-        e.message.starts_with("the op trilu has no evaluator"),
+        e.message
+            .starts_with("the op vision.roi_pool has no evaluator"),
         "{e}"
     );
     assert!(e.span.is_some());
@@ -294,5 +300,57 @@ fn evaluate_and_fold_constant_agree_bit_for_bit() {
         let folded = c.data.as_deref().unwrap();
         assert_eq!(folded.shape, evaluated.shape, "{body}");
         assert_eq!(folded.bytes, evaluated.bytes, "{body}");
+    }
+}
+
+/// int64 keys that differ only beyond 2^53 (equal once rounded to f64) sort by their exact
+/// values in `sort`, `argsort` and `topk`, evaluated and folded alike.
+#[test]
+fn int64_sorting_is_exact_beyond_2_pow_53() {
+    let big = 1i64 << 60;
+    let keys = [big + 3, big + 1, big + 2, -big - 1, -big];
+    let x = TensorData::from_i64(DType::INT64, vec![5], &keys);
+    let cases: [(&str, &str, Vec<i64>); 4] = [
+        (
+            "sort(%x)",
+            "int64",
+            vec![-big - 1, -big, big + 1, big + 2, big + 3],
+        ),
+        ("argsort(%x)", "int32", vec![3, 4, 1, 2, 0]),
+        (
+            "argsort(%x, is_ascend=False, dtype=\"int64\")",
+            "int64",
+            vec![0, 2, 1, 4, 3],
+        ),
+        (
+            "topk(%x, k=2, ret_type=\"values\")",
+            "int64",
+            vec![big + 3, big + 2],
+        ),
+    ];
+    for (call, dtype, want) in cases {
+        let m = module(&format!("def @main(%x: Tensor[(5), int64]) {{ {call} }}"));
+        let got = tensor(run(&m, std::slice::from_ref(&x)));
+        assert_eq!(got.dtype, DType::parse(dtype).unwrap(), "{call}");
+        assert_eq!(got.to_i64_vec(), want, "{call}");
+        // Folded with the keys as a constant: the same elements.
+        let table = MetaTable {
+            constants: vec![Some(Arc::new(x.clone()))],
+            ..Default::default()
+        };
+        let text = format!(
+            "#[version = \"0.0.5\"]\ndef @main() {{ {} }}",
+            call.replace("%x", "meta[relay.Constant][0]")
+        );
+        let m = parse_module_with_meta(&text, "fold", Some(&table)).unwrap();
+        let out = fold_constant(&m);
+        let ExprKind::Constant(c) = out.get_function("main").unwrap().body.kind() else {
+            panic!("{call} did not fold");
+        };
+        assert_eq!(
+            c.data.as_deref().unwrap().to_i64_vec(),
+            want,
+            "{call} folded"
+        );
     }
 }

@@ -491,7 +491,7 @@ fn dense_matches_a_naive_loop() {
 #[test]
 fn unsupported_ops_and_opaque_constants_are_not_folded() {
     let x = f32s(&[1, 1, 2, 2], &[1.0, 2.0, 3.0, 4.0]);
-    // Pooling has a kernel (shared with the evaluator); `trilu` has none.
+    // Pooling has a kernel (shared with the evaluator); `vision.roi_pool` has none.
     let pooled = fold(
         "nn.max_pool2d(meta[relay.Constant][0], pool_size=[2, 2])",
         std::slice::from_ref(&x),
@@ -500,7 +500,27 @@ fn unsupported_ops_and_opaque_constants_are_not_folded() {
         (pooled.shape.clone(), pooled.to_f64_vec()),
         (vec![1, 1, 1, 1], vec![4.0])
     );
-    assert!(try_fold("trilu(meta[relay.Constant][0], 0i64)", &[x]).is_none());
+    let rois = f32s(&[1, 5], &[0.0; 5]);
+    assert!(try_fold(
+        "vision.roi_pool(meta[relay.Constant][0], meta[relay.Constant][1], pooled_size=[1, 1], \
+         spatial_scale=1f, layout=\"NCHW\", attrs_type_key=\"relay.attrs.ROIPoolAttrs\")",
+        &[x, rois]
+    )
+    .is_none());
+    // `trilu` folds: the upper triangle from the diagonal `k` on.
+    let m = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let k = TensorData::from_i64(DType::INT64, vec![], &[1]);
+    let upper = fold(
+        "trilu(meta[relay.Constant][0], meta[relay.Constant][1])",
+        &[m.clone(), k.clone()],
+    );
+    assert_eq!(upper.to_f64_vec(), vec![0.0, 2.0, 3.0, 0.0, 0.0, 6.0]);
+    let lower = fold(
+        "trilu(meta[relay.Constant][0], meta[relay.Constant][1], upper=False, \
+         attrs_type_key=\"relay.attrs.TriluAttrs\")",
+        &[m, k],
+    );
+    assert_eq!(lower.to_f64_vec(), vec![1.0, 2.0, 0.0, 4.0, 5.0, 6.0]);
     let text = "#[version = \"0.0.5\"]\ndef @main() { add(meta[relay.Constant][0] /* ty=Tensor[(2), float32] */, 1f) }";
     let m = passlab::text::parse_module(text, "opaque").unwrap();
     let out = fold_constant(&m);

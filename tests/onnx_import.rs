@@ -394,21 +394,16 @@ fn node_names_are_the_spans_of_what_they_make() {
 
 #[test]
 fn an_unsupported_op_is_an_error_naming_the_op_its_node_and_the_opset() {
-    let mut n = node(
-        "Einsum",
-        &["x", "x"],
-        &["y"],
-        vec![attr_s("equation", "i,i->")],
-    );
-    n.name = Some("contract".into());
+    let mut n = node("DFT", &["x"], &["y"], vec![]);
+    n.name = Some("spectrum".into());
     let m = model(
         12,
         vec![n],
-        vec![value_info("x", FLOAT, &[4])],
+        vec![value_info("x", FLOAT, &[4, 2])],
         &["y"],
         vec![],
     );
-    expect![[r#"node `contract` (Einsum): operator `Einsum` is not supported (opset 12)"#]]
+    expect![[r#"node `spectrum` (DFT): operator `DFT` is not supported (opset 12)"#]]
         .assert_eq(&error_of(&m));
     let mut n = node("FusedConv", &["x"], &["y"], vec![]);
     n.domain = Some("com.microsoft".into());
@@ -720,4 +715,98 @@ fn recurrent_layers_unroll_over_the_sequence() {
     );
     assert_eq!(text.matches("nn.relu(").count(), 4, "{text}");
     assert_eq!(text.matches("nn.dense(").count(), 8, "{text}");
+}
+
+/// GRU over 3 steps, batch 2, hidden 3, input 2 (weights varied so the steps differ), with
+/// `sequence_lens` as an initializer when given; evaluated on a fixed input: Y and Y_h.
+fn gru_run(dirs: i64, lens: Option<&[i32]>) -> (Vec<f64>, Vec<f64>) {
+    let (h, i, gates) = (3i64, 2i64, 3i64);
+    let ramp = |n: i64, scale: f32| -> Vec<f32> {
+        (0..n).map(|k| ((k % 7) as f32 - 3.0) * scale).collect()
+    };
+    let mut inputs = vec!["x", "w", "r", "b"];
+    let mut inits = vec![
+        tensor_f32("w", &[dirs, gates * h, i], &ramp(dirs * gates * h * i, 0.1)),
+        tensor_f32(
+            "r",
+            &[dirs, gates * h, h],
+            &ramp(dirs * gates * h * h, 0.05),
+        ),
+        tensor_f32(
+            "b",
+            &[dirs, 2 * gates * h],
+            &ramp(dirs * 2 * gates * h, 0.02),
+        ),
+    ];
+    if let Some(l) = lens {
+        inputs.push("lens");
+        inits.push(passlab::onnx::proto::TensorProto {
+            dims: vec![2],
+            data_type: Some(6),
+            int32_data: l.to_vec(),
+            name: Some("lens".into()),
+            ..Default::default()
+        });
+    }
+    let mut attrs = vec![attr_i("hidden_size", h)];
+    if dirs == 2 {
+        attrs.push(attr_s("direction", "bidirectional"));
+    }
+    let bytes = model(
+        13,
+        vec![node("GRU", &inputs, &["y", "y_h"], attrs)],
+        vec![value_info("x", FLOAT, &[3, 2, i])],
+        &["y", "y_h"],
+        inits,
+    );
+    let m = import_bytes(&bytes, "gru.onnx", &ImportOptions::default()).unwrap();
+    let x: Vec<f64> = (0..12).map(|k| (k as f64 - 5.0) * 0.25).collect();
+    let x = passlab::ir::TensorData::from_f64(passlab::ir::DType::FLOAT32, vec![3, 2, 2], &x);
+    match passlab::eval::evaluate(&m, "main", &[&x]).unwrap() {
+        passlab::eval::Output::Tuple(outs) => {
+            let t = |o: &passlab::eval::Output| match o {
+                passlab::eval::Output::Tensor(t) => t.to_f64_vec(),
+                passlab::eval::Output::Tuple(_) => panic!("a tuple"),
+            };
+            (t(&outs[0]), t(&outs[1]))
+        }
+        passlab::eval::Output::Tensor(_) => panic!("two outputs expected"),
+    }
+}
+
+#[test]
+fn gru_sequence_lens_stop_each_entry_at_its_length() {
+    // Forward, Y is (steps 3, dirs 1, batch 2, hidden 3): entry 0 stops after one step.
+    let (y, y_h) = gru_run(1, None);
+    let (ly, ly_h) = gru_run(1, Some(&[1, 3]));
+    let at = |v: &[f64], t: usize, b: usize| v[(t * 2 + b) * 3..(t * 2 + b) * 3 + 3].to_vec();
+    assert_eq!(at(&ly, 0, 0), at(&y, 0, 0));
+    assert_eq!(at(&ly, 1, 0), vec![0.0; 3]);
+    assert_eq!(at(&ly, 2, 0), vec![0.0; 3]);
+    assert_eq!(
+        ly_h[0..3],
+        y[0..3],
+        "Y_h of entry 0 is its state after its one step"
+    );
+    for t in 0..3 {
+        assert_eq!(
+            at(&ly, t, 1),
+            at(&y, t, 1),
+            "entry 1 runs its whole sequence"
+        );
+    }
+    assert_eq!(ly_h[3..6], y_h[3..6]);
+    assert_ne!(at(&y, 1, 0), vec![0.0; 3]);
+    // Full lengths change nothing, in both directions.
+    assert_eq!(gru_run(2, Some(&[3, 3])), gru_run(2, None));
+    // Bidirectional, Y is (3, 2, 2, 3): the reverse direction of an entry of length 1 sees
+    // only step 0, from the initial state, as the forward direction does.
+    let (by, _) = gru_run(2, Some(&[1, 3]));
+    let at2 = |v: &[f64], t: usize, d: usize, b: usize| {
+        let o = ((t * 2 + d) * 2 + b) * 3;
+        v[o..o + 3].to_vec()
+    };
+    assert_eq!(at2(&by, 1, 1, 0), vec![0.0; 3]);
+    assert_eq!(at2(&by, 2, 1, 0), vec![0.0; 3]);
+    assert_ne!(at2(&by, 0, 1, 0), vec![0.0; 3]);
 }

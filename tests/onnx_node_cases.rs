@@ -12,12 +12,13 @@ use onnx_support::node_models;
 use onnx_support::numerics::Runner;
 use std::collections::BTreeMap;
 
-/// The share of node cases that pass, in percent, under which this test fails (52.1% pass:
-/// 981 of 1,884, 210 of them with bound inputs).
-const FLOOR_PERCENT: usize = 50;
+/// The share of node cases that pass, in percent, under which this test fails (54.1% pass:
+/// 1,020 of 1,884, 210 of them with bound inputs).
+const FLOOR_PERCENT: usize = 54;
 
 /// The node cases of the converters and kernels this test guards (TopK, Range, OneHot,
-/// Resize, Upsample, DepthToSpace, SpaceToDepth, ConvTranspose, GatherElements): every case
+/// Resize, Upsample, DepthToSpace, SpaceToDepth, ConvTranspose, GatherElements, Trilu, Einsum,
+/// the Bitwise ops): every case
 /// whose name starts with one of these passes, except those in `COVERED_FAILING`.
 const COVERED: &[&str] = &[
     "test_top_k",
@@ -29,10 +30,27 @@ const COVERED: &[&str] = &[
     "test_spacetodepth",
     "test_convtranspose",
     "test_gather_elements",
+    "test_tril",
+    "test_triu",
+    "test_einsum",
+    "test_bitwise",
 ];
 
 /// Covered cases that fail, and why.
 const COVERED_FAILING: &[(&str, &str)] = &[
+    (
+        "test_bitwise_and_ui64_bcast_3v1d",
+        "uint64 tensors are not evaluated",
+    ),
+    (
+        "test_bitwise_or_ui64_bcast_3v1d",
+        "uint64 tensors are not evaluated",
+    ),
+    (
+        "test_bitwise_xor_ui64_bcast_3v1d",
+        "uint64 tensors are not evaluated",
+    ),
+    ("test_top_k_uint64", "uint64 tensors are not evaluated"),
     (
         "test_range_bfloat16_type_positive_delta_expanded",
         "Loop (the expanded form of Range)",
@@ -178,4 +196,5 @@ fn node_cases_pass_rate() {
         "{ok} of {}",
         cases.len()
     );
+    assert!(wrong.is_empty(), "covered cases:\n{}", wrong.join("\n"));
 }

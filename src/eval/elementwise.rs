@@ -280,6 +280,70 @@ fn float_zip<F: Float>(op: &str, a: &ArrayD<F>, b: &ArrayD<F>) -> Option<ArrayD<
     }
 }
 
+/// `x op= y` over `x`'s own elements, when `y` broadcasts to `x`'s shape and `x` is in
+/// standard layout; `false` (nothing written) otherwise.
+fn zip_into<T: Copy>(x: &mut ArrayD<T>, y: &ArrayD<T>, f: impl Fn(T, T) -> T) -> bool {
+    if broadcast_shape(x.shape(), y.shape()).as_deref() != Some(x.shape()) {
+        return false;
+    }
+    let xsh = x.shape().to_vec();
+    let sy = y.as_standard_layout();
+    let (Some(a), Some(b)) = (x.as_slice_mut(), sy.as_slice()) else {
+        return false;
+    };
+    broadcast_runs(&xsh, y.shape(), &xsh, |i, j, len, _, sj| {
+        let run = &mut a[i..i + len];
+        if sj == 1 {
+            run.iter_mut()
+                .zip(&b[j..j + len])
+                .for_each(|(p, q)| *p = f(*p, *q));
+        } else {
+            let q = b[j];
+            run.iter_mut().for_each(|p| *p = f(*p, q));
+        }
+    });
+    true
+}
+
+/// [`float_zip`] into `a`'s own storage (see [`zip_into`]); `false` when it does not apply.
+fn float_zip_into<F: Float>(op: &str, a: &mut ArrayD<F>, b: &ArrayD<F>) -> bool {
+    match op {
+        "add" => zip_into(a, b, |a, b| a + b),
+        "subtract" => zip_into(a, b, |a, b| a - b),
+        "multiply" => zip_into(a, b, |a, b| a * b),
+        "divide" => zip_into(a, b, |a, b| a / b),
+        "power" => zip_into(a, b, |a: F, b| a.powf(b)),
+        "maximum" => zip_into(a, b, |a: F, b| a.max(b)),
+        "minimum" => zip_into(a, b, |a: F, b| a.min(b)),
+        "mod" | "trunc_mod" => zip_into(a, b, |a, b| a % b),
+        "floor_mod" => zip_into(a, b, |a, b| a - (a / b).floor() * b),
+        "floor_divide" => zip_into(a, b, |a, b| (a / b).floor()),
+        "trunc_divide" => zip_into(a, b, |a, b| (a / b).trunc()),
+        _ => false,
+    }
+}
+
+/// [`binary`] computed in `x`'s storage when the result has `x`'s shape and dtype: float32
+/// or float64 arithmetic whose other operand broadcasts to `x` (a folded model's weights times
+/// their scale). The same numbers as [`binary`], without a new array. Answers `false`, with
+/// `x` untouched, when that does not apply.
+pub(crate) fn binary_into(op: &str, x: &mut Value, y: &Value) -> bool {
+    let exact = |dt: DType| matches!((dt.code, dt.bits), (DTypeCode::Float, 32 | 64));
+    if x.dtype != y.dtype || !exact(x.dtype) {
+        return false;
+    }
+    match (&mut x.arr, &y.arr) {
+        (Arr::F32(a), Arr::F32(b)) => float_zip_into(op, a, b),
+        (Arr::F64(a), Arr::F64(b)) => float_zip_into(op, a, b),
+        _ => false,
+    }
+}
+
+/// Binary ops whose operands may swap (exactly, in IEEE arithmetic).
+pub(crate) fn is_commutative(op: &str) -> bool {
+    matches!(op, "add" | "multiply" | "maximum" | "minimum")
+}
+
 fn floor_div(a: i64, b: i64) -> Option<i64> {
     let q = a.checked_div(b)?;
     Some(if a % b != 0 && ((a < 0) != (b < 0)) {

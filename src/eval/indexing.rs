@@ -1,5 +1,5 @@
 //! Evaluation of the ops that pick elements by index: `strided_slice`, `take`, `gather`,
-//! `tile`, `repeat`, `reverse`.
+//! `tile`, `repeat`, `reverse`; and `trilu`, which keeps the elements of a triangle.
 //!
 //! Each computes, per axis, the list of source indices it reads (or, for `take` and
 //! `gather`, reads them from the index tensor) and copies the elements in one pass over the
@@ -376,4 +376,46 @@ pub(crate) fn invert_permutation(x: &Value) -> Option<Value> {
         x.dtype,
         Arr::Int(ArrayD::from_shape_vec(IxDyn(&[n]), out).ok()?),
     )
+}
+
+/// `trilu(x, k, upper=True)`: each matrix of the last two axes with the elements outside the
+/// triangle zeroed: kept where `col - row >= k` (upper) or `col - row <= k` (lower). `k` is
+/// a 0-d integer tensor; `x` must have at least two axes.
+pub(crate) fn trilu(attrs: &Attrs, x: &Value, k: &Value) -> Option<Value> {
+    let Arr::Int(kk) = &k.arr else {
+        return None;
+    };
+    if kk.ndim() != 0 {
+        return None;
+    }
+    let k = *kk.iter().next()?;
+    let upper = attrs.get_bool("upper").unwrap_or(true);
+    let shape = x.shape().to_vec();
+    let nd = shape.len();
+    if nd < 2 {
+        return None;
+    }
+    let (rows, cols) = (shape[nd - 2], shape[nd - 1]);
+    let keep = |i: usize| {
+        let (r, c) = ((i / cols.max(1)) % rows.max(1), i % cols.max(1));
+        let d = c as i64 - r as i64;
+        if upper {
+            d >= k
+        } else {
+            d <= k
+        }
+    };
+    let arr = each!(&x.arr, a => {
+        let mut out = a.as_standard_layout().into_owned();
+        out.iter_mut().enumerate().for_each(|(i, v)| {
+            if !keep(i) {
+                *v = Default::default();
+            }
+        });
+        out
+    });
+    Some(Value {
+        dtype: x.dtype,
+        arr,
+    })
 }

@@ -166,7 +166,7 @@ pub fn read(bytes: &[u8]) -> Result<TensorData, String> {
     Ok(TensorData {
         dtype,
         shape,
-        bytes: data.to_vec(),
+        bytes: data.to_vec().into(),
     })
 }
 

@@ -7,7 +7,7 @@
 
 use super::value::{attr_dtype, Value};
 use super::{
-    elementwise, indexing, layout, nn, norm, pool, qnn, reduce, resize, select, shape_ops,
+    einsum, elementwise, indexing, layout, nn, norm, pool, qnn, reduce, resize, select, shape_ops,
 };
 use crate::ir::Attrs;
 
@@ -121,6 +121,8 @@ const KERNELS: &[&str] = &[
     "cumprod",
     "argsort",
     "sort",
+    "trilu",
+    "einsum",
     "invert_permutation",
     "collapse_sum_like",
     "nn.group_norm",
@@ -173,6 +175,21 @@ pub fn kernels() -> Vec<&'static str> {
     v
 }
 
+/// [`apply`] for a broadcast binary op whose operands the caller gives up: computed in the
+/// storage of an operand that has the result's shape and dtype when there is one (the same
+/// numbers, without a new array), else as [`apply`] computes it. `None` for an op that is
+/// not a broadcast binary one, and where [`apply`] answers `None`.
+pub fn apply_binary_owned(op: &str, mut x: Value, mut y: Value) -> Option<Value> {
+    let name = elementwise::binary_name(op)?;
+    if elementwise::binary_into(name, &mut x, &y) {
+        return Some(x);
+    }
+    if elementwise::is_commutative(name) && elementwise::binary_into(name, &mut y, &x) {
+        return Some(y);
+    }
+    elementwise::binary(name, &x, &y)
+}
+
 /// Evaluates `op(args)` with `attrs`. `None`: not evaluated (no kernel, an unsupported dtype,
 /// or arguments the op rejects).
 pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
@@ -193,6 +210,7 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
     let arity = match op {
         "zeros" | "ones" => 0,
         "concatenate"
+        | "einsum"
         | "stack"
         | "split"
         | "full"
@@ -250,6 +268,11 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "argsort" => one(reduce::argsort(attrs, t(0)?)),
         "sort" => one(reduce::sort(attrs, t(0)?)),
         "invert_permutation" => one(indexing::invert_permutation(t(0)?)),
+        "trilu" => one(indexing::trilu(attrs, t(0)?, t(1)?)),
+        "einsum" => one(einsum::einsum(
+            attrs.get_str("equation")?,
+            &args.first()?.tensors()?,
+        )),
         "collapse_sum_like" => one(reduce::collapse_sum_like(t(0)?, t(1)?)),
         "nn.group_norm" => one(norm::group_norm(attrs, t(0)?, t(1)?, t(2)?)),
         "nn.l2_normalize" => one(norm::l2_normalize(attrs, t(0)?)),

@@ -359,6 +359,35 @@ pub(crate) fn sort(attrs: &Attrs, x: &Value) -> Option<Value> {
     sorted(x, axis, 0, ascend, DType::INT32).map(|(v, _)| v)
 }
 
+/// For each row (the last axis of `v`, `n` long) the indices of its first `k` elements in
+/// sorted order, stably (an earlier index first among equal or unordered elements).
+fn row_orders<T: PartialOrd + Copy>(
+    v: ndarray::ArrayViewD<'_, T>,
+    n: usize,
+    k: usize,
+    ascend: bool,
+) -> Vec<usize> {
+    let vals: Vec<T> = v.iter().copied().collect();
+    let mut order_all: Vec<usize> = Vec::with_capacity(vals.len() / n.max(1) * k);
+    if n > 0 {
+        for row in vals.chunks(n) {
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by(|&i, &j| {
+                let c = row[i]
+                    .partial_cmp(&row[j])
+                    .unwrap_or(std::cmp::Ordering::Equal);
+                if ascend {
+                    c
+                } else {
+                    c.reverse()
+                }
+            });
+            order_all.extend(&order[..k]);
+        }
+    }
+    order_all
+}
+
 /// The first `k` elements of each row along `axis` in sorted order (the whole row when `k`
 /// is below 1) and their indices as `idx_dt`.
 fn sorted(x: &Value, axis: i64, k: i64, ascend: bool, idx_dt: DType) -> Option<(Value, Value)> {
@@ -381,40 +410,19 @@ fn sorted(x: &Value, axis: i64, k: i64, ascend: bool, idx_dt: DType) -> Option<(
     for (i, &a) in perm.iter().enumerate() {
         back[a] = i;
     }
+    // Compared in the storage type itself: int64 keys beyond 2^53 stay distinct.
     let p = IxDyn(&perm);
-    let vals: Vec<f64> = match &x.arr {
-        Arr::F32(a) => a
-            .view()
-            .permuted_axes(p)
-            .iter()
-            .map(|&v| v as f64)
-            .collect(),
-        Arr::F64(a) => a.view().permuted_axes(p).iter().copied().collect(),
-        Arr::Int(a) => a
-            .view()
-            .permuted_axes(p)
-            .iter()
-            .map(|&v| v as f64)
-            .collect(),
+    let order_all = match &x.arr {
+        Arr::F32(a) => row_orders(a.view().permuted_axes(p), n, k, ascend),
+        Arr::F64(a) => row_orders(a.view().permuted_axes(p), n, k, ascend),
+        Arr::Int(a) => row_orders(a.view().permuted_axes(p), n, k, ascend),
     };
-    let mut order_all: Vec<usize> = Vec::with_capacity(vals.len() / n.max(1) * k);
-    if n > 0 {
-        for row in vals.chunks(n) {
-            let mut order: Vec<usize> = (0..n).collect();
-            order.sort_by(|&i, &j| {
-                let c = row[i]
-                    .partial_cmp(&row[j])
-                    .unwrap_or(std::cmp::Ordering::Equal);
-                if ascend {
-                    c
-                } else {
-                    c.reverse()
-                }
-            });
-            order_all.extend(&order[..k]);
-        }
-    }
-    let rows = vals.len().checked_div(n).unwrap_or(0);
+    let rows = x
+        .shape()
+        .iter()
+        .product::<usize>()
+        .checked_div(n)
+        .unwrap_or(0);
     let values = super::value::each!(&x.arr, a => {
         let v = a.view().permuted_axes(IxDyn(&perm));
         let flat: Vec<_> = v.iter().copied().collect();

@@ -81,6 +81,10 @@ impl Value {
         // give, without matching the dtype per element).
         let b = &t.bytes;
         let arr = match (t.dtype.code, t.dtype.bits, storage(t.dtype)?) {
+            // Held as `f32`s: one copy.
+            (DTypeCode::Float, 32, Storage::F32) if b.as_f32().is_some() => {
+                Arr::F32(ArrayD::from_shape_vec(IxDyn(&shape), b.as_f32()?.to_vec()).ok()?)
+            }
             (DTypeCode::Float, 32, Storage::F32) => Arr::F32(from_vec(
                 &shape,
                 b.chunks_exact(4)
@@ -132,6 +136,35 @@ impl Value {
         self.shape().len()
     }
 
+    /// [`Value::to_data`], taking the value: a float32 array in standard layout becomes the
+    /// data's storage as it is, with no copy.
+    pub fn into_data(self) -> TensorData {
+        match self.arr {
+            Arr::F32(a)
+                if (self.dtype.code, self.dtype.bits) == (DTypeCode::Float, 32)
+                    && a.is_standard_layout() =>
+            {
+                let shape = a.shape().iter().map(|&d| d as i64).collect();
+                let n = a.len();
+                // Standard layout: the elements are `n` contiguous ones from the offset (an
+                // owned array sliced in place may keep more of its vector around them).
+                let v = match a.into_raw_vec_and_offset() {
+                    (v, off) if off.unwrap_or(0) == 0 && v.len() == n => v,
+                    (v, off) => {
+                        let at = off.unwrap_or(0);
+                        v.get(at..at + n).map_or_else(Vec::new, <[f32]>::to_vec)
+                    }
+                };
+                TensorData {
+                    dtype: self.dtype,
+                    shape,
+                    bytes: v.into(),
+                }
+            }
+            _ => self.to_data(),
+        }
+    }
+
     /// The value as constant data (row-major).
     pub fn to_data(&self) -> TensorData {
         let shape = self.shape().iter().map(|&d| d as i64).collect();
@@ -141,12 +174,12 @@ impl Value {
             Arr::F32(a) if (code, bits) == (DTypeCode::Float, 32) => TensorData {
                 dtype: self.dtype,
                 shape,
-                bytes: le_bytes(a, |x: f32| x.to_le_bytes()),
+                bytes: le_bytes(a, |x: f32| x.to_le_bytes()).into(),
             },
             Arr::Int(a) if (code, bits) == (DTypeCode::Int, 32) => TensorData {
                 dtype: self.dtype,
                 shape,
-                bytes: le_bytes(a, |x| (x as i32).to_le_bytes()),
+                bytes: le_bytes(a, |x| (x as i32).to_le_bytes()).into(),
             },
             Arr::F32(a) => {
                 let v: Vec<f64> = a.iter().map(|&x| x as f64).collect();

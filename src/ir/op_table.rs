@@ -2510,8 +2510,17 @@ pub static ALLOC_STORAGE_ATTRS: AttrSchema = AttrSchema {
 };
 
 // ---- Schemas of attrs types whose ops TVM registers without an attrs type (`vision.roi_align`,
-// `vision.roi_pool`, `cumsum`, `cumprod`): a call names them with `attrs_type_key=` (see
-// `op::schema_for_key`). ----
+// `vision.roi_pool`, `cumsum`, `cumprod`, `trilu`): a call names them with `attrs_type_key=`
+// (see `op::schema_for_key`). ----
+
+pub static TRILU_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.TriluAttrs",
+    fields: &[AttrField {
+        name: "upper",
+        kind: AttrKind::Bool,
+        default: Some(AttrDefault::Bool(true)),
+    }],
+};
 
 pub static ROI_ALIGN_ATTRS: AttrSchema = AttrSchema {
     type_key: "relay.attrs.ROIAlignAttrs",

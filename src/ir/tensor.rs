@@ -12,7 +12,97 @@ pub struct TensorData {
     pub dtype: DType,
     pub shape: Vec<i64>,
     /// Little-endian element bytes, row-major.
-    pub bytes: Vec<u8>,
+    pub bytes: Bytes,
+}
+
+/// The element bytes of a tensor: a byte vector, or (on little-endian hosts) the `f32`
+/// elements themselves, so a float32 tensor computed by a kernel becomes constant data without
+/// a copy, and a kernel reads it back as `f32`s with one `memcpy` ([`Bytes::as_f32`]).
+/// Either way it reads as the same `[u8]`; equality and hashing are of those bytes.
+#[derive(Clone)]
+pub struct Bytes(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    U8(Vec<u8>),
+    F32(Vec<f32>),
+}
+
+impl Bytes {
+    /// The `f32` elements held as such (little-endian host), or `None` for plain bytes.
+    pub fn as_f32(&self) -> Option<&[f32]> {
+        match &self.0 {
+            Repr::F32(v) => Some(v),
+            Repr::U8(_) => None,
+        }
+    }
+
+    /// Plain bytes, copied out when the elements are held as `f32`s.
+    pub fn into_vec(self) -> Vec<u8> {
+        match self.0 {
+            Repr::U8(v) => v,
+            Repr::F32(_) => self.to_vec(),
+        }
+    }
+}
+
+impl From<Vec<u8>> for Bytes {
+    fn from(v: Vec<u8>) -> Bytes {
+        Bytes(Repr::U8(v))
+    }
+}
+
+impl From<Vec<f32>> for Bytes {
+    /// Keeps the vector on a little-endian host (where its memory is the little-endian bytes);
+    /// elsewhere it is converted.
+    fn from(v: Vec<f32>) -> Bytes {
+        if cfg!(target_endian = "little") {
+            Bytes(Repr::F32(v))
+        } else {
+            Bytes(Repr::U8(v.iter().flat_map(|x| x.to_le_bytes()).collect()))
+        }
+    }
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match &self.0 {
+            Repr::U8(v) => v,
+            // SAFETY: the pointer and length cover exactly the vector's initialized `f32`s;
+            // `u8` has alignment 1 and every byte of an `f32` is initialized. Only built on
+            // little-endian hosts (see `From<Vec<f32>>`), so these are the little-endian bytes.
+            Repr::F32(v) => unsafe {
+                std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(&v[..]))
+            },
+        }
+    }
+}
+
+impl PartialEq for Bytes {
+    fn eq(&self, other: &Bytes) -> bool {
+        self[..] == other[..]
+    }
+}
+
+impl Eq for Bytes {}
+
+impl PartialEq<Vec<u8>> for Bytes {
+    fn eq(&self, other: &Vec<u8>) -> bool {
+        self[..] == other[..]
+    }
+}
+
+impl std::hash::Hash for Bytes {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self[..].hash(h)
+    }
+}
+
+impl std::fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self[..].fmt(f)
+    }
 }
 
 /// A constant expression's payload.
@@ -84,7 +174,7 @@ impl TensorData {
         TensorData {
             dtype,
             shape,
-            bytes,
+            bytes: bytes.into(),
         }
     }
 
@@ -97,7 +187,7 @@ impl TensorData {
         TensorData {
             dtype,
             shape,
-            bytes,
+            bytes: bytes.into(),
         }
     }
 

@@ -557,7 +557,7 @@ impl Cx<'_> {
                 let d = Arc::new(TensorData {
                     dtype,
                     shape: key.1.clone(),
-                    bytes,
+                    bytes: bytes.into(),
                 });
                 fills.insert(key, d.clone());
                 d

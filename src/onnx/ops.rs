@@ -53,6 +53,9 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
         "And" => one(binary(cx, "logical_and", inputs)),
         "Or" => one(binary(cx, "logical_or", inputs)),
         "Xor" => one(binary(cx, "logical_xor", inputs)),
+        "BitwiseAnd" => one(binary(cx, "bitwise_and", inputs)),
+        "BitwiseOr" => one(binary(cx, "bitwise_or", inputs)),
+        "BitwiseXor" => one(binary(cx, "bitwise_xor", inputs)),
         "Pow" => one(pow(cx, inputs)),
         "Mod" => {
             let name = if cx.int("fmod", 0)? == 1 {
@@ -87,6 +90,7 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
         "Erf" => one(unary(cx, "erf", inputs)),
         "Sign" => one(unary(cx, "sign", inputs)),
         "Not" => one(unary(cx, "logical_not", inputs)),
+        "BitwiseNot" => one(unary(cx, "bitwise_not", inputs)),
         "IsNaN" => one(unary(cx, "isnan", inputs)),
         "Identity" => one(unary(cx, "copy", inputs)),
         "Round" => one(round(cx, inputs)),
@@ -263,10 +267,24 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
             one(cx.op(name, vec![seq], &[("axis", axis)]))
         }
         "SplitToSequence" => one(split_to_sequence(cx, inputs)),
+        // Einsum: `einsum((x, y, ...), equation)` (TVM v0.18).
+        "Einsum" => {
+            let xs = inputs
+                .iter()
+                .map(|i| i.clone().ok_or_else(missing))
+                .collect::<CResult<Vec<_>>>()?;
+            let equation = cx.string("equation", "")?;
+            let t = cx.tuple(xs);
+            one(cx.op(
+                "einsum",
+                vec![t],
+                &[("equation", AttrValue::str(&equation))],
+            ))
+        }
         // Convolutions, pooling, normalization, matrix products.
         "RNN" | "LSTM" | "GRU" => rnn::convert(cx, op, inputs),
         "Resize" | "Upsample" | "DepthToSpace" | "SpaceToDepth" => image::convert(cx, op, inputs),
-        "TopK" | "Range" | "OneHot" | "GatherElements" => index::convert(cx, op, inputs),
+        "TopK" | "Range" | "OneHot" | "GatherElements" | "Trilu" => index::convert(cx, op, inputs),
         _ => nn::convert(cx, op, inputs),
     }
 }

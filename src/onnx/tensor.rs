@@ -95,7 +95,7 @@ pub fn to_data(t: &TensorProto) -> Result<TensorData, String> {
         return Ok(TensorData {
             dtype,
             shape,
-            bytes,
+            bytes: bytes.into(),
         });
     }
     bytes.reserve(n * width);
@@ -150,6 +150,6 @@ pub fn to_data(t: &TensorProto) -> Result<TensorData, String> {
     Ok(TensorData {
         dtype,
         shape,
-        bytes,
+        bytes: bytes.into(),
     })
 }

@@ -28,7 +28,7 @@ fn typed_fields_decode_to_little_endian_elements() {
     let mut b = t(dt::BOOL, &[3]);
     b.int32_data = vec![0, 1, 7];
     let d = to_data(&b).unwrap();
-    assert_eq!((d.dtype, d.bytes.clone()), (DType::BOOL, vec![0, 1, 1]));
+    assert_eq!((d.dtype, d.bytes.to_vec()), (DType::BOOL, vec![0, 1, 1]));
 
     // 16-bit floats travel as their bit patterns in int32_data.
     let mut h = t(dt::FLOAT16, &[1]);

@@ -32,7 +32,8 @@
 //! uninitialized tensor). Types of rebuilt nodes are dropped where a child changed type;
 //! run InferType afterwards for a fully typed module, as TVM's function pass does.
 
-use crate::eval::ops::{apply, Arg, OpOut};
+use crate::eval::elementwise::binary_name;
+use crate::eval::ops::{apply, apply_binary_owned, Arg, OpOut};
 use crate::eval::Value;
 
 /// The largest tensor folding builds from an attribute-given shape (`full`, `zeros`, ...).
@@ -300,14 +301,25 @@ fn fold_call(
     if (op.non_computational && !qnn) || name == "device_copy" {
         return None;
     }
-    let values: Vec<Owned> = args.iter().map(complex_constant).collect::<Option<_>>()?;
+    let mut values: Vec<Owned> = args.iter().map(complex_constant).collect::<Option<_>>()?;
+    // A binary elementwise op computes into one of its operands' copies (no third array).
+    if let ([Owned::Tensor(_), Owned::Tensor(_)], true) = (&values[..], binary_name(name).is_some())
+    {
+        let (Some(Owned::Tensor(y)), Some(Owned::Tensor(x))) = (values.pop(), values.pop()) else {
+            return None;
+        };
+        return Some(constant_expr(
+            apply_binary_owned(name, x, y)?.into_data(),
+            span,
+        ));
+    }
     let values: Vec<Arg<'_>> = values.iter().map(Owned::arg).collect();
     match apply(name, attrs, &values)? {
-        OpOut::Tensor(t) => Some(constant_expr(t.to_data(), span)),
+        OpOut::Tensor(t) => Some(constant_expr(t.into_data(), span)),
         OpOut::Tuple(ts) => Some(Expr::with_info(
             ExprKind::Tuple(
                 ts.into_iter()
-                    .map(|t| constant_expr(t.to_data(), span))
+                    .map(|t| constant_expr(t.into_data(), span))
                     .collect(),
             ),
             None,

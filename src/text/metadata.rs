@@ -252,7 +252,7 @@ pub fn decode_tensor(b64: &str) -> Result<Option<TensorData>, String> {
     Ok(Some(TensorData {
         dtype,
         shape,
-        bytes: data,
+        bytes: data.into(),
     }))
 }
 
@@ -271,7 +271,7 @@ pub fn encode_tensor(t: &TensorData) -> String {
         b.extend(d.to_le_bytes());
     }
     b.extend((t.bytes.len() as u64).to_le_bytes());
-    b.extend(&t.bytes);
+    b.extend_from_slice(&t.bytes);
     base64::engine::general_purpose::STANDARD.encode(b)
 }
 

@@ -1,9 +1,9 @@
 //! Converters that select, count or encode positions (TVM's `TopK`, `Range`, `OneHot`,
-//! `GatherElements`): `topk`, a folded `arange`, `one_hot`, `gather`.
+//! `GatherElements`, `Trilu`): `topk`, a folded `arange`, `one_hot`, `gather`, `trilu`.
 
 use super::super::import::{CResult, ConvertError, Cx};
-use super::input;
 use super::shape::normalize_indices;
+use super::{input, opt_input};
 use crate::ir::{AttrValue, DType, Expr, TensorData};
 
 pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &[Option<Expr>]) -> CResult<Vec<Expr>> {
@@ -12,6 +12,18 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &[Option<Expr>]) -> CResult
         "TopK" => top_k(cx, inputs),
         "Range" => one(range(cx, inputs)),
         "OneHot" => one(one_hot(cx, inputs)),
+        // Trilu: `trilu(x, k, upper)`, `k` the 0-d input or `0i32` without it (TVM v0.18).
+        "Trilu" => {
+            let x = input(inputs, 0)?;
+            let k = opt_input(inputs, 1).unwrap_or_else(|| cx.scalar(0.0, DType::INT32));
+            let upper = AttrValue::Bool(cx.int("upper", 1)? != 0);
+            let key = AttrValue::str("relay.attrs.TriluAttrs");
+            one(cx.op(
+                "trilu",
+                vec![x, k],
+                &[("upper", upper), ("attrs_type_key", key)],
+            ))
+        }
         "GatherElements" => {
             let data = input(inputs, 0)?;
             let rank = cx.rank(&data)? as i64;

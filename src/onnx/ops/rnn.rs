@@ -5,8 +5,12 @@
 //! (TVM rebuilds the concatenated LSTM weight, and GRU's split hidden weight, at every step;
 //! with constant weights each folds to the same constant, so the results are equal).
 //!
-//! Not converted: GRU's `sequence_lens` (TVM masks with `arange`, which passlab cannot type),
-//! activations other than Sigmoid, Tanh, Relu, LeakyRelu, HardSigmoid and Elu.
+//! GRU's `sequence_lens` masks each step as ONNX defines it: at step `t`, a batch entry whose
+//! length is `t` or less keeps its hidden state and outputs zeros (`where(less(t, lens), ...)`;
+//! the reverse direction, walking from the last step, starts each entry at its own last step).
+//! RNN and LSTM ignore `sequence_lens` (every entry runs the whole sequence).
+//!
+//! Not converted: activations other than Sigmoid, Tanh, Relu, LeakyRelu, HardSigmoid and Elu.
 
 use super::{input, opt_input, In};
 use crate::ir::{AttrValue, Expr};
@@ -183,11 +187,7 @@ fn recurrent(cx: &Cx, kind: Kind, inputs: &In) -> CResult<Vec<Expr>> {
     let w = input(inputs, 1)?;
     let r = input(inputs, 2)?;
     let b = opt_input(inputs, 3);
-    if kind == Kind::Gru && opt_input(inputs, 4).is_some() {
-        return Err(ConvertError::Invalid(
-            "GRU with `sequence_lens` is not supported".into(),
-        ));
-    }
+    let lens = opt_input(inputs, 4).filter(|_| kind == Kind::Gru);
     let layout = if cx.opset >= 14 {
         cx.int("layout", 0)?
     } else {
@@ -299,7 +299,10 @@ fn recurrent(cx: &Cx, kind: Kind, inputs: &In) -> CResult<Vec<Expr>> {
         results.push(match kind {
             Kind::Rnn => rnn_cell(cx, &xs, dir, a, d == 1)?,
             Kind::Lstm => lstm_cell(cx, &xs, dir, a, d == 1)?,
-            Kind::Gru => gru_cell(cx, &xs, dir, a, d == 1, cx.int("linear_before_reset", 0)?)?,
+            Kind::Gru => {
+                let before_reset = cx.int("linear_before_reset", 0)?;
+                gru_cell(cx, &xs, dir, a, d == 1, before_reset, lens.as_ref())?
+            }
         });
     }
     // Outputs: Y (steps, dirs, batch, hidden), then the last H (and C) (dirs, batch, hidden).
@@ -410,6 +413,7 @@ fn gru_cell(
     act: &[Act],
     backwards: bool,
     linear_before_reset: i64,
+    lens: Option<&Expr>,
 ) -> CResult<CellOut> {
     let mut h = d.h;
     let mut outs = Vec::with_capacity(xs.len());
@@ -424,7 +428,12 @@ fn gru_cell(
         }
         _ => None,
     };
-    for x in order(xs, backwards) {
+    let steps: Vec<usize> = if backwards {
+        (0..xs.len()).rev().collect()
+    } else {
+        (0..xs.len()).collect()
+    };
+    for (t, x) in steps.into_iter().zip(order(xs, backwards)) {
         let mut xw = dense(cx, x, d.w.clone())?;
         let (z, n);
         if let Some(wh) = &w_h {
@@ -460,9 +469,23 @@ fn gru_cell(
             let rn = cx.binary("multiply", r, hh[2].clone())?;
             n = act[1].apply(cx, cx.binary("add", i[2].clone(), rn)?)?;
         }
-        let diff = cx.binary("subtract", h, n.clone())?;
-        h = cx.binary("add", cx.binary("multiply", diff, z)?, n)?;
-        outs.push(h.clone());
+        let diff = cx.binary("subtract", h.clone(), n.clone())?;
+        let next = cx.binary("add", cx.binary("multiply", diff, z)?, n)?;
+        match lens {
+            // Entries whose sequence has ended keep their state and output zeros.
+            Some(lens) => {
+                let dt = cx.dtype(lens)?;
+                let live = cx.binary("less", cx.scalar(t as f64, dt), lens.clone())?;
+                let live = cx.op("expand_dims", vec![live], &[("axis", AttrValue::int(1))])?;
+                let zeros = cx.unary("zeros_like", next.clone())?;
+                outs.push(cx.op("where", vec![live.clone(), next.clone(), zeros], &[])?);
+                h = cx.op("where", vec![live, next, h], &[])?;
+            }
+            None => {
+                h = next;
+                outs.push(h.clone());
+            }
+        }
     }
     Ok((outs, vec![h]))
 }

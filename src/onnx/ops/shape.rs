@@ -334,7 +334,7 @@ pub(super) fn constant_of_shape(cx: &Cx, inputs: &In) -> CResult<Expr> {
             let scalar = TensorData {
                 dtype: d.dtype,
                 shape: vec![],
-                bytes: d.bytes[..w].to_vec(),
+                bytes: d.bytes[..w].to_vec().into(),
             };
             (cx.constant(scalar), d.dtype)
         }
@@ -350,11 +350,15 @@ pub(super) fn constant_of_shape(cx: &Cx, inputs: &In) -> CResult<Expr> {
         .filter(|_| n <= crate::passes::fold_constant::MAX_ELEMENTS)
     {
         let one = if v.dtype == dtype {
-            v.bytes.clone()
+            v.bytes.to_vec()
         } else if dtype.is_float() {
-            TensorData::from_f64(dtype, vec![], &[v.get_f64(0)]).bytes
+            TensorData::from_f64(dtype, vec![], &[v.get_f64(0)])
+                .bytes
+                .into_vec()
         } else {
-            TensorData::from_i64(dtype, vec![], &[v.get_i64(0)]).bytes
+            TensorData::from_i64(dtype, vec![], &[v.get_i64(0)])
+                .bytes
+                .into_vec()
         };
         return Ok(cx.fill(dtype, shape, one));
     }

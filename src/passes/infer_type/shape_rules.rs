@@ -125,6 +125,8 @@ fn lookup(op: Op) -> Option<Rule> {
         "layout_transform" => reshape::layout_transform,
         "reverse" | "sort" => elemwise::same_type,
         "argsort" => elemwise::argsort,
+        "trilu" => elemwise::trilu,
+        "einsum" => transform::einsum,
         "one_hot" => transform::one_hot,
         "nn.depth_to_space" | "nn.space_to_depth" => transform::depth_space,
         "topk" => transform::topk,

@@ -182,6 +182,20 @@ pub(super) fn argsort(r: &mut Rel<'_>) -> RuleResult {
     r.done_tensor(a.shape.clone(), dt)
 }
 
+/// `trilu(data, k)` (TVM's `TriluRel`): `k` is a 0-d tensor, the result has the data's type.
+pub(super) fn trilu(r: &mut Rel<'_>) -> RuleResult {
+    let (Some(a), Some(k)) = (r.tensor(0)?, r.tensor(1)?) else {
+        return Ok(false);
+    };
+    if !k.shape.is_empty() {
+        return Err(format!(
+            "trilu: k must be a 0-d tensor, got {}",
+            k.shape.len()
+        ));
+    }
+    r.done_like(0, a.shape.clone(), a.dtype)
+}
+
 /// Product of extents for size checks (`None` unless all static and it fits in 64 bits).
 pub(super) fn num_elements(shape: &[Dim]) -> Option<i64> {
     shape

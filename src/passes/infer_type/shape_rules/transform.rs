@@ -49,6 +49,37 @@ pub(super) fn concatenate(r: &mut Rel<'_>) -> RuleResult {
     r.done_tensor(out, first.dtype)
 }
 
+/// `einsum(data, equation)` (TVM's `EinsumRel`): the output's axes as the equation names
+/// them, each the extent of its label in the operands (see `crate::eval::einsum`).
+pub(super) fn einsum(r: &mut Rel<'_>) -> RuleResult {
+    let Some(fields) = r.tensor_tuple(0)? else {
+        return Ok(false);
+    };
+    let Some(first) = fields.first() else {
+        return r.fail("needs at least one operand");
+    };
+    if fields.iter().any(|f| f.dtype != first.dtype) {
+        return r.mismatch("all operands must have the same dtype".to_string());
+    }
+    let Some(equation) = r.attr("equation").and_then(AttrValue::as_str) else {
+        return r.fail("needs the string attribute `equation`");
+    };
+    let ranks: Vec<usize> = fields.iter().map(|f| f.shape.len()).collect();
+    let shapes: Vec<&[Dim]> = fields.iter().map(|f| &f.shape[..]).collect();
+    let out = crate::eval::einsum::parse(equation, &ranks).and_then(|spec| {
+        spec.output_dims(
+            &shapes,
+            |d| d.as_static() == Some(1),
+            |a, b| !dims_conflict(a, b),
+            Dim::Static(1),
+        )
+    });
+    match out {
+        Ok(shape) => r.done_tensor(shape, first.dtype),
+        Err(e) => r.fail(e),
+    }
+}
+
 pub(super) fn stack(r: &mut Rel<'_>) -> RuleResult {
     let Some(fields) = r.tensor_tuple(0)? else {
         return Ok(false);
