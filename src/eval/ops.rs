@@ -7,7 +7,8 @@
 
 use super::value::{attr_dtype, Value};
 use super::{
-    elementwise, indexing, layout, nn, norm, pool, qnn, reduce, resize, select, shape_ops,
+    dynamic, elementwise, indexing, layout, nn, norm, pool, qnn, reduce, resize, select,
+    shape_ops,
 };
 use crate::ir::Attrs;
 
@@ -123,6 +124,8 @@ const KERNELS: &[&str] = &[
     "sort",
     "invert_permutation",
     "collapse_sum_like",
+    "sparse_to_dense",
+    "nn.upsampling3d",
     "nn.group_norm",
     "nn.l2_normalize",
     "nn.mirror_pad",
@@ -161,12 +164,18 @@ pub fn has_kernel(op: &str) -> bool {
         || elementwise::is_unary(op)
         || KERNELS.contains(&op)
         || qnn::QNN_KERNELS.contains(&op)
+        || dynamic::is_dyn(op)
 }
 
 /// Every op with a kernel, sorted (for documentation and tests).
 pub fn kernels() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = KERNELS.to_vec();
     v.extend(qnn::QNN_KERNELS);
+    v.extend(
+        crate::ir::op::all()
+            .map(|o| o.name())
+            .filter(|n| dynamic::is_dyn(n)),
+    );
     v.extend(elementwise::names());
     v.sort_unstable();
     v.dedup();
@@ -181,6 +190,9 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
     let many = |v: Option<Vec<Value>>| v.map(OpOut::Tuple);
     if op.starts_with("qnn.") {
         return one(qnn::apply(op, attrs, args));
+    }
+    if dynamic::is_dyn(op) {
+        return dynamic::apply_dyn(op, attrs, args);
     }
     if args.len() == 2 {
         if let Some(name) = elementwise::binary_name(op) {
@@ -204,6 +216,7 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         | "strided_slice"
         | "image.resize2d"
         | "nn.upsampling"
+        | "nn.upsampling3d"
         | "nn.depth_to_space"
         | "nn.space_to_depth"
         | "topk"
@@ -218,7 +231,8 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         | "reinterpret"
         | "fixed_point_multiply" => 1,
         _ if IDENTITY.contains(&op) => 1,
-        "where" | "nn.layer_norm" | "nn.instance_norm" | "nn.group_norm" | "one_hot" => 3,
+        "where" | "nn.layer_norm" | "nn.instance_norm" | "nn.group_norm" | "one_hot"
+        | "sparse_to_dense" => 3,
         "nn.batch_norm" => 5,
         _ if reduce::is_reduction(op) || shape_ops::is_layout(op) || pool::is_pool(op) => 1,
         _ => 2,
@@ -305,6 +319,8 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "nn.dropout" => many(norm::dropout(t(0)?)),
         "image.resize2d" => one(resize::resize2d(attrs, t(0)?)),
         "nn.upsampling" => one(resize::upsampling(attrs, t(0)?)),
+        "nn.upsampling3d" => one(resize::upsampling3d(attrs, t(0)?)),
+        "sparse_to_dense" => one(select::sparse_to_dense(attrs, t(0)?, t(1)?, t(2)?)),
         "nn.depth_to_space" | "nn.space_to_depth" => one(resize::depth_space(op, attrs, t(0)?)),
         _ if reduce::is_reduction(op) => one(reduce::evaluate(op, attrs, t(0)?)),
         _ if shape_ops::is_layout(op) => one(shape_ops::unary_layout(op, attrs, t(0)?)),

@@ -3,8 +3,8 @@
 //! collapse_sum_like and one_hot. Rank-changing reshapes live in `reshape.rs`.
 //!
 //! Extents that are `?` stay `?`; checks that TVM does with `ICHECK`/`AssertEQ` on static
-//! extents are errors here. Only the static (attribute) forms are typed; the `dyn.*` variants
-//! that take shapes as tensors have no rule.
+//! extents are errors here. Only the static (attribute) forms are here; the `dyn.*` variants
+//! that take shapes as tensors are in `dynamic.rs`.
 
 use super::elemwise::broadcast_shapes;
 use super::{dim_map, dim_op, dims_conflict, shape_str, Rel, RuleResult};
