@@ -369,7 +369,7 @@ fn sorted(x: &Value, axis: i64, k: i64, ascend: bool, idx_dt: DType) -> Option<(
         k if k < 1 => n,
         k => usize::try_from(k).ok().filter(|&k| k <= n)?,
     };
-    if !idx_dt.is_int() {
+    if !idx_dt.is_int() && !idx_dt.is_float() {
         return None;
     }
     // Rows along the axis: move it last.
@@ -435,6 +435,11 @@ fn sorted(x: &Value, axis: i64, k: i64, ascend: bool, idx_dt: DType) -> Option<(
         .as_standard_layout()
         .into_owned();
     let values = Value::new(x.dtype, values)?;
-    let indices = Value::new(idx_dt, Arr::Int(indices))?;
+    // TVM allows float indices (`topk(..., dtype="float32")`): exact for any realistic extent.
+    let indices = if idx_dt.is_int() {
+        Value::new(idx_dt, Arr::Int(indices))?
+    } else {
+        super::elementwise::cast(&Value::new(DType::INT64, Arr::Int(indices))?, idx_dt)?
+    };
     Some((values, indices))
 }
