@@ -45,6 +45,7 @@ STANDARD = [
     "ToANormalForm", "ToGraphNormalForm", "SimplifyInference", "CanonicalizeOps", "FuseOps",
     "FoldScaleAxis", "ConvertLayout", "AlterOpLayout", "LambdaLift", "SimplifyExpr",
     "FastMath", "CombineParallelConv2D", "CombineParallelDense", "CombineParallelBatchMatmul",
+    "DynamicToStatic",
 ]
 
 # Between-process movement of one pass's time above which a run is reported as unsteady: the
