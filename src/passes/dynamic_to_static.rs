@@ -40,6 +40,10 @@ pub fn dynamic_to_static(g: &GlobalVar, f: &Expr, m: &Module) -> Result<Expr, Ty
     // TVM's order: fold, type, then fold again with the rewrite (an `if` on a constant
     // condition is gone before typing, as in TVM's test of it).
     let folded = super::fold_constant::fold_expr(f);
+    // Nothing to rewrite and nothing folded: the function as it was (not re-typed).
+    if folded.ptr_eq(f) && !has_dyn_call(f) {
+        return Ok(f.clone());
+    }
     let typed = match infer_expr(&folded, Some(m)) {
         Ok(typed) => typed,
         // A call whose type needs a shape that only folding gives (a `dyn.full` of a
@@ -48,6 +52,17 @@ pub fn dynamic_to_static(g: &GlobalVar, f: &Expr, m: &Module) -> Result<Expr, Ty
         Err(e) => partially_typed(g, &folded, m).ok_or(e)?,
     };
     Ok(super::fold_constant::fold_expr_dyn_to_static(&typed))
+}
+
+/// Whether `e` calls a `dyn.*` op that the pass rewrites.
+fn has_dyn_call(e: &Expr) -> bool {
+    let mut found = false;
+    crate::ir::visit::each_node(e, |n| {
+        found |= n
+            .call_op_of()
+            .is_some_and(|(op, _)| deciding_args(op.name()).is_some());
+    });
+    found
 }
 
 /// `f` with every node typed that can be, in a copy of `m` where `@g` is `f`; `None` when
