@@ -124,6 +124,7 @@ const KERNELS: &[&str] = &[
     "sort",
     "invert_permutation",
     "collapse_sum_like",
+    "collapse_sum_to",
     "sparse_to_dense",
     "nn.upsampling3d",
     "nn.group_norm",
@@ -265,6 +266,18 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "sort" => one(reduce::sort(attrs, t(0)?)),
         "invert_permutation" => one(indexing::invert_permutation(t(0)?)),
         "collapse_sum_like" => one(reduce::collapse_sum_like(t(0)?, t(1)?)),
+        // The shape is the attribute when the call was built with a constant, else the tensor.
+        "collapse_sum_to" => {
+            let shape: Vec<i64> = match attrs.get_ints("shape") {
+                Some(s) => s,
+                None => t(1)?.to_data().to_i64_vec(),
+            };
+            let shape: Vec<usize> = shape
+                .iter()
+                .map(|&d| usize::try_from(d).ok())
+                .collect::<Option<_>>()?;
+            one(reduce::collapse_sum_to(t(0)?, &shape))
+        }
         "nn.group_norm" => one(norm::group_norm(attrs, t(0)?, t(1)?, t(2)?)),
         "nn.l2_normalize" => one(norm::l2_normalize(attrs, t(0)?)),
         "nn.mirror_pad" => one(shape_ops::mirror_pad(attrs, t(0)?)),

@@ -268,7 +268,13 @@ fn softmax_along<F: num_traits::Float>(
 /// which broadcasting would have grown `like` into `x` (its extra leading axes, and the axes
 /// where `like` has 1 and `x` does not).
 pub(crate) fn collapse_sum_like(x: &Value, like: &Value) -> Option<Value> {
-    let (xs, ls) = (x.shape(), like.shape());
+    collapse_sum_to(x, like.shape())
+}
+
+/// `collapse_sum_to(x, shape)`: `x` summed down to `shape` (the leading axes `shape` lacks,
+/// and its extents of 1 where `x` has more), as broadcasting's inverse.
+pub(crate) fn collapse_sum_to(x: &Value, ls: &[usize]) -> Option<Value> {
+    let xs = x.shape();
     let lead = xs.len().checked_sub(ls.len())?;
     let mut axes: Vec<usize> = (0..lead).collect();
     for (i, &l) in ls.iter().enumerate() {

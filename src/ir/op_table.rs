@@ -23,7 +23,8 @@
 //!   `DensePackAttrs`; their schemas follow what the op is actually built with.
 //! * `dyn.expand_dims` registers no attrs type but is built with `DynExpandDimsAttrs`
 //!   (`num_newaxis`); its schema here is that one, so it parses without `attrs_type_key=`.
-//!   `dyn.topk` takes `TopkAttrs`'s schema, as `topk` does.
+//!   `dyn.topk` takes `TopkAttrs`'s schema, as `topk` does. `collapse_sum_to` registers no
+//!   attrs type either; `MakeCollapseSumTo` builds `InitOpAttrs` (the shape, when constant).
 //! * `SqueezeAttrs.axis` defaults to null and `ReshapeAttrs.allowzero` is a bool defaulting to
 //!   false, as declared in `transform.h` (RELAY_PASSES.md C.3 lists the first as required).
 
@@ -2979,8 +2980,8 @@ pub static OPS: &[OpDef] = &[
         stateful: false,
         non_computational: false,
         type_rel: "CollapseSumToRel",
-        attrs_type_key: None,
-        schema: None,
+        attrs_type_key: Some("relay.attrs.InitOpAttrs"),
+        schema: Some(&INIT_OP_ATTRS),
     },
     OpDef {
         name: "concatenate",

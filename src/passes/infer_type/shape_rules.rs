@@ -123,6 +123,8 @@ fn lookup(op: Op) -> Option<Rule> {
         "broadcast_to" => transform::broadcast_to,
         "broadcast_to_like" => transform::broadcast_to_like,
         "collapse_sum_like" => transform::collapse_sum_like,
+        "collapse_sum_to" => transform::collapse_sum_to,
+        "contrib_reverse_reshape" => reshape::reverse_reshape,
         "layout_transform" => reshape::layout_transform,
         "reverse" | "sort" => elemwise::same_type,
         "argsort" => elemwise::argsort,
