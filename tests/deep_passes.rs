@@ -355,7 +355,13 @@ mod fusion_layout_and_build {
             assert!(!printed.contains("dyn."), "a dyn.reshape is left");
             assert_eq!(printed.matches("reshape(").count(), n);
             let typed = infer_module(&out).expect("types");
-            let body = typed.get("main").unwrap().as_function().unwrap().body.clone();
+            let body = typed
+                .get("main")
+                .unwrap()
+                .as_function()
+                .unwrap()
+                .body
+                .clone();
             assert_eq!(body.ty().unwrap().to_string(), "Tensor[(2, 3), float32]");
         });
     }

@@ -34,10 +34,26 @@ fn case(name: &str) -> Module {
 
 /// Functions whose numbers are not compared here, with the reason.
 const NOT_COMPARED: &[(&str, &str, &str)] = &[
-    ("resize2d", "main_1", "the resize kernel evaluates NCHW only"),
-    ("resize2d", "main_3", "the resize kernel evaluates NCHW only"),
-    ("dynamic_rank", "*", "its input has no type before folding (as in TVM)"),
-    ("sparse_to_dense", "*", "random indices; TVM's numbers are checked below"),
+    (
+        "resize2d",
+        "main_1",
+        "the resize kernel evaluates NCHW only",
+    ),
+    (
+        "resize2d",
+        "main_3",
+        "the resize kernel evaluates NCHW only",
+    ),
+    (
+        "dynamic_rank",
+        "*",
+        "its input has no type before folding (as in TVM)",
+    ),
+    (
+        "sparse_to_dense",
+        "*",
+        "random indices; TVM's numbers are checked below",
+    ),
 ];
 
 #[test]
@@ -65,7 +81,10 @@ fn static_programs_compute_what_the_dynamic_ones_computed() {
             if let Some(d) =
                 passlab::eval::compare::outputs(&after, &before, DEFAULT_RTOL, DEFAULT_ATOL, true)
             {
-                panic!("{name} @{}: DynamicToStatic changed the numbers: {d}", g.name());
+                panic!(
+                    "{name} @{}: DynamicToStatic changed the numbers: {d}",
+                    g.name()
+                );
             }
             compared += 1;
         }
@@ -95,10 +114,18 @@ fn sparse_to_dense_gives_tvms_numbers() {
         let got = evaluate(&m, func, &args).unwrap_or_else(|e| panic!("@{func}: {e}"));
         assert_eq!(f64s(tensor(&got)), want, "@{func}");
     };
-    check("main", vec![i(vec![], &[1]), i(vec![], &[3]), i(vec![], &[0])], &[0., 3., 0., 0., 0.]);
+    check(
+        "main",
+        vec![i(vec![], &[1]), i(vec![], &[3]), i(vec![], &[0])],
+        &[0., 3., 0., 0., 0.],
+    );
     check(
         "main_1",
-        vec![i(vec![3], &[0, 1, 4]), i(vec![3], &[3, 3, 3]), i(vec![], &[0])],
+        vec![
+            i(vec![3], &[0, 1, 4]),
+            i(vec![3], &[3, 3, 3]),
+            i(vec![], &[0]),
+        ],
         &[3., 3., 0., 0., 3.],
     );
     let mut want = vec![0.; 12];
@@ -106,7 +133,11 @@ fn sparse_to_dense_gives_tvms_numbers() {
     want[6] = 2.;
     check(
         "main_2",
-        vec![i(vec![2, 2], &[0, 0, 1, 2]), i(vec![2], &[1, 2]), i(vec![], &[0])],
+        vec![
+            i(vec![2, 2], &[0, 0, 1, 2]),
+            i(vec![2], &[1, 2]),
+            i(vec![], &[0]),
+        ],
         &want,
     );
     let mut want = vec![4.; 24];
@@ -114,15 +145,27 @@ fn sparse_to_dense_gives_tvms_numbers() {
     want[23] = 2.;
     check(
         "main_3",
-        vec![i(vec![2, 3], &[0, 0, 0, 1, 2, 3]), i(vec![2], &[1, 2]), i(vec![], &[4])],
+        vec![
+            i(vec![2, 3], &[0, 0, 0, 1, 2, 3]),
+            i(vec![2], &[1, 2]),
+            i(vec![], &[4]),
+        ],
         &want,
     );
     check(
         "main_4",
-        vec![i(vec![3], &[0, 1, 4]), f(vec![3], &[3.1, 3.1, 3.1]), f(vec![], &[3.5])],
+        vec![
+            i(vec![3], &[0, 1, 4]),
+            f(vec![3], &[3.1, 3.1, 3.1]),
+            f(vec![], &[3.5]),
+        ],
         &[3.1, 3.1, 3.5, 3.5, 3.1],
     );
-    check("main_5", vec![i(vec![], &[1]), i(vec![], &[3])], &[0., 3., 0., 0., 0.]);
+    check(
+        "main_5",
+        vec![i(vec![], &[1]), i(vec![], &[3])],
+        &[0., 3., 0., 0., 0.],
+    );
 }
 
 /// test_dynamic_to_static_topk: every k (0 = all), axis, ret_type, order and index dtype of
@@ -155,7 +198,11 @@ fn topk_gives_numpys_numbers_for_every_combination() {
                     let got = got.tensors();
                     // NumPy's reference along the axis.
                     let along_rows = axis == 0;
-                    let (lines, len) = if along_rows { (cols, rows) } else { (rows, cols) };
+                    let (lines, len) = if along_rows {
+                        (cols, rows)
+                    } else {
+                        (rows, cols)
+                    };
                     let kk = if k == 0 { len } else { k };
                     let at = |line: usize, j: usize| {
                         if along_rows {
@@ -177,7 +224,11 @@ fn topk_gives_numpys_numbers_for_every_combination() {
                             }
                         });
                         for (j, &o) in order.iter().take(kk).enumerate() {
-                            let pos = if along_rows { j * lines + line } else { line * kk + j };
+                            let pos = if along_rows {
+                                j * lines + line
+                            } else {
+                                line * kk + j
+                            };
                             values[pos] = x32[at(line, o)];
                             indices[pos] = o as f64;
                         }

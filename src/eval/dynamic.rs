@@ -90,12 +90,15 @@ fn matrix(v: &Value) -> Option<AttrValue> {
     Some(AttrValue::Array(Arc::from(rows)))
 }
 
+/// Attribute fields by name, in the order given.
+type Fields = Vec<(Arc<str>, AttrValue)>;
+
 /// The static form of `op(args)` with `attrs`, where `consts[i]` is argument `i`'s value when
 /// it is known. `None` when a deciding argument is unknown or not of the form TVM requires.
 pub fn static_form(op: &str, attrs: &Attrs, consts: &[Option<&Value>]) -> Option<StaticForm> {
     let c = |i: usize| consts.get(i).copied().flatten();
     // The dyn call's attributes that the static op keeps, by name.
-    let keep = |names: &[&str]| -> Vec<(Arc<str>, AttrValue)> {
+    let keep = |names: &[&str]| -> Fields {
         attrs
             .fields()
             .iter()
@@ -104,7 +107,7 @@ pub fn static_form(op: &str, attrs: &Attrs, consts: &[Option<&Value>]) -> Option
             .collect()
     };
     let field = |name: &str, v: AttrValue| (Arc::<str>::from(name), v);
-    let (name, mut given, args): (&str, Vec<(Arc<str>, AttrValue)>, Vec<usize>) = match op {
+    let (name, mut given, args): (&str, Fields, Vec<usize>) = match op {
         "dyn.reshape" => ("reshape", vec![field("newshape", ints(c(1)?)?)], vec![0]),
         "dyn.squeeze" => ("squeeze", vec![field("axis", ints(c(1)?)?)], vec![0]),
         "dyn.tile" => ("tile", vec![field("reps", ints(c(1)?)?)], vec![0]),

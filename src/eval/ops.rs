@@ -7,8 +7,7 @@
 
 use super::value::{attr_dtype, Value};
 use super::{
-    dynamic, elementwise, indexing, layout, nn, norm, pool, qnn, reduce, resize, select,
-    shape_ops,
+    dynamic, elementwise, indexing, layout, nn, norm, pool, qnn, reduce, resize, select, shape_ops,
 };
 use crate::ir::Attrs;
 

@@ -313,7 +313,11 @@ pub(crate) fn upsampling3d(attrs: &Attrs, x: &Value) -> Option<Value> {
     let scaled = |extent: usize, name: &str| -> Option<usize> {
         usize::try_from((extent as f64 * attrs.get_float(name)?).round() as i64).ok()
     };
-    let (od, oh, ow) = (scaled(d, "scale_d")?, scaled(h, "scale_h")?, scaled(w, "scale_w")?);
+    let (od, oh, ow) = (
+        scaled(d, "scale_d")?,
+        scaled(h, "scale_h")?,
+        scaled(w, "scale_w")?,
+    );
     super::shape_ops::bounded(&[n, c, od, oh, ow])?;
     let mode = attrs
         .get_str("coordinate_transformation_mode")
@@ -326,12 +330,20 @@ pub(crate) fn upsampling3d(attrs: &Attrs, x: &Value) -> Option<Value> {
     let m = Method {
         method,
         mode,
-        rounding: if mode == "align_corners" { "round" } else { "floor" },
+        rounding: if mode == "align_corners" {
+            "round"
+        } else {
+            "floor"
+        },
         alpha: -0.5,
         exclude: false,
     };
     let none = (0.0, 0.0);
-    let (td, th, tw) = (m.taps(od, d, none)?, m.taps(oh, h, none)?, m.taps(ow, w, none)?);
+    let (td, th, tw) = (
+        m.taps(od, d, none)?,
+        m.taps(oh, h, none)?,
+        m.taps(ow, w, none)?,
+    );
     let sample = |cube: &[f64]| -> Option<Vec<f64>> {
         let mut out = Vec::with_capacity(od * oh * ow);
         for tz in &td {
@@ -371,9 +383,9 @@ pub(crate) fn upsampling3d(attrs: &Attrs, x: &Value) -> Option<Value> {
             )
             .ok()?,
         ),
-        Arr::F64(a) => {
-            Arr::F64(ArrayD::from_shape_vec(IxDyn(&shape), cubes(a.iter().copied().collect())?).ok()?)
-        }
+        Arr::F64(a) => Arr::F64(
+            ArrayD::from_shape_vec(IxDyn(&shape), cubes(a.iter().copied().collect())?).ok()?,
+        ),
         Arr::Int(a) if method == "nearest_neighbor" => Arr::Int(
             ArrayD::from_shape_vec(
                 IxDyn(&shape),

@@ -169,7 +169,10 @@ pub(crate) fn sparse_to_dense(
     // One row of coordinates per value.
     let rows: Vec<Vec<i64>> = match ind.ndim() {
         0 | 1 => ind.iter().map(|&i| vec![i]).collect(),
-        2 => ind.outer_iter().map(|r| r.iter().copied().collect()).collect(),
+        2 => ind
+            .outer_iter()
+            .map(|r| r.iter().copied().collect())
+            .collect(),
         _ => return None,
     };
     if values.ndim() == 1 && values.shape()[0] != rows.len() {
@@ -195,7 +198,12 @@ pub(crate) fn sparse_to_dense(
 }
 
 /// `fill` in `shape`, with `a`'s values (or its one scalar) at the flat `places`.
-fn scatter<T: Copy>(a: &ArrayD<T>, fill: T, shape: &[usize], places: &[usize]) -> Option<ArrayD<T>> {
+fn scatter<T: Copy>(
+    a: &ArrayD<T>,
+    fill: T,
+    shape: &[usize],
+    places: &[usize],
+) -> Option<ArrayD<T>> {
     let mut out = vec![fill; shape.iter().product()];
     for (k, &p) in places.iter().enumerate() {
         out[p] = if a.ndim() == 0 { *a.first()? } else { a[[k]] };

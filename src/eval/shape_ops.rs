@@ -91,7 +91,11 @@ pub(crate) fn unary_layout(op: &str, attrs: &Attrs, x: &Value) -> Option<Value> 
             let rev: Vec<usize> = shape.iter().rev().copied().collect();
             let mut newshape = attrs.get_ints("newshape")?;
             newshape.reverse();
-            let mut out = reshape_shape(&rev, &newshape, attrs.get_bool("allowzero").unwrap_or(false))?;
+            let mut out = reshape_shape(
+                &rev,
+                &newshape,
+                attrs.get_bool("allowzero").unwrap_or(false),
+            )?;
             out.reverse();
             with_arr(x, each!(&x.arr, a => reshaped(a, &out)?))
         }

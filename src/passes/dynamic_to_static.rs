@@ -76,7 +76,12 @@ fn partially_typed(g: &GlobalVar, f: &Expr, m: &Module) -> Option<Expr> {
 
 /// The static call for `callee(args)` when it is a `dyn.*` op whose deciding arguments are
 /// constants with data; `None` otherwise.
-pub(crate) fn rewrite_call(callee: &Expr, args: &[Expr], attrs: &Attrs, span: Span) -> Option<Expr> {
+pub(crate) fn rewrite_call(
+    callee: &Expr,
+    args: &[Expr],
+    attrs: &Attrs,
+    span: Span,
+) -> Option<Expr> {
     let ExprKind::Op(op) = callee.kind() else {
         return None;
     };

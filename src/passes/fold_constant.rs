@@ -143,7 +143,13 @@ impl Folder {
 
     /// A call folded, or (with `rewrite_dyn`) turned static and then folded if it can be, or
     /// `None` when it stays as it is.
-    fn fold_or_rewrite(&self, e: &Expr, callee: &Expr, args: &[Expr], attrs: &Attrs) -> Option<Expr> {
+    fn fold_or_rewrite(
+        &self,
+        e: &Expr,
+        callee: &Expr,
+        args: &[Expr],
+        attrs: &Attrs,
+    ) -> Option<Expr> {
         if let Some(folded) = fold_call(e, callee, args, attrs, self.fold_qnn) {
             return Some(folded);
         }
@@ -152,7 +158,9 @@ impl Folder {
         }
         let stat = super::dynamic_to_static::rewrite_call(callee, args, attrs, e.span())?;
         Some(match stat.as_call() {
-            Some(c) => fold_call(&stat, &c.callee, &c.args, &c.attrs, self.fold_qnn).unwrap_or(stat),
+            Some(c) => {
+                fold_call(&stat, &c.callee, &c.args, &c.attrs, self.fold_qnn).unwrap_or(stat)
+            }
             None => stat,
         })
     }

@@ -5,9 +5,8 @@
 
 use super::{
     annotate_spans, canonicalize_cast, canonicalize_ops, dead_code, dynamic_to_static,
-    eliminate_common_subexpr,
-    fast_math, fold_constant, simplify_expr, simplify_inference, to_a_normal_form,
-    to_graph_normal_form,
+    eliminate_common_subexpr, fast_math, fold_constant, simplify_expr, simplify_inference,
+    to_a_normal_form, to_graph_normal_form,
 };
 use crate::ir::{Expr, GlobalVar, Module};
 use crate::pass::{function_pass, module_pass, Pass, PassError, PassInfo, PassKind, PassOptions};

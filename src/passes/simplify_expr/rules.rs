@@ -9,8 +9,8 @@ use crate::ir::dtype::DTypeCode;
 use crate::ir::{
     AttrValue, Call, Constant, DType, Expr, ExprKind, Op, OpPattern, TensorData, TensorType,
 };
-use crate::passes::infer_type::typed_constant;
 use crate::passes::fold_constant::fold_expr;
+use crate::passes::infer_type::typed_constant;
 use crate::passes::simplify_inference::{op_call, scalar};
 
 type Rule = fn(&mut Simplifier, &Expr, &Call) -> Option<Expr>;

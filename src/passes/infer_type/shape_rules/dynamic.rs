@@ -16,8 +16,12 @@ fn length_of(r: &Rel<'_>, i: usize, what: &str) -> Result<Option<usize>, String>
     };
     match t.shape.as_slice() {
         [d] => match d.as_static() {
-            Some(n) if (0..=crate::limits::MAX_TENSOR_NDIM as i64).contains(&n) => Ok(Some(n as usize)),
-            Some(n) => r.fail(format!("the {what} has {n} entries, more than a tensor's rank")),
+            Some(n) if (0..=crate::limits::MAX_TENSOR_NDIM as i64).contains(&n) => {
+                Ok(Some(n as usize))
+            }
+            Some(n) => r.fail(format!(
+                "the {what} has {n} entries, more than a tensor's rank"
+            )),
             // A result of unknown rank: not typed (TVM rejects it; DynamicToStatic folds such a
             // shape to a constant before the call is typed).
             None => Ok(None),
@@ -189,7 +193,11 @@ pub(super) fn upsampling3d(r: &mut Rel<'_>) -> RuleResult {
         return Ok(false);
     };
     let idx = spatial_indices(r, "DHW", "NCDHW", data.shape.len())?;
-    let scales = [r.float("scale_d")?, r.float("scale_h")?, r.float("scale_w")?];
+    let scales = [
+        r.float("scale_d")?,
+        r.float("scale_h")?,
+        r.float("scale_w")?,
+    ];
     let mut out = data.shape.clone();
     for (i, s) in idx.iter().zip(scales) {
         out[*i] = super::dim_map(&data.shape[*i], |x| (x as f64 * s).round() as i64);
