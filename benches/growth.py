@@ -45,6 +45,7 @@ STANDARD = [
     "ToANormalForm", "ToGraphNormalForm", "SimplifyInference", "CanonicalizeOps", "FuseOps",
     "FoldScaleAxis", "ConvertLayout", "AlterOpLayout", "LambdaLift", "SimplifyExpr",
     "FastMath", "CombineParallelConv2D", "CombineParallelDense", "CombineParallelBatchMatmul",
+    "DynamicToStatic",
 ]
 
 # Between-process movement of one pass's time above which a run is reported as unsteady: the
@@ -66,7 +67,7 @@ def main():
     ap.add_argument("--bin", default="target/release/passlab", help="the passlab binary")
     ap.add_argument("--model", action="append", choices=MODELS + SHAPES,
                     help=f"generated model (repeatable; default {', '.join(MODELS)})")
-    ap.add_argument("--pass", dest="passes", action="append", help="pass (default: all 18)")
+    ap.add_argument("--pass", dest="passes", action="append", help="pass (default: all 19)")
     ap.add_argument("--small", type=int, default=10_000, help="ops of the small model")
     ap.add_argument("--large", type=int, default=100_000, help="ops of the large model")
     ap.add_argument("--pairs", type=int, default=5, help="small/large process pairs")

@@ -12,6 +12,7 @@
 //!   function's parameter types; [`numerics`]: whether a pass changed the numbers.
 
 pub mod compare;
+pub mod dynamic;
 pub(crate) mod einsum;
 pub(crate) mod elementwise;
 mod gemm;

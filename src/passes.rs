@@ -12,6 +12,7 @@ pub mod canonicalize_ops;
 pub mod combine_parallel;
 pub mod convert_layout;
 pub mod dead_code;
+pub mod dynamic_to_static;
 pub mod eliminate_common_subexpr;
 pub mod fast_math;
 pub mod fold_constant;
@@ -104,6 +105,15 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
             doc: "also fold QNN ops, computed as TVM's QNN canonicalization lowers them",
         }],
         constructor: standard::fold_constant,
+    },
+    PassEntry {
+        name: "DynamicToStatic",
+        kind: PassKind::Function,
+        opt_level: 2,
+        required: &[],
+        summary: "turn dyn.* calls whose shape arguments are constants into static ops",
+        options: &[],
+        constructor: standard::dynamic_to_static,
     },
     PassEntry {
         name: "DeadCodeElimination",

@@ -321,6 +321,51 @@ mod fusion_layout_and_build {
         deep("AnnotateSpans", PassOptions::new());
     }
 
+    #[test]
+    fn dynamic_to_static_on_a_million_lets() {
+        deep("DynamicToStatic", PassOptions::new());
+    }
+
+    /// DynamicToStatic on a graph-form chain of 200,000 `dyn.reshape`s, each to the shape of
+    /// the one before it, which is static only once that one is rewritten: one walk turns the
+    /// whole chain static, on a small stack.
+    #[test]
+    fn dynamic_to_static_on_a_chain_of_dynamic_reshapes() {
+        use std::fmt::Write;
+        common::on_small_stack(|| {
+            let n = 200_000;
+            let mut text = String::with_capacity(n * 64);
+            text.push_str(
+                "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, 3), float32]) {\n  \
+                 %0 = shape_of(%x, dtype=\"int32\");\n  %1 = dyn.reshape(%x, %0, newshape=[]);\n",
+            );
+            for i in 1..n {
+                let (s, r) = (2 * i, 2 * i + 1);
+                let _ = writeln!(text, "  %{s} = shape_of(%{}, dtype=\"int32\");", r - 2);
+                let _ = writeln!(text, "  %{r} = dyn.reshape(%{}, %{s}, newshape=[]);", r - 2);
+            }
+            let _ = writeln!(text, "  %{}\n}}", 2 * n - 1);
+            let m = parse_module(&text, "reshapes").expect("parses");
+            let mut pm = PassManager::new(passlab::passes::registry());
+            let pass = pm.create("DynamicToStatic", &PassOptions::new()).unwrap();
+            let ctx = PassContext::builder().opt_level(3).build().unwrap();
+            let out = pm.with_context(&ctx, |pm| pm.run(&pass, &m)).unwrap();
+            well_formed::check_module(&out).unwrap();
+            let printed = passlab::text::print_module(&out);
+            assert!(!printed.contains("dyn."), "a dyn.reshape is left");
+            assert_eq!(printed.matches("reshape(").count(), n);
+            let typed = infer_module(&out).expect("types");
+            let body = typed
+                .get("main")
+                .unwrap()
+                .as_function()
+                .unwrap()
+                .body
+                .clone();
+            assert_eq!(body.ty().unwrap().to_string(), "Tensor[(2, 3), float32]");
+        });
+    }
+
     /// SimplifyExpr on a million nested calls in graph form (no lets), each a rewrite of the one
     /// inside it: `x + 1 + 1 + ...` folds, innermost first, into `x + 1000000`.
     #[test]

@@ -85,6 +85,7 @@ fn the_table_lists_every_builtin_pass() {
         CombineParallelDense function opt_level=4 required=["InferType"] options=[min_num_branches: int, to_batch: bool] - combine dense calls on one input into one batch_matmul (or one dense)
         ConvertLayout function opt_level=3 required=["InferType", "CanonicalizeOps"] options=[desired_layouts: dict of str to list of str] - convert ops to desired data/kernel layouts, inserting layout_transform
         DeadCodeElimination module opt_level=1 required=["InferType"] options=[inline_once: bool, ignore_impurity: bool] - remove unused pure let bindings (and inline single-use ones with inline_once)
+        DynamicToStatic function opt_level=2 required=[] options=[] - turn dyn.* calls whose shape arguments are constants into static ops
         EliminateCommonSubexpr function opt_level=3 required=["InferType"] options=[skip_ops: list of str] - merge identical calls (same op, attributes and arguments)
         FastMath function opt_level=4 required=["InferType"] options=[] - replace exp, erf, tanh and softmax with their fast approximations
         FoldConstant function opt_level=2 required=[] options=[fold_qnn: bool] - evaluate calls whose arguments are all constants

@@ -7,7 +7,8 @@
 
 use super::value::{attr_dtype, Value};
 use super::{
-    einsum, elementwise, indexing, layout, nn, norm, pool, qnn, reduce, resize, select, shape_ops,
+    dynamic, einsum, elementwise, indexing, layout, nn, norm, pool, qnn, reduce, resize, select,
+    shape_ops,
 };
 use crate::ir::Attrs;
 
@@ -125,6 +126,9 @@ const KERNELS: &[&str] = &[
     "einsum",
     "invert_permutation",
     "collapse_sum_like",
+    "collapse_sum_to",
+    "sparse_to_dense",
+    "nn.upsampling3d",
     "nn.group_norm",
     "nn.l2_normalize",
     "nn.mirror_pad",
@@ -163,12 +167,18 @@ pub fn has_kernel(op: &str) -> bool {
         || elementwise::is_unary(op)
         || KERNELS.contains(&op)
         || qnn::QNN_KERNELS.contains(&op)
+        || dynamic::is_dyn(op)
 }
 
 /// Every op with a kernel, sorted (for documentation and tests).
 pub fn kernels() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = KERNELS.to_vec();
     v.extend(qnn::QNN_KERNELS);
+    v.extend(
+        crate::ir::op::all()
+            .map(|o| o.name())
+            .filter(|n| dynamic::is_dyn(n)),
+    );
     v.extend(elementwise::names());
     v.sort_unstable();
     v.dedup();
@@ -199,6 +209,9 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
     if op.starts_with("qnn.") {
         return one(qnn::apply(op, attrs, args));
     }
+    if dynamic::is_dyn(op) {
+        return dynamic::apply_dyn(op, attrs, args);
+    }
     if args.len() == 2 {
         if let Some(name) = elementwise::binary_name(op) {
             return one(elementwise::binary(name, t(0)?, t(1)?));
@@ -222,6 +235,7 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         | "strided_slice"
         | "image.resize2d"
         | "nn.upsampling"
+        | "nn.upsampling3d"
         | "nn.depth_to_space"
         | "nn.space_to_depth"
         | "topk"
@@ -236,7 +250,8 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         | "reinterpret"
         | "fixed_point_multiply" => 1,
         _ if IDENTITY.contains(&op) => 1,
-        "where" | "nn.layer_norm" | "nn.instance_norm" | "nn.group_norm" | "one_hot" => 3,
+        "where" | "nn.layer_norm" | "nn.instance_norm" | "nn.group_norm" | "one_hot"
+        | "sparse_to_dense" => 3,
         "nn.batch_norm" => 5,
         _ if reduce::is_reduction(op) || shape_ops::is_layout(op) || pool::is_pool(op) => 1,
         _ => 2,
@@ -274,6 +289,18 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
             &args.first()?.tensors()?,
         )),
         "collapse_sum_like" => one(reduce::collapse_sum_like(t(0)?, t(1)?)),
+        // The shape is the attribute when the call was built with a constant, else the tensor.
+        "collapse_sum_to" => {
+            let shape: Vec<i64> = match attrs.get_ints("shape") {
+                Some(s) => s,
+                None => t(1)?.to_data().to_i64_vec(),
+            };
+            let shape: Vec<usize> = shape
+                .iter()
+                .map(|&d| usize::try_from(d).ok())
+                .collect::<Option<_>>()?;
+            one(reduce::collapse_sum_to(t(0)?, &shape))
+        }
         "nn.group_norm" => one(norm::group_norm(attrs, t(0)?, t(1)?, t(2)?)),
         "nn.l2_normalize" => one(norm::l2_normalize(attrs, t(0)?)),
         "nn.mirror_pad" => one(shape_ops::mirror_pad(attrs, t(0)?)),
@@ -328,6 +355,8 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "nn.dropout" => many(norm::dropout(t(0)?)),
         "image.resize2d" => one(resize::resize2d(attrs, t(0)?)),
         "nn.upsampling" => one(resize::upsampling(attrs, t(0)?)),
+        "nn.upsampling3d" => one(resize::upsampling3d(attrs, t(0)?)),
+        "sparse_to_dense" => one(select::sparse_to_dense(attrs, t(0)?, t(1)?, t(2)?)),
         "nn.depth_to_space" | "nn.space_to_depth" => one(resize::depth_space(op, attrs, t(0)?)),
         _ if reduce::is_reduction(op) => one(reduce::evaluate(op, attrs, t(0)?)),
         _ if shape_ops::is_layout(op) => one(shape_ops::unary_layout(op, attrs, t(0)?)),

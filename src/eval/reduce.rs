@@ -268,7 +268,13 @@ fn softmax_along<F: num_traits::Float>(
 /// which broadcasting would have grown `like` into `x` (its extra leading axes, and the axes
 /// where `like` has 1 and `x` does not).
 pub(crate) fn collapse_sum_like(x: &Value, like: &Value) -> Option<Value> {
-    let (xs, ls) = (x.shape(), like.shape());
+    collapse_sum_to(x, like.shape())
+}
+
+/// `collapse_sum_to(x, shape)`: `x` summed down to `shape` (the leading axes `shape` lacks,
+/// and its extents of 1 where `x` has more), as broadcasting's inverse.
+pub(crate) fn collapse_sum_to(x: &Value, ls: &[usize]) -> Option<Value> {
+    let xs = x.shape();
     let lead = xs.len().checked_sub(ls.len())?;
     let mut axes: Vec<usize> = (0..lead).collect();
     for (i, &l) in ls.iter().enumerate() {
@@ -398,7 +404,7 @@ fn sorted(x: &Value, axis: i64, k: i64, ascend: bool, idx_dt: DType) -> Option<(
         k if k < 1 => n,
         k => usize::try_from(k).ok().filter(|&k| k <= n)?,
     };
-    if !idx_dt.is_int() {
+    if !idx_dt.is_int() && !idx_dt.is_float() {
         return None;
     }
     // Rows along the axis: move it last.
@@ -443,6 +449,11 @@ fn sorted(x: &Value, axis: i64, k: i64, ascend: bool, idx_dt: DType) -> Option<(
         .as_standard_layout()
         .into_owned();
     let values = Value::new(x.dtype, values)?;
-    let indices = Value::new(idx_dt, Arr::Int(indices))?;
+    // TVM allows float indices (`topk(..., dtype="float32")`): exact for any realistic extent.
+    let indices = if idx_dt.is_int() {
+        Value::new(idx_dt, Arr::Int(indices))?
+    } else {
+        super::elementwise::cast(&Value::new(DType::INT64, Arr::Int(indices))?, idx_dt)?
+    };
     Some((values, indices))
 }

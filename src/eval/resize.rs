@@ -295,3 +295,108 @@ pub(crate) fn depth_space(op: &str, attrs: &Attrs, x: &Value) -> Option<Value> {
             .ok()?),
     )
 }
+
+/// `nn.upsampling3d(x, scale_d, scale_h, scale_w)` in NCDHW: TVM's `topi.nn.upsampling3d`, a
+/// resize to `round(extent * scale)` on each of D, H and W with the call's
+/// `coordinate_transformation_mode` and `nearest_neighbor` or `trilinear` sampling (each axis
+/// sampled as [`resize2d`] samples one).
+pub(crate) fn upsampling3d(attrs: &Attrs, x: &Value) -> Option<Value> {
+    if attrs.get_str("layout").unwrap_or("NCDHW") != "NCDHW" {
+        return None;
+    }
+    let &[n, c, d, h, w] = x.shape() else {
+        return None;
+    };
+    if d == 0 || h == 0 || w == 0 {
+        return None;
+    }
+    let scaled = |extent: usize, name: &str| -> Option<usize> {
+        usize::try_from((extent as f64 * attrs.get_float(name)?).round() as i64).ok()
+    };
+    let (od, oh, ow) = (
+        scaled(d, "scale_d")?,
+        scaled(h, "scale_h")?,
+        scaled(w, "scale_w")?,
+    );
+    super::shape_ops::bounded(&[n, c, od, oh, ow])?;
+    let mode = attrs
+        .get_str("coordinate_transformation_mode")
+        .unwrap_or("half_pixel");
+    let method = match attrs.get_str("method").unwrap_or("nearest_neighbor") {
+        "nearest_neighbor" => "nearest_neighbor",
+        "trilinear" => "linear",
+        _ => return None,
+    };
+    let m = Method {
+        method,
+        mode,
+        rounding: if mode == "align_corners" {
+            "round"
+        } else {
+            "floor"
+        },
+        alpha: -0.5,
+        exclude: false,
+    };
+    let none = (0.0, 0.0);
+    let (td, th, tw) = (
+        m.taps(od, d, none)?,
+        m.taps(oh, h, none)?,
+        m.taps(ow, w, none)?,
+    );
+    let sample = |cube: &[f64]| -> Option<Vec<f64>> {
+        let mut out = Vec::with_capacity(od * oh * ow);
+        for tz in &td {
+            for ty in &th {
+                for tx in &tw {
+                    let (tz, ty, tx) = (tz.as_ref()?, ty.as_ref()?, tx.as_ref()?);
+                    let mut acc = 0.0;
+                    for &(z, wz) in tz {
+                        for &(y, wy) in ty {
+                            for &(xx, wx) in tx {
+                                acc += cube[(z * h + y) * w + xx] * wz * wy * wx;
+                            }
+                        }
+                    }
+                    out.push(acc);
+                }
+            }
+        }
+        Some(out)
+    };
+    let cubes = |all: Vec<f64>| -> Option<Vec<f64>> {
+        let mut out = Vec::new();
+        for cube in all.chunks(d * h * w) {
+            out.extend(sample(cube)?);
+        }
+        Some(out)
+    };
+    let shape = [n, c, od, oh, ow];
+    let arr = match &x.arr {
+        Arr::F32(a) => Arr::F32(
+            ArrayD::from_shape_vec(
+                IxDyn(&shape),
+                cubes(a.iter().map(|&v| v as f64).collect())?
+                    .into_iter()
+                    .map(|v| v as f32)
+                    .collect(),
+            )
+            .ok()?,
+        ),
+        Arr::F64(a) => Arr::F64(
+            ArrayD::from_shape_vec(IxDyn(&shape), cubes(a.iter().copied().collect())?).ok()?,
+        ),
+        Arr::Int(a) if method == "nearest_neighbor" => Arr::Int(
+            ArrayD::from_shape_vec(
+                IxDyn(&shape),
+                cubes(a.iter().map(|&v| v as f64).collect())?
+                    .into_iter()
+                    .map(|v| v as i64)
+                    .collect(),
+            )
+            .ok()?,
+        ),
+        Arr::Int(_) => return None,
+    };
+    Value::new(x.dtype, arr)
+}

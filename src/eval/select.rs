@@ -143,3 +143,70 @@ pub(crate) fn scan(product: bool, attrs: &Attrs, x: &Value) -> Option<Value> {
     };
     Value::new(x.dtype, arr)
 }
+
+/// `sparse_to_dense(indices, values, default_value, output_shape)`: a tensor of
+/// `output_shape` filled with `default_value`, with `values` (one per index, or one scalar for
+/// all) at `indices` (a 0-d or 1-D index into a 1-D output, or one row of coordinates per
+/// value). An index outside the output gives `None`.
+pub(crate) fn sparse_to_dense(
+    attrs: &Attrs,
+    indices: &Value,
+    values: &Value,
+    default: &Value,
+) -> Option<Value> {
+    let shape: Vec<usize> = attrs
+        .get_ints("output_shape")?
+        .iter()
+        .map(|&d| usize::try_from(d).ok())
+        .collect::<Option<_>>()?;
+    bounded(&shape)?;
+    let Arr::Int(ind) = &indices.arr else {
+        return None;
+    };
+    if default.ndim() != 0 || values.ndim() > 1 || default.dtype != values.dtype {
+        return None;
+    }
+    // One row of coordinates per value.
+    let rows: Vec<Vec<i64>> = match ind.ndim() {
+        0 | 1 => ind.iter().map(|&i| vec![i]).collect(),
+        2 => ind
+            .outer_iter()
+            .map(|r| r.iter().copied().collect())
+            .collect(),
+        _ => return None,
+    };
+    if values.ndim() == 1 && values.shape()[0] != rows.len() {
+        return None;
+    }
+    let flat = |row: &[i64]| -> Option<usize> {
+        if row.len() != shape.len() {
+            return None;
+        }
+        row.iter().zip(&shape).try_fold(0usize, |acc, (&i, &d)| {
+            let i = usize::try_from(i).ok().filter(|&i| i < d)?;
+            Some(acc * d + i)
+        })
+    };
+    let places: Vec<usize> = rows.iter().map(|r| flat(r)).collect::<Option<_>>()?;
+    let arr = match (&values.arr, &default.arr) {
+        (Arr::F32(a), Arr::F32(d)) => Arr::F32(scatter(a, *d.first()?, &shape, &places)?),
+        (Arr::F64(a), Arr::F64(d)) => Arr::F64(scatter(a, *d.first()?, &shape, &places)?),
+        (Arr::Int(a), Arr::Int(d)) => Arr::Int(scatter(a, *d.first()?, &shape, &places)?),
+        _ => return None,
+    };
+    Value::new(values.dtype, arr)
+}
+
+/// `fill` in `shape`, with `a`'s values (or its one scalar) at the flat `places`.
+fn scatter<T: Copy>(
+    a: &ArrayD<T>,
+    fill: T,
+    shape: &[usize],
+    places: &[usize],
+) -> Option<ArrayD<T>> {
+    let mut out = vec![fill; shape.iter().product()];
+    for (k, &p) in places.iter().enumerate() {
+        out[p] = if a.ndim() == 0 { *a.first()? } else { a[[k]] };
+    }
+    ArrayD::from_shape_vec(IxDyn(shape), out).ok()
+}

@@ -38,7 +38,13 @@ fn with_arr(x: &Value, arr: Arr) -> Option<Value> {
 pub(crate) fn is_layout(op: &str) -> bool {
     matches!(
         op,
-        "reshape" | "nn.batch_flatten" | "expand_dims" | "squeeze" | "transpose" | "broadcast_to"
+        "reshape"
+            | "contrib_reverse_reshape"
+            | "nn.batch_flatten"
+            | "expand_dims"
+            | "squeeze"
+            | "transpose"
+            | "broadcast_to"
     )
 }
 
@@ -77,6 +83,20 @@ pub(crate) fn unary_layout(op: &str, attrs: &Attrs, x: &Value) -> Option<Value> 
                 &attrs.get_ints("newshape")?,
                 attrs.get_bool("allowzero").unwrap_or(false),
             )?;
+            with_arr(x, each!(&x.arr, a => reshaped(a, &out)?))
+        }
+        // `reshape` with the input shape and `newshape` read from the right, so 0 and -2 copy
+        // the trailing dimensions.
+        "contrib_reverse_reshape" => {
+            let rev: Vec<usize> = shape.iter().rev().copied().collect();
+            let mut newshape = attrs.get_ints("newshape")?;
+            newshape.reverse();
+            let mut out = reshape_shape(
+                &rev,
+                &newshape,
+                attrs.get_bool("allowzero").unwrap_or(false),
+            )?;
+            out.reverse();
             with_arr(x, each!(&x.arr, a => reshaped(a, &out)?))
         }
         "nn.batch_flatten" => {

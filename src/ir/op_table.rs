@@ -21,6 +21,10 @@
 //! * `nn.avg_pool2d_grad` is registered with `MaxPool2DAttrs` but built with `AvgPool2DAttrs`, and
 //!   `nn.contrib_dense_pack` is registered with `DenseAttrs` but built with (and reads)
 //!   `DensePackAttrs`; their schemas follow what the op is actually built with.
+//! * `dyn.expand_dims` registers no attrs type but is built with `DynExpandDimsAttrs`
+//!   (`num_newaxis`); its schema here is that one, so it parses without `attrs_type_key=`.
+//!   `dyn.topk` takes `TopkAttrs`'s schema, as `topk` does. `collapse_sum_to` registers no
+//!   attrs type either; `MakeCollapseSumTo` builds `InitOpAttrs` (the shape, when constant).
 //! * `SqueezeAttrs.axis` defaults to null and `ReshapeAttrs.allowzero` is a bool defaulting to
 //!   false, as declared in `transform.h` (RELAY_PASSES.md C.3 lists the first as required).
 
@@ -2065,6 +2069,17 @@ pub static SEQUENCE_MASK_ATTRS: AttrSchema = AttrSchema {
     ],
 };
 
+/// `DynExpandDimsAttrs` (`include/tvm/relay/attrs/transform.h`), the attributes
+/// `dyn.expand_dims` is built with.
+pub static DYN_EXPAND_DIMS_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.DynExpandDimsAttrs",
+    fields: &[AttrField {
+        name: "num_newaxis",
+        kind: AttrKind::Int,
+        default: Some(AttrDefault::Int(1)),
+    }],
+};
+
 pub static SPARSE_TO_DENSE_ATTRS: AttrSchema = AttrSchema {
     type_key: "relay.attrs.SparseToDenseAttrs",
     fields: &[AttrField {
@@ -2974,8 +2989,8 @@ pub static OPS: &[OpDef] = &[
         stateful: false,
         non_computational: false,
         type_rel: "CollapseSumToRel",
-        attrs_type_key: None,
-        schema: None,
+        attrs_type_key: Some("relay.attrs.InitOpAttrs"),
+        schema: Some(&INIT_OP_ATTRS),
     },
     OpDef {
         name: "concatenate",
@@ -3164,8 +3179,8 @@ pub static OPS: &[OpDef] = &[
         stateful: false,
         non_computational: false,
         type_rel: "ExpandDimsRel",
-        attrs_type_key: None,
-        schema: None,
+        attrs_type_key: Some("relay.attrs.DynExpandDimsAttrs"),
+        schema: Some(&DYN_EXPAND_DIMS_ATTRS),
     },
     OpDef {
         name: "dyn.full",
@@ -3295,7 +3310,7 @@ pub static OPS: &[OpDef] = &[
         non_computational: false,
         type_rel: "TopKRel",
         attrs_type_key: Some("relay.attrs.TopkAttrs"),
-        schema: None,
+        schema: Some(&TOPK_ATTRS),
     },
     OpDef {
         name: "dyn.zeros",

@@ -78,6 +78,22 @@ pub fn fold_expr_with(e: &Expr, fold_qnn: bool) -> Expr {
     }
 }
 
+/// [`fold_expr`] that also rewrites `dyn.*` calls to their static forms as their deciding
+/// arguments become constants (the walk of [`super::dynamic_to_static`]). `e` should be typed:
+/// `shape_of` folds from checked types.
+pub(crate) fn fold_expr_dyn_to_static(e: &Expr) -> Expr {
+    match e.as_function() {
+        Some(f) if f.skips_optimization() => e.clone(),
+        _ => mutate(
+            &mut Folder {
+                rewrite_dyn: true,
+                ..Folder::default()
+            },
+            e,
+        ),
+    }
+}
+
 fn fold_function(e: &Expr) -> Expr {
     fold_expr(e)
 }
@@ -105,6 +121,9 @@ struct Folder {
     shared_consts: crate::ir::NodeMap<Expr>,
     /// Fold QNN ops as well (`fold_qnn=True`).
     fold_qnn: bool,
+    /// DynamicToStatic: also turn `dyn.*` calls whose deciding arguments are constants into
+    /// their static forms, and type every rebuilt node on build so that `shape_of` of it folds.
+    rewrite_dyn: bool,
 }
 
 impl Folder {
@@ -122,6 +141,39 @@ impl Folder {
             self.shared_consts.insert(e.id(), out.clone());
         }
         out
+    }
+
+    /// A call folded, or (with `rewrite_dyn`) turned static and then folded if it can be, or
+    /// `None` when it stays as it is.
+    fn fold_or_rewrite(
+        &self,
+        e: &Expr,
+        callee: &Expr,
+        args: &[Expr],
+        attrs: &Attrs,
+    ) -> Option<Expr> {
+        if let Some(folded) = fold_call(e, callee, args, attrs, self.fold_qnn) {
+            return Some(folded);
+        }
+        if !self.rewrite_dyn {
+            return None;
+        }
+        let stat = super::dynamic_to_static::rewrite_call(callee, args, attrs, e.span())?;
+        Some(match stat.as_call() {
+            Some(c) => {
+                fold_call(&stat, &c.callee, &c.args, &c.attrs, self.fold_qnn).unwrap_or(stat)
+            }
+            None => stat,
+        })
+    }
+
+    /// A rebuilt node, typed on build when the walk rewrites `dyn.*` calls.
+    fn typed(&self, e: Expr) -> Expr {
+        if self.rewrite_dyn {
+            crate::passes::infer_type::with_node_type(e)
+        } else {
+            e
+        }
     }
 
     /// [`Folder::note`] for a call, tuple or function literal that is its own result: not a
@@ -181,12 +233,26 @@ impl Mutator for Folder {
     }
 
     fn tuple(&mut self, e: &Expr, fields: Vec<Expr>) -> Expr {
-        let out = rebuild_tuple(e, fields);
+        let out = self.typed(rebuild_tuple(e, fields));
         self.note(e, out)
     }
 
     fn function(&mut self, e: &Expr, f: &Function, body: Expr) -> Expr {
-        let out = rebuild_function(e, f, body);
+        // DynamicToStatic drops the return type of a changed function (TVM rebuilds every
+        // function with none): the body's type may now be static where the annotation has `?`.
+        let out = if self.rewrite_dyn && !f.body.ptr_eq(&body) {
+            Expr::with_info(
+                ExprKind::Function(Box::new(Function {
+                    ret_type: None,
+                    body,
+                    ..f.clone()
+                })),
+                None,
+                e.span(),
+            )
+        } else {
+            rebuild_function(e, f, body)
+        };
         self.note(e, out)
     }
 
@@ -195,7 +261,7 @@ impl Mutator for Folder {
     // their hooks (a variable may take a constant, a projection or an `if` may resolve).
     fn unchanged(&mut self, e: &Expr) -> Option<Option<Expr>> {
         match e.kind() {
-            ExprKind::Call(c) => match fold_call(e, &c.callee, &c.args, &c.attrs, self.fold_qnn) {
+            ExprKind::Call(c) => match self.fold_or_rewrite(e, &c.callee, &c.args, &c.attrs) {
                 Some(folded) => Some(Some(self.note(e, folded))),
                 None => {
                     self.note_itself(e);
@@ -211,9 +277,9 @@ impl Mutator for Folder {
     }
 
     fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
-        let out = match fold_call(e, &callee, &args, attrs, self.fold_qnn) {
+        let out = match self.fold_or_rewrite(e, &callee, &args, attrs) {
             Some(folded) => folded,
-            None => rebuild_call(e, callee, args),
+            None => self.typed(rebuild_call(e, callee, args)),
         };
         self.note(e, out)
     }
@@ -225,7 +291,7 @@ impl Mutator for Folder {
                 Some(attrs) => on_device(fields[index].clone(), attrs),
                 None => fields[index].clone(),
             },
-            _ => rebuild_get_item(e, tuple, index),
+            _ => self.typed(rebuild_get_item(e, tuple, index)),
         };
         self.note(e, out)
     }
@@ -295,7 +361,7 @@ fn fold_call(
     let span = orig.span();
     let name = op.name();
     if matches!(name, "shape_of" | "vm.shape_of" | "ndarray_size") {
-        return fold_shape(name, orig, attrs, span);
+        return fold_shape(name, orig, args.first(), attrs, span);
     }
     let qnn = fold_qnn && name.starts_with("qnn.");
     if (op.non_computational && !qnn) || name == "device_copy" {
@@ -361,10 +427,20 @@ fn constant_expr(t: TensorData, span: Span) -> Expr {
     Expr::with_info(ExprKind::Constant(Arc::new(c)), ty, span)
 }
 
-/// `shape_of` / `ndarray_size` of an argument whose checked type has a static shape.
-fn fold_shape(name: &str, orig: &Expr, attrs: &Attrs, span: Span) -> Option<Expr> {
-    let arg = orig.as_call()?.args.first()?;
-    let shape = arg.ty()?.as_tensor()?.static_shape()?;
+/// `shape_of` / `ndarray_size` of an argument whose checked type has a static shape: the
+/// rewritten argument's type, or the original argument's when the rewrite left it untyped.
+fn fold_shape(
+    name: &str,
+    orig: &Expr,
+    arg: Option<&Expr>,
+    attrs: &Attrs,
+    span: Span,
+) -> Option<Expr> {
+    let ty = match arg.and_then(Expr::ty) {
+        Some(t) => t,
+        None => orig.as_call()?.args.first()?.ty()?,
+    };
+    let shape = ty.as_tensor()?.static_shape()?;
     let dtype = crate::eval::value::attr_dtype(attrs, "dtype").unwrap_or(DType::INT32);
     let value = if name == "ndarray_size" {
         TensorData::from_i64(DType::INT32, vec![], &[shape.iter().product()])

@@ -6,13 +6,15 @@
 //! The rewrites, in TVM's order (SimplifyExprPostAlterOp runs the six marked `*`):
 //! * `*_like` concretization when the result shape is static: `zeros_like`, `ones_like`,
 //!   `full_like`, `reshape_like`, `broadcast_to_like` become `zeros`, `ones`, `full`,
-//!   `reshape`, `broadcast_to` with the shape written out; `cast_like` becomes `cast` (any
-//!   shape);
+//!   `reshape`, `broadcast_to` with the shape written out, `collapse_sum_like` becomes
+//!   `collapse_sum_to` (the shape as an int32 constant and as the attribute, as TVM builds it);
+//!   `cast_like` becomes `cast` (any shape);
 //! * `add(x, x)` => `multiply(x, 2)`; `divide(n, sqrt(x))` => `multiply(n, rsqrt(x))`;
 //! * `*` identities: `x + 0`, `0 + x`, `x - 0`, `x * 1`, `1 * x`, `x / 1` => `x` when `x` already
 //!   has the result's type (the 0 or 1 is `zeros`/`zeros_like`/`ones`/`ones_like` or a scalar
 //!   constant);
-//! * `*` consecutive `reshape`s => one `reshape` to the (static) result shape;
+//! * `*` consecutive `reshape`s or `contrib_reverse_reshape`s => one `reshape` to the (static)
+//!   result shape;
 //! * consecutive `transpose`/`layout_transform` => one `transpose` (or one `layout_transform`
 //!   when one of them changes the rank); a transpose or layout_transform that keeps every axis
 //!   in place is removed;
@@ -36,10 +38,8 @@
 //! Where passlab differs from TVM: TVM runs each rewrite over the whole function in turn and
 //! repeats the round until nothing changes (at most 100 rounds); passlab rewrites innermost
 //! first, each call to its fixed point, which reaches the same program on TVM's tests in one
-//! walk (linear where TVM's rounds are not). `collapse_sum_like` is not concretized
-//! (passlab has no type rule for `collapse_sum_to`), and `contrib_reverse_reshape` (no type
-//! rule either) is not merged, and TVM's `SimplifyBinomial` (`a*x*x + b*x*y + c*y*y` =>
-//! `a * (x + p*y) * (x + q*y)`) is not ported.
+//! walk (linear where TVM's rounds are not). TVM's `SimplifyBinomial` (`a*x*x + b*x*y + c*y*y`
+//! => `a * (x + p*y) * (x + q*y)`) is not ported.
 
 mod rules;
 mod transpose;

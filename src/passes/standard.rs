@@ -4,9 +4,9 @@
 //! SEMANTICS.md §7), so the pure functions are called one function at a time.
 
 use super::{
-    annotate_spans, canonicalize_cast, canonicalize_ops, dead_code, eliminate_common_subexpr,
-    fast_math, fold_constant, simplify_expr, simplify_inference, to_a_normal_form,
-    to_graph_normal_form,
+    annotate_spans, canonicalize_cast, canonicalize_ops, dead_code, dynamic_to_static,
+    eliminate_common_subexpr, fast_math, fold_constant, simplify_expr, simplify_inference,
+    to_a_normal_form, to_graph_normal_form,
 };
 use crate::ir::{Expr, GlobalVar, Module};
 use crate::pass::{function_pass, module_pass, Pass, PassError, PassOptions};
@@ -30,6 +30,22 @@ pub fn fold_constant(options: &PassOptions) -> Result<Pass, PassError> {
     Ok(function_pass(info("FoldConstant"), move |_, f, _, _| {
         Ok(fold_constant::fold_expr_with(f, fold_qnn))
     }))
+}
+
+pub fn dynamic_to_static(_: &PassOptions) -> Result<Pass, PassError> {
+    Ok(function_pass(
+        info("DynamicToStatic", 2, &[], PassKind::Function),
+        |g, f, m, cx| match dynamic_to_static::dynamic_to_static(g, f, m) {
+            Ok(out) => Ok(out),
+            Err(e) => {
+                let mut d = crate::pass::PassDiagnostic::error(e.message.clone());
+                d.span = e.span;
+                d.function = e.function.clone();
+                cx.report(d);
+                Ok(f.clone())
+            }
+        },
+    ))
 }
 
 pub fn dead_code_elimination(options: &PassOptions) -> Result<Pass, PassError> {

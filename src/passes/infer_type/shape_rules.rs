@@ -16,6 +16,7 @@
 //! involving `?` or a symbolic extent gives `?` (passlab has no symbolic arithmetic).
 
 mod conv;
+mod dynamic;
 mod elemwise;
 #[cfg(test)]
 mod fuzz;
@@ -122,6 +123,8 @@ fn lookup(op: Op) -> Option<Rule> {
         "broadcast_to" => transform::broadcast_to,
         "broadcast_to_like" => transform::broadcast_to_like,
         "collapse_sum_like" => transform::collapse_sum_like,
+        "collapse_sum_to" => transform::collapse_sum_to,
+        "contrib_reverse_reshape" => reshape::reverse_reshape,
         "layout_transform" => reshape::layout_transform,
         "reverse" | "sort" => elemwise::same_type,
         "argsort" => elemwise::argsort,
@@ -147,6 +150,20 @@ fn lookup(op: Op) -> Option<Rule> {
         "qnn.batch_matmul" => qnn::batch_matmul,
         "qnn.concatenate" => qnn::concatenate,
         "qnn.avg_pool2d" => qnn::avg_pool2d,
+        "dyn.reshape" | "dyn.broadcast_to" => dynamic::reshape_like_shape,
+        "dyn.zeros" | "dyn.ones" => dynamic::init_op,
+        "dyn.full" => dynamic::full,
+        "dyn.tile" => dynamic::tile,
+        "dyn.squeeze" => dynamic::squeeze,
+        "dyn.expand_dims" => dynamic::expand_dims,
+        "dyn.strided_slice" => dynamic::strided_slice,
+        "dyn.topk" => dynamic::topk,
+        "dyn.one_hot" => dynamic::one_hot,
+        "dyn.image.resize2d" => dynamic::resize2d,
+        "dyn.nn.upsampling" | "dyn.nn.upsampling3d" => dynamic::upsampling,
+        "nn.upsampling3d" => dynamic::upsampling3d,
+        "dyn.nn.pad" => dynamic::pad,
+        "sparse_to_dense" | "dyn.sparse_to_dense" => dynamic::sparse_to_dense,
         "qnn.leaky_relu" | "qnn.softmax" | "qnn.abs" | "qnn.erf" | "qnn.exp" | "qnn.hardswish"
         | "qnn.log" | "qnn.rsqrt" | "qnn.sigmoid" | "qnn.sqrt" | "qnn.tanh" => qnn::unary,
         _ => return None,

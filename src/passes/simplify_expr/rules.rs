@@ -6,8 +6,11 @@
 use super::transpose::{simplify_no_op_transpose, simplify_transpose};
 use super::Simplifier;
 use crate::ir::dtype::DTypeCode;
-use crate::ir::{AttrValue, Call, DType, Expr, ExprKind, Op, OpPattern, TensorType};
+use crate::ir::{
+    AttrValue, Call, Constant, DType, Expr, ExprKind, Op, OpPattern, TensorData, TensorType,
+};
 use crate::passes::fold_constant::fold_expr;
+use crate::passes::infer_type::typed_constant;
 use crate::passes::simplify_inference::{op_call, scalar};
 
 type Rule = fn(&mut Simplifier, &Expr, &Call) -> Option<Expr>;
@@ -108,6 +111,17 @@ fn concretize_like(_: &mut Simplifier, e: &Expr, call: &Call) -> Option<Expr> {
             vec![args[0].clone()],
             vec![("shape", shape)],
         ),
+        // TVM's `ConcretizeCollapseSumLikeRewrite`: the shape both as an int32 constant
+        // argument and as the attribute.
+        "collapse_sum_like" => {
+            let dims = t.static_shape()?;
+            let data = TensorData::from_i64(DType::INT32, vec![dims.len() as i64], &dims);
+            op_call(
+                "collapse_sum_to",
+                vec![args[0].clone(), typed_constant(Constant::from_data(data))],
+                vec![("shape", shape)],
+            )
+        }
         _ => return None,
     })
 }
@@ -182,12 +196,17 @@ fn eliminate_identity(_: &mut Simplifier, e: &Expr, call: &Call) -> Option<Expr>
     None
 }
 
-/// `reshape(reshape(x))` => `reshape(x)` to the static result shape.
+/// `reshape(reshape(x))` => `reshape(x)` to the static result shape; either reshape may be a
+/// `contrib_reverse_reshape`.
 fn simplify_reshape(_: &mut Simplifier, e: &Expr, call: &Call) -> Option<Expr> {
-    if name_of(call) != "reshape" {
+    let is_reshape = |name: &str| matches!(name, "reshape" | "contrib_reverse_reshape");
+    if !is_reshape(name_of(call)) {
         return None;
     }
-    let inner = call_of(&call.args[0], "reshape")?;
+    let inner = match call.args[0].call_op_of() {
+        Some((op, c)) if is_reshape(op.name()) => c,
+        _ => return None,
+    };
     let shape = shape_attr(tensor(e)?)?;
     Some(op_call(
         "reshape",

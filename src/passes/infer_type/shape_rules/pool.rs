@@ -18,7 +18,7 @@ fn spatial(op: &str) -> (&'static str, &'static str) {
 }
 
 /// Indices of the spatial axes in the data layout.
-fn spatial_indices(
+pub(super) fn spatial_indices(
     r: &Rel<'_>,
     sp: &str,
     default: &'static str,

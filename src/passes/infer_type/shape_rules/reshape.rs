@@ -9,7 +9,7 @@
 
 use super::elemwise::num_elements;
 use super::{dim_op, floordiv, shape_str, Layout, Rel, RuleResult};
-use crate::ir::Dim;
+use crate::ir::{AttrValue, Dim, Type};
 
 /// `reshape(data, newshape=[...], allowzero=False)` (TVM's `InferNewShape`).
 pub(super) fn reshape(r: &mut Rel<'_>) -> RuleResult {
@@ -135,6 +135,36 @@ pub(super) fn reshape(r: &mut Rel<'_>) -> RuleResult {
         }
     }
     r.done_tensor(out, data.dtype)
+}
+
+/// `contrib_reverse_reshape(data, newshape=[...])`: `reshape` with the input shape and
+/// `newshape` read from the right (TVM's `InferNewShape(.., reverse=true)`), so 0 and -2 copy
+/// trailing dimensions.
+pub(super) fn reverse_reshape(r: &mut Rel<'_>) -> RuleResult {
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
+    let Some(AttrValue::Array(newshape)) = r.attr("newshape") else {
+        return r.fail("needs the attribute `newshape` (a list)");
+    };
+    let reversed: Vec<AttrValue> = newshape.iter().rev().cloned().collect();
+    let attrs = r.attrs.with("newshape", AttrValue::Array(reversed.into()));
+    let rev_data = Type::tensor(data.shape.iter().rev().cloned().collect(), data.dtype);
+    let types = [Some(rev_data), None];
+    let mut sub = Rel::new(r.op, &attrs, &types);
+    if !reshape(&mut sub)? {
+        return Ok(false);
+    }
+    let Some(out) = sub
+        .assigned
+        .iter()
+        .find(|(i, _)| *i == 1)
+        .and_then(|(_, t)| t.as_tensor())
+    else {
+        return Ok(false);
+    };
+    let shape: Vec<Dim> = out.shape.iter().rev().cloned().collect();
+    r.done_tensor(shape, data.dtype)
 }
 
 /// `reshape_like(data, like)`: `data[:lhs_begin] ++ like[rhs_begin:rhs_end] ++ data[lhs_end:]`.

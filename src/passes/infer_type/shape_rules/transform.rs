@@ -1,10 +1,10 @@
 //! Combining, splitting and indexing rules (`src/relay/op/tensor/transform.cc` in TVM):
 //! concatenate, stack, split, take, strided_slice, tile, repeat, broadcast_to(_like),
-//! collapse_sum_like and one_hot. Rank-changing reshapes live in `reshape.rs`.
+//! collapse_sum_like, collapse_sum_to and one_hot. Rank-changing reshapes live in `reshape.rs`.
 //!
 //! Extents that are `?` stay `?`; checks that TVM does with `ICHECK`/`AssertEQ` on static
-//! extents are errors here. Only the static (attribute) forms are typed; the `dyn.*` variants
-//! that take shapes as tensors have no rule.
+//! extents are errors here. Only the static (attribute) forms are here; the `dyn.*` variants
+//! that take shapes as tensors are in `dynamic.rs`.
 
 use super::elemwise::broadcast_shapes;
 use super::{dim_map, dim_op, dims_conflict, shape_str, Rel, RuleResult};
@@ -346,6 +346,32 @@ pub(super) fn collapse_sum_like(r: &mut Rel<'_>) -> RuleResult {
         return r.mismatch(format!("{data} cannot be summed to {like}"));
     }
     r.done_tensor(like.shape.clone(), like.dtype)
+}
+
+/// `collapse_sum_to(data, shape)`: the `shape` attribute (set when the call was built from a
+/// constant shape), else `?` extents as many as the shape tensor is long; the data's dtype. The
+/// data must broadcast from the result.
+pub(super) fn collapse_sum_to(r: &mut Rel<'_>) -> RuleResult {
+    let (Some(data), Some(shape_t)) = (r.tensor(0)?, r.tensor(1)?) else {
+        return Ok(false);
+    };
+    let [len] = shape_t.shape.as_slice() else {
+        return r.fail(format!("the shape must be a 1-D tensor, found {shape_t}"));
+    };
+    let out = match r.dims("shape")? {
+        Some(s) => s,
+        None => match len.as_static() {
+            Some(n) if (0..=crate::limits::MAX_TENSOR_NDIM as i64).contains(&n) => {
+                vec![Dim::Any; n as usize]
+            }
+            Some(n) => return r.fail(format!("a shape of {n} entries is too long")),
+            None => return r.fail(format!("the shape {shape_t} must have a static length")),
+        },
+    };
+    if broadcast_shapes(&out, &data.shape).is_none() {
+        return r.mismatch(format!("{data} cannot be summed to {}", shape_str(&out)));
+    }
+    r.done_tensor(out, data.dtype)
 }
 
 /// `one_hot(indices, on_value, off_value)`: `depth` inserted at `axis` (-1 = last).
