@@ -28,3 +28,7 @@ pub const MAX_TEXT_BYTES: u64 = 2 << 30;
 
 /// Bytes of one ONNX file (a model or a tensor): protobuf's own bound on a message, 2 GiB.
 pub const MAX_ONNX_BYTES: u64 = 2 << 30;
+
+/// Threads one function pass may use (`passlab.num_threads`): each is an OS thread with its
+/// own stack, so a mistyped count must not start millions.
+pub const MAX_THREADS: usize = 256;

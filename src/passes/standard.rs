@@ -40,11 +40,12 @@ pub fn dead_code_elimination(options: &PassOptions) -> Result<Pass, PassError> {
     let ignore_impurity = options.get_bool("ignore_impurity").unwrap_or(false);
     Ok(module_pass(
         info("DeadCodeElimination", 1, &["InferType"], PassKind::Module),
-        move |m, _| {
-            Ok(dead_code::dead_code_elimination(
+        move |m, cx| {
+            Ok(dead_code::dead_code_elimination_on(
                 m,
                 inline_once,
                 ignore_impurity,
+                super::infer_type::threads_for(m, cx)?,
             ))
         },
     ))
