@@ -33,3 +33,7 @@ pub const MAX_ONNX_BYTES: u64 = 2 << 30;
 /// they are never freed (a layout is compared by address), so a long session cannot make the
 /// table grow past this many (a few MiB). A model names a handful.
 pub const MAX_LAYOUTS: usize = 1 << 16;
+
+/// Threads one function pass may use (`passlab.num_threads`): each is an OS thread with its
+/// own stack, so a mistyped count must not start millions.
+pub const MAX_THREADS: usize = 256;

@@ -125,6 +125,10 @@ enum Command {
         /// the kernel take, with its worker thread and run history).
         #[arg(long)]
         session: bool,
+        /// Threads of a function pass (`passlab.num_threads`; 0: one per core). The default,
+        /// 1, keeps every pass on one thread, as TVM runs them.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(i64).range(0..=256))]
+        threads: i64,
     },
     /// Measure how much cache this host leaves a process now: the latency of dependent random
     /// reads by working-set size (what decides a large model's pass times on a shared host).
@@ -365,6 +369,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             parse,
             print,
             session,
+            threads,
         } => {
             let onnx = passlab::onnx::is_onnx_path(&file);
             if passes.is_empty() && overhead.is_none() && !walk && !parse && !print && !onnx {
@@ -392,6 +397,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
                 parse: src.as_deref().filter(|_| parse).map(|s| (s, file.as_str())),
                 print,
                 session,
+                threads,
             };
             let (runs, overhead) = (runs as usize, overhead.map(|n| n as usize));
             let mut report = cli::bench::bench(&m, what, runs, overhead, cold)

@@ -29,6 +29,7 @@ pub mod instrument;
 pub mod manager;
 pub mod module_pass;
 pub mod observer;
+pub mod parallel;
 pub mod registry;
 pub mod sequential;
 pub mod sink;

@@ -219,6 +219,27 @@ fn printing_flags_write_to_stderr() {
     assert!(e.contains("def @f") && !e.contains("def @main"), "{e}");
     // The module on stdout is not filtered.
     assert!(stdout(&o).contains("def @main"));
+    // --print-changed diffs only the named functions: FoldConstant changed @main only.
+    let changed = |funcs: &str| {
+        let o = passlab(&[
+            "opt",
+            &f,
+            "-p",
+            seq,
+            "--print-changed",
+            "--filter-print-funcs",
+            funcs,
+        ]);
+        stderr(&o)
+    };
+    let e = changed("main");
+    assert!(
+        e.contains("FoldConstant changed @main") && e.contains("+  %0 = add(%x, 3f"),
+        "{e}"
+    );
+    assert!(!e.contains("def @f"), "{e}");
+    let e = changed("f");
+    assert!(!e.contains("FoldConstant changed"), "{e}");
     let o = passlab(&["opt", &f, "-p", seq, "--time-passes"]);
     let e = stderr(&o);
     assert!(

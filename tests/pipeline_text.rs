@@ -14,6 +14,7 @@ fn sample(ty: ConfigType) -> ConfigValue {
     match ty {
         ConfigType::Bool => ConfigValue::Bool(true),
         ConfigType::Int => ConfigValue::Int(1),
+        ConfigType::IntRange(lo, _) => ConfigValue::Int(lo),
         ConfigType::Float => ConfigValue::Float(0.5),
         ConfigType::Str => ConfigValue::Str("a \"quoted\"\\ line\n\tend".into()),
         ConfigType::Choice(choices) => ConfigValue::Str(choices[0].into()),

@@ -81,6 +81,38 @@ fn a_bisected_numerics_break_replays_under_verify() {
     );
 }
 
+/// bisect's `inputs` go next to the reproducer as .npy files, and the replay compares the
+/// numbers on them (the error quotes values only those inputs give), not on seeded ones.
+#[test]
+fn a_numerics_reproducer_replays_on_the_inputs_given_to_bisect() {
+    let dir = common::fresh_dir("reproducers", "inputs");
+    let mut s = session_in(&dir);
+    let o = s.execute(
+        "bad = function_pass(name=\"Bad\", rewrite=[\"add(?a, ?b) => subtract(?a, ?b)\"])\n\
+         x = tensor([[1, 2], [3, 4]], dtype=\"float32\")\n\
+         y = tensor([[1, 1], [1, 1]], dtype=\"float32\")\n\
+         bisect(Sequential([InferType(), bad, FoldConstant()]), m, check=\"numerics\", inputs=[x, y])\n\
+         reproducer(\"given.passlab\")",
+    );
+    assert!(!o.is_error(), "{}", o.plain());
+    let script = std::fs::read_to_string(dir.join("given.passlab")).unwrap();
+    assert!(
+        script.contains(
+            "instruments=[Verify(numerics=true, rtol=0.0001, atol=0.00001, inputs=[tensor(\"given.input0.npy\"), tensor(\"given.input1.npy\")])]"
+        ),
+        "{script}"
+    );
+    for f in ["given.input0.npy", "given.input1.npy"] {
+        assert!(dir.join(f).is_file(), "{f} was not written");
+    }
+    let (code, out) = run_script(&dir.join("given.passlab"));
+    assert_eq!(code, Some(1));
+    assert!(
+        out.starts_with("error: pass Bad changed the numbers of @main") && out.contains("(1 vs 3)"),
+        "{out}"
+    );
+}
+
 #[test]
 fn save_timing_writes_a_chrome_trace() {
     let dir = common::fresh_dir("reproducers", "trace");

@@ -53,6 +53,9 @@ pub struct Timed<'a> {
     /// Also time `passes` as one Sequential: applied directly (`pipeline`), and as the
     /// statement `out = seq(m)` in a session (`session`), the product's path.
     pub session: bool,
+    /// `passlab.num_threads` for the timed runs (1: every pass on the calling thread, so
+    /// that `growth.py --instructions`, which counts that thread, sees all the work).
+    pub threads: i64,
 }
 
 /// Imports an ONNX model `runs` times (reading the file each time, as TVM's `onnx.load`
@@ -137,7 +140,12 @@ pub fn bench(
     overhead: Option<usize>,
     cold: bool,
 ) -> Result<BenchReport, String> {
-    let pm = PassManager::new(passlab::passes::registry());
+    let mut pm = PassManager::new(passlab::passes::registry());
+    let threads = PassContext::builder()
+        .config("passlab.num_threads", what.threads)
+        .build()
+        .map_err(|e| e.to_string())?;
+    pm.enter(&threads).map_err(|e| e.to_string())?;
     let runs = runs.max(1);
     let infer = pm
         .create("InferType", &PassOptions::new())
@@ -184,7 +192,7 @@ pub fn bench(
         out.push(PassTime::of(name, time));
     }
     if what.session && !what.passes.is_empty() {
-        let (pipeline, session) = time_pipeline(&pm, m, what.passes, runs)?;
+        let (pipeline, session) = time_pipeline(&pm, m, what.passes, runs, what.threads)?;
         out.push(pipeline);
         out.push(session);
     }
@@ -238,6 +246,7 @@ fn time_pipeline(
     m: &Module,
     passes: &[String],
     runs: usize,
+    threads: i64,
 ) -> Result<(PassTime, PassTime), String> {
     use passlab::session::{Session, Value};
     let kids = passes
@@ -252,6 +261,12 @@ fn time_pipeline(
     s.set_html(false);
     s.set_var("m", Value::Module(m.clone()));
     s.set_var("seq", Value::Pass(seq));
+    let entered = s.execute(&format!(
+        "enter PassContext(config={{\"passlab.num_threads\": {threads}}})"
+    ));
+    if entered.is_error() {
+        return Err(entered.plain());
+    }
     let mut times = Vec::with_capacity(runs);
     for _ in 0..=runs {
         s.execute("out = None");

@@ -177,7 +177,7 @@ fn context(
         instruments.push(Arc::new(PrintAfterAll));
     }
     if args.print_changed {
-        instruments.push(Arc::new(PrintChanged::new()));
+        instruments.push(Arc::new(PrintChanged::new().only(&args.filter_print_funcs)));
     }
     if args.time_passes {
         instruments.push(timing.clone());
@@ -302,12 +302,9 @@ fn write_reproducer(path: &str, s: &Session) -> String {
     let Some(r) = s.last_failure() else {
         return "\nnote: no reproducer: the failure was not in a pass".into();
     };
-    match r.script() {
-        Ok(text) => match passlab::files::write_atomic(path.as_ref(), text.as_bytes()) {
-            Ok(()) => format!("\nnote: wrote a reproducer to {path} (`passlab run {path}`)"),
-            Err(e) => format!("\nerror: cannot write the reproducer {path}: {e}"),
-        },
-        Err(e) => format!("\nnote: no reproducer: {e}"),
+    match r.write(path.as_ref()) {
+        Ok(_) => format!("\nnote: wrote a reproducer to {path} (`passlab run {path}`)"),
+        Err(e) => format!("\nerror: cannot write the reproducer {path}: {e}"),
     }
 }
 

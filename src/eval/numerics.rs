@@ -24,6 +24,8 @@ pub struct NumericsCheck {
     pub atol: f64,
     pub seed: u64,
     inputs: Option<Vec<TensorData>>,
+    /// The inputs were given, not seeded.
+    given: bool,
     recent: Vec<(Module, Output)>,
 }
 
@@ -34,8 +36,23 @@ impl NumericsCheck {
             atol,
             seed,
             inputs: None,
+            given: false,
             recent: Vec::new(),
         }
+    }
+
+    /// A check on these inputs of `@main` (in parameter order) instead of seeded ones.
+    pub fn with_inputs(rtol: f64, atol: f64, inputs: Vec<TensorData>) -> NumericsCheck {
+        NumericsCheck {
+            inputs: Some(inputs),
+            given: true,
+            ..NumericsCheck::new(rtol, atol, 0)
+        }
+    }
+
+    /// The inputs given to [`NumericsCheck::with_inputs`], if any (else seeded ones are made).
+    pub fn given_inputs(&self) -> Option<&[TensorData]> {
+        self.given.then_some(self.inputs.as_deref()).flatten()
     }
 
     fn output(&mut self, m: &Module, which: &str) -> Result<Output, String> {

@@ -3,7 +3,8 @@
 //! (`same_as`) or a structurally equal one (`module_equal`) is no change — so unchanged passes
 //! cost no printing. Checked types are not part of structural equality, so a pass that only
 //! fills in types is reported as unchanged. Sequentials are not reported: their children's
-//! diffs already show every change.
+//! diffs already show every change. [`PrintChanged::only`] limits the diffs to some functions
+//! (`passlab opt --filter-print-funcs`): a pass that changed none of them prints nothing.
 
 use super::{Instrument, InstrumentCx};
 use crate::ir::structural::{expr_equal, module_changed};
@@ -22,11 +23,38 @@ pub struct PrintChanged {
     /// started before the instrument was installed, e.g. by `override_instruments` while a
     /// run is paused).
     inputs: Mutex<Vec<Option<Module>>>,
+    /// The functions to diff (names without `@`); empty: all.
+    only: Vec<String>,
 }
 
 impl PrintChanged {
     pub fn new() -> PrintChanged {
         PrintChanged::default()
+    }
+
+    /// Diffs only the named functions (`main` or `@main`); an empty list keeps them all.
+    pub fn only(mut self, funcs: &[String]) -> PrintChanged {
+        self.only = funcs
+            .iter()
+            .map(|f| f.trim_start_matches('@').to_string())
+            .collect();
+        self
+    }
+
+    /// `m` with only the functions to diff (and its type definitions).
+    fn kept(&self, m: &Module) -> Module {
+        if self.only.is_empty() {
+            return m.clone();
+        }
+        let mut out = Module::new();
+        out.type_defs = m.type_defs.clone();
+        for (g, e) in m.functions() {
+            if self.only.iter().any(|f| f == g.name()) {
+                // Names come from a valid module, so the update cannot fail.
+                let _ = out.update(g.name(), e.clone());
+            }
+        }
+        out
     }
 }
 
@@ -102,7 +130,20 @@ impl Instrument for PrintChanged {
         if info.is_sequential() || !module_changed(&before, m) {
             return Ok(());
         }
-        let (old, new) = (print_module(&before), print_module(m));
+        let funcs: Vec<String> = changed_functions(&before, m)
+            .into_iter()
+            .filter(|f| {
+                let name = f.trim_start_matches('@').trim_end_matches(" (removed)");
+                self.only.is_empty() || self.only.iter().any(|o| o == name)
+            })
+            .collect();
+        if !self.only.is_empty() && funcs.is_empty() {
+            return Ok(());
+        }
+        let (old, new) = (
+            print_module(&self.kept(&before)),
+            print_module(&self.kept(m)),
+        );
         if old == new {
             return Ok(());
         }
@@ -113,7 +154,6 @@ impl Instrument for PrintChanged {
             &format!("before {name}"),
             &format!("after {name}"),
         );
-        let funcs = changed_functions(&before, m);
         let head = if funcs.is_empty() {
             format!("{name} changed the module")
         } else {

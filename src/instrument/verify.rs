@@ -36,12 +36,29 @@ impl Verify {
 
     /// Verify that also compares the numbers before and after each pass.
     pub fn with_numerics(rtol: f64, atol: f64, seed: u64) -> Verify {
+        Verify::with_check(NumericsCheck::new(rtol, atol, seed))
+    }
+
+    /// Compares `@main`'s numbers on these inputs (in parameter order).
+    pub fn with_numerics_on(rtol: f64, atol: f64, inputs: Vec<crate::ir::TensorData>) -> Verify {
+        Verify::with_check(NumericsCheck::with_inputs(rtol, atol, inputs))
+    }
+
+    fn with_check(check: NumericsCheck) -> Verify {
         Verify {
             numerics: Some(Numerics {
-                check: Mutex::new(NumericsCheck::new(rtol, atol, seed)),
+                check: Mutex::new(check),
                 inputs: Mutex::new(Vec::new()),
             }),
         }
+    }
+
+    /// The numbers check's tolerances and given inputs (`None` without numerics; no inputs
+    /// when they are seeded).
+    pub fn numerics_inputs(&self) -> Option<(f64, f64, Option<Vec<crate::ir::TensorData>>)> {
+        let n = self.numerics.as_ref()?;
+        let c = lock(&n.check);
+        Some((c.rtol, c.atol, c.given_inputs().map(<[_]>::to_vec)))
     }
 }
 
@@ -65,10 +82,18 @@ impl Instrument for Verify {
             None => "Verify".into(),
             Some(n) => {
                 let c = lock(&n.check);
-                format!(
-                    "Verify(numerics=true, rtol={}, atol={}, seed={})",
-                    c.rtol, c.atol, c.seed
-                )
+                match c.given_inputs() {
+                    Some(given) => format!(
+                        "Verify(numerics=true, rtol={}, atol={}, inputs=[{} tensors])",
+                        c.rtol,
+                        c.atol,
+                        given.len()
+                    ),
+                    None => format!(
+                        "Verify(numerics=true, rtol={}, atol={}, seed={})",
+                        c.rtol, c.atol, c.seed
+                    ),
+                }
             }
         }
     }

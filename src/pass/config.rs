@@ -147,6 +147,8 @@ impl<T: Into<ConfigValue>> From<Vec<T>> for ConfigValue {
 pub enum ConfigType {
     Bool,
     Int,
+    /// An int from the first bound to the second, both included.
+    IntRange(i64, i64),
     Float,
     Str,
     /// A string from a fixed set.
@@ -165,6 +167,7 @@ impl fmt::Display for ConfigType {
         match self {
             ConfigType::Bool => f.write_str("bool"),
             ConfigType::Int => f.write_str("int"),
+            ConfigType::IntRange(lo, hi) => write!(f, "int from {lo} to {hi}"),
             ConfigType::Float => f.write_str("float"),
             ConfigType::Str => f.write_str("str"),
             ConfigType::Choice(cs) => {
@@ -188,6 +191,12 @@ impl ConfigType {
             (ConfigType::Bool, ConfigValue::Int(i)) => ConfigValue::Bool(i != 0),
             (ConfigType::Int, ConfigValue::Int(i)) => ConfigValue::Int(i),
             (ConfigType::Int, ConfigValue::Bool(b)) => ConfigValue::Int(b.into()),
+            (ConfigType::IntRange(lo, hi), ConfigValue::Int(i)) => {
+                if i < lo || i > hi {
+                    return Err(format!("{what} must be an int from {lo} to {hi}, got {i}"));
+                }
+                ConfigValue::Int(i)
+            }
             (ConfigType::Float, ConfigValue::Float(x)) => ConfigValue::Float(x),
             (ConfigType::Float, ConfigValue::Int(i)) => ConfigValue::Float(i as f64),
             (ConfigType::Str, ConfigValue::Str(s)) => ConfigValue::Str(s),
@@ -261,6 +270,12 @@ pub static BUILTIN_CONFIG_KEYS: &[ConfigKey] = &[
         ty: ConfigType::Choice(&["always", "cached"]),
         default: || ConfigValue::Str("always".into()),
         doc: "\"always\" runs required passes every time (TVM); \"cached\" skips one that already ran on the same module value",
+    },
+    ConfigKey {
+        name: "passlab.num_threads",
+        ty: ConfigType::IntRange(0, crate::limits::MAX_THREADS as i64),
+        default: || ConfigValue::Int(0),
+        doc: "threads of a function pass (0: one per core, 1: sequential); any count gives the same result",
     },
     ConfigKey {
         name: "relay.FuseOps.max_depth",

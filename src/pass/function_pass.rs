@@ -2,9 +2,10 @@
 //! except functions marked as not for optimization (`SkipOptimization` or `Extern` non-zero,
 //! or a `Compiler` attribute), which are kept as they are. A function pass cannot add or
 //! remove functions. Unlike Relay, it does not run InferType afterwards: a pass that needs
-//! types lists `InferType` in `required`.
+//! types lists `InferType` in `required`. With `passlab.num_threads` above 1 the functions
+//! are mapped in parallel, with the sequential run's result (`parallel.rs`).
 
-use super::{Pass, PassCx, PassError, PassImpl, PassInfo, PassKind};
+use super::{parallel, Pass, PassCx, PassError, PassImpl, PassInfo, PassKind};
 use crate::ir::{Expr, ExprKind, GlobalVar, Module};
 
 type FunctionFn =
@@ -39,8 +40,7 @@ impl PassImpl for FunctionPass {
     }
 
     fn transform(&self, m: &Module, cx: &mut PassCx) -> Result<Module, PassError> {
-        let mut changed = false;
-        let out = m.map_functions(|g, e| {
+        let one = |g: &GlobalVar, e: &Expr, cx: &mut PassCx| -> Result<Expr, PassError> {
             if e.as_function().is_some_and(|f| f.skips_optimization()) {
                 return Ok(e.clone());
             }
@@ -52,9 +52,27 @@ impl PassImpl for FunctionPass {
                     g.name()
                 )));
             }
-            changed |= !new.ptr_eq(e);
             Ok(new)
-        })?;
+        };
+        let threads = match m.len() > 1 && !cx.is_observed() {
+            true => parallel::num_threads(cx)?,
+            false => 1,
+        };
+        let mut changed = false;
+        let out = if threads > 1 {
+            let mut new = parallel::map_functions(m, cx, threads, &one)?.into_iter();
+            m.map_functions(|_, e| {
+                let f = new.next().expect("one result per function");
+                changed |= !f.ptr_eq(e);
+                Ok::<_, PassError>(f)
+            })?
+        } else {
+            m.map_functions(|g, e| {
+                let f = one(g, e, cx)?;
+                changed |= !f.ptr_eq(e);
+                Ok::<_, PassError>(f)
+            })?
+        };
         Ok(if changed { out } else { m.clone() })
     }
 }

@@ -74,6 +74,38 @@ impl PassCx {
         self
     }
 
+    /// A run for one worker of a parallel function pass ([`super::parallel`]): the same
+    /// context, registry, interrupt flag and stack of running passes, output going to `sink`,
+    /// no observer (a function pass runs in parallel only without one) and no diagnostics yet.
+    pub(crate) fn fork(&self, sink: Arc<dyn OutputSink>) -> PassCx {
+        PassCx {
+            ctx: self.ctx.clone(),
+            instruments: self.instruments.clone(),
+            asks_should_run: self.asks_should_run,
+            registry: self.registry.clone(),
+            sink,
+            interrupt: self.interrupt.clone(),
+            observer: None,
+            frames: self.frames.fork(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// True when an observer (a debugger) watches this run.
+    pub(crate) fn is_observed(&self) -> bool {
+        self.observer.is_some()
+    }
+
+    /// The diagnostics reported since there were `from`, removed.
+    pub(crate) fn take_diagnostics(&mut self, from: usize) -> Vec<PassDiagnostic> {
+        self.diagnostics.split_off(from.min(self.diagnostics.len()))
+    }
+
+    /// How many diagnostics are pending.
+    pub(crate) fn diagnostics_len(&self) -> usize {
+        self.diagnostics.len()
+    }
+
     /// The context of this run (the one current when the run started).
     pub fn context(&self) -> &PassContext {
         &self.ctx
@@ -416,9 +448,24 @@ fn asks_should_run(list: &[InstrumentRef]) -> bool {
 /// the stack holding its entry went elsewhere, so it leaks one counted reference to the info
 /// (`pop_to`), which then lives forever and the entry stays valid. Every level between there
 /// and the swap does the same, so every entry of an escaped stack is kept alive.
+///
+/// A fork ([`Frames::fork`], a worker of a parallel function pass) starts with counted copies
+/// of its parent's entries (`counted` of them), which it drops itself: it may outlive nothing,
+/// but a body could keep it as above.
 struct Frames {
     id: u64,
     items: Vec<ManuallyDrop<PassInfo>>,
+    counted: usize,
+}
+
+impl Drop for Frames {
+    fn drop(&mut self) {
+        for item in self.items.iter_mut().take(self.counted) {
+            // SAFETY: the first `counted` entries are counted references of this stack's own
+            // (made by `fork`, never popped: bodies pop back to their own depth at least).
+            unsafe { ManuallyDrop::drop(item) };
+        }
+    }
 }
 
 static NEXT_FRAMES_ID: AtomicU64 = AtomicU64::new(0);
@@ -428,6 +475,18 @@ impl Frames {
         Frames {
             id: NEXT_FRAMES_ID.fetch_add(1, Ordering::Relaxed),
             items: Vec::with_capacity(16),
+            counted: 0,
+        }
+    }
+
+    /// A new stack holding counted references to this one's entries.
+    fn fork(&self) -> Frames {
+        let mut items = Vec::with_capacity(self.items.len() + 16);
+        items.extend(self.as_slice().iter().map(|i| ManuallyDrop::new(i.clone())));
+        Frames {
+            id: NEXT_FRAMES_ID.fetch_add(1, Ordering::Relaxed),
+            counted: items.len(),
+            items,
         }
     }
 
@@ -458,7 +517,7 @@ impl Frames {
             // The body swapped the stack away: its copy of `info` may outlive the pass.
             std::mem::forget(info.clone());
         }
-        self.items.truncate(depth);
+        self.items.truncate(depth.max(self.counted));
     }
 }
 

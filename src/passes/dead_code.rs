@@ -38,6 +38,17 @@ mod purity;
 
 /// Eliminates dead (and, with `inline_once`, single-use) let bindings in every function.
 pub fn dead_code_elimination(m: &Module, inline_once: bool, ignore_impurity: bool) -> Module {
+    dead_code_elimination_on(m, inline_once, ignore_impurity, 1)
+}
+
+/// [`dead_code_elimination`] with the functions mapped on `threads` threads (the purity of
+/// the globals is found first, for the whole module); the same result for any count.
+pub fn dead_code_elimination_on(
+    m: &Module,
+    inline_once: bool,
+    ignore_impurity: bool,
+    threads: usize,
+) -> Module {
     // Only lets are eliminated (or inlined), and every node knows whether one lies below it:
     // a module or function without any comes back as it is, unwalked.
     let has_let = |f: &Expr| f.contains().any(Contains::LET);
@@ -49,13 +60,24 @@ pub fn dead_code_elimination(m: &Module, inline_once: bool, ignore_impurity: boo
     } else {
         purity::analyse(m)
     };
-    let out: Result<Module, std::convert::Infallible> = m.map_functions(|_, f| {
+    let one = |f: &Expr| {
         if f.as_function().is_none() || !has_let(f) {
-            return Ok(f.clone());
+            return f.clone();
         }
         let usage = Usage::count(f, &purity, ignore_impurity);
-        Ok(eliminate(f, inline_once, &usage, &purity, ignore_impurity))
-    });
+        eliminate(f, inline_once, &usage, &purity, ignore_impurity)
+    };
+    if threads > 1 && m.len() > 1 {
+        let funcs: Vec<&Expr> = m.functions().map(|(_, f)| f).collect();
+        let mut new = crate::pass::parallel::map_pure(threads, &funcs, |_, f| one(f)).into_iter();
+        let out: Result<Module, std::convert::Infallible> =
+            m.map_functions(|_, _| Ok(new.next().expect("one result per function")));
+        return match out {
+            Ok(m) => m,
+            Err(never) => match never {},
+        };
+    }
+    let out: Result<Module, std::convert::Infallible> = m.map_functions(|_, f| Ok(one(f)));
     match out {
         Ok(m) => m,
         Err(never) => match never {},

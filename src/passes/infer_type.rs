@@ -48,9 +48,10 @@ pub use on_build::{
 };
 
 use crate::diagnostic::Diagnostic;
-use crate::ir::{Expr, Module, Span};
+use crate::ir::{Expr, Function, Module, Span};
 use generate::Gen;
 use resolve::{ResolveError, Resolver};
+use rustc_hash::FxHashMap;
 use solver::SolveError;
 use std::fmt;
 
@@ -216,6 +217,70 @@ fn run(m: &Module, lenient: bool) -> Result<(Module, Vec<TypeError>), TypeError>
     Ok((out, notes))
 }
 
+/// [`infer_module`] on `threads` threads: when every function is monomorphic and annotated
+/// in full (parameters and return type) and the module defines no ADTs, no function's types
+/// depend on another's body, so each is checked on its own against the others' signatures,
+/// in parallel. Otherwise, or when some function fails (so that the error is the one the
+/// joint run reports), the module is solved together as [`infer_module`] does.
+pub fn infer_module_on(m: &Module, threads: usize) -> Result<Module, TypeError> {
+    if threads > 1 && m.len() > 1 {
+        if let Some(out) = independent(m, threads) {
+            return Ok(out);
+        }
+    }
+    infer_module(m)
+}
+
+/// Each function checked on its own (see [`infer_module_on`]); `None` when that does not apply
+/// or some function fails.
+fn independent(m: &Module, threads: usize) -> Option<Module> {
+    if !m.type_defs.is_empty() {
+        return None;
+    }
+    let mut sigs: FxHashMap<&str, &Function> = FxHashMap::default();
+    let mut check = Gen::new(0);
+    let mut funcs: Vec<(&str, &Expr)> = Vec::with_capacity(m.len());
+    for (g, e) in m.functions() {
+        let f = e.as_function()?;
+        if !f.type_params.is_empty() || !check.s.is_complete(&f.func_type()?) {
+            return None;
+        }
+        sigs.insert(g.name(), f);
+        funcs.push((g.name(), e));
+    }
+    drop(check);
+    let typed = crate::pass::parallel::map_pure(threads, &funcs, |i, (name, e)| {
+        infer_alone(name, e, i, &sigs)
+    });
+    let mut it = typed.into_iter();
+    let mut out = m.map_functions(|_, _| it.next().flatten().ok_or(())).ok()?;
+    out.mark_typed();
+    Some(out)
+}
+
+/// One function's inference against the others' signatures (`None` on any error).
+fn infer_alone<'a>(
+    name: &'a str,
+    e: &'a Expr,
+    i: usize,
+    sigs: &'a FxHashMap<&'a str, &'a Function>,
+) -> Option<Expr> {
+    let mut gen = Gen::new(64);
+    gen.signatures = Some(sigs);
+    gen.declare_global(name, e.as_function()?);
+    gen.func = i as u32;
+    gen.current = Some(name);
+    let t = gen.expr(e).ok()?;
+    let g = gen.globals[name];
+    gen.s.unify(g, t).ok()?;
+    gen.current = None;
+    gen.s.solve().ok()?;
+    let mut res = Resolver::new(&mut gen);
+    res.gen.func = i as u32;
+    let out = res.expr(e).ok()?;
+    res.first_unresolved.is_none().then_some(out)
+}
+
 /// Infers the types of a standalone expression (free variables allowed). Globals it calls
 /// are typed through their signatures in `m`, when given (their bodies are not checked).
 pub fn infer_expr(e: &Expr, m: Option<&Module>) -> Result<Expr, TypeError> {
@@ -254,7 +319,7 @@ pub fn create(
     use crate::pass::{module_pass, PassDiagnostic};
     Ok(module_pass(
         super::builtin_info("InferType"),
-        |m, cx| match infer_module(m) {
+        |m, cx| match infer_module_on(m, threads_for(m, cx)?) {
             Ok(typed) => Ok(typed),
             Err(e) => {
                 let mut d = PassDiagnostic::error(e.message.clone());
@@ -265,6 +330,17 @@ pub fn create(
             }
         },
     ))
+}
+
+/// The threads a module pass maps `m`'s functions on (1 for a module of one function).
+pub(crate) fn threads_for(
+    m: &Module,
+    cx: &crate::pass::PassCx,
+) -> Result<usize, crate::pass::PassError> {
+    match m.len() > 1 {
+        true => crate::pass::parallel::num_threads(cx),
+        false => Ok(1),
+    }
 }
 
 /// Whether passlab has a type rule for `op` (an op without one cannot be type-checked).

@@ -51,11 +51,12 @@ pub fn dynamic_to_static(_: &PassOptions) -> Result<Pass, PassError> {
 pub fn dead_code_elimination(options: &PassOptions) -> Result<Pass, PassError> {
     let inline_once = options.get_bool("inline_once").unwrap_or(false);
     let ignore_impurity = options.get_bool("ignore_impurity").unwrap_or(false);
-    Ok(module_pass(info("DeadCodeElimination"), move |m, _| {
-        Ok(dead_code::dead_code_elimination(
+    Ok(module_pass(info("DeadCodeElimination"), move |m, cx| {
+        Ok(dead_code::dead_code_elimination_on(
             m,
             inline_once,
             ignore_impurity,
+            super::infer_type::threads_for(m, cx)?,
         ))
     }))
 }

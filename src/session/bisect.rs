@@ -8,7 +8,8 @@
 //!
 //! It shows the diff across that pass, keeps a reproducer of it for `reproducer(...)` (for
 //! "numerics" and "verify", its context gains the `Verify` instrument that makes the pass fail
-//! when replayed: `Verify(numerics=true, seed=...)` compares against seeded inputs) and returns
+//! when replayed: `Verify(numerics=true, seed=...)` compares against the same seeded inputs,
+//! or against bisect's `inputs`, which the reproducer writes next to itself as .npy files) and returns
 //! the pass's name, or None when no pass breaks the check. Breakpoints are not honoured: the
 //! run is the search's, not the user's.
 
@@ -149,9 +150,14 @@ impl Session {
         let s = self;
         let mut ctx = s.pm.current().clone();
         let extra: Option<InstrumentRef> = match opts.check {
-            Check::Numerics => Some(Arc::new(Verify::with_numerics(
-                opts.rtol, opts.atol, opts.seed,
-            ))),
+            Check::Numerics => Some(match &opts.inputs {
+                Some(inputs) => Arc::new(Verify::with_numerics_on(
+                    opts.rtol,
+                    opts.atol,
+                    inputs.clone(),
+                )),
+                None => Arc::new(Verify::with_numerics(opts.rtol, opts.atol, opts.seed)),
+            }),
             Check::Verify => Some(Arc::new(Verify::new())),
             Check::Fails => None,
         };
@@ -178,7 +184,7 @@ impl Session {
     }
 }
 
-fn tensor_list(a: &Bound, p: &str) -> Result<Option<Vec<TensorData>>, SessionError> {
+pub(super) fn tensor_list(a: &Bound, p: &str) -> Result<Option<Vec<TensorData>>, SessionError> {
     match a.get(p) {
         None => Ok(None),
         Some(Value::Tensor(t)) => Ok(Some(vec![(**t).clone()])),

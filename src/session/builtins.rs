@@ -867,7 +867,7 @@ fn b_bisect(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
 fn b_verify(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
     use crate::eval::numerics::{DEFAULT_ATOL, DEFAULT_RTOL};
     if !a.bool("numerics")?.unwrap_or(false) {
-        for p in ["rtol", "atol", "seed"] {
+        for p in ["rtol", "atol", "seed", "inputs"] {
             if a.get(p).is_some() {
                 return Err(at(
                     format!("Verify: `{p}` applies with numerics=true"),
@@ -879,6 +879,15 @@ fn b_verify(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
     }
     let rtol = a.tolerance("rtol")?.unwrap_or(DEFAULT_RTOL);
     let atol = a.tolerance("atol")?.unwrap_or(DEFAULT_ATOL);
+    if let Some(inputs) = super::bisect::tensor_list(&a, "inputs")? {
+        if a.get("seed").is_some() {
+            return Err(at(
+                "Verify: give `inputs` or a `seed` for random ones, not both",
+                a.span_of("seed"),
+            ));
+        }
+        return inst(Verify::with_numerics_on(rtol, atol, inputs));
+    }
     let seed = a.int("seed")?.unwrap_or(0);
     let seed = u64::try_from(seed)
         .map_err(|_| at("Verify: the seed cannot be negative", a.span_of("seed")))?;
@@ -969,6 +978,6 @@ pub static BUILTINS: &[Builtin] = &[
     builtin!("Trace", Instrument, ["name", "skip", "fail_at"], "Trace(name=\"t\", skip=[], fail_at=None)", "log every instrument event", b_trace),
     builtin!("Skip", Instrument, ["passes"], "Skip([\"PassName\", ...])", "should_run is false for the listed passes", b_skip),
     builtin!("Bisect", Instrument, ["limit"], "Bisect(limit)", "should_run is false after `limit` passes have run", b_bisect),
-    builtin!("Verify", Instrument, ["numerics", "rtol", "atol", "seed"], "Verify(numerics=false, rtol=1e-4, atol=1e-5, seed=0)", "well-formedness and type check after every pass; numerics=true also compares @main's numbers before and after each pass", b_verify),
+    builtin!("Verify", Instrument, ["numerics", "rtol", "atol", "seed", "inputs"], "Verify(numerics=false, rtol=1e-4, atol=1e-5, seed=0, inputs=[tensors])", "well-formedness and type check after every pass; numerics=true also compares @main's numbers before and after each pass (on `inputs`, or seeded random ones)", b_verify),
     builtin!("Stats", Instrument, [], "Stats()", "node counts before/after each pass", b_stats),
 ];

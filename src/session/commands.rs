@@ -124,13 +124,26 @@ pub static COMMANDS: &[Command<Handler>] = &[
     ),
     command!(
         "timing",
-        Bare,
-        "timing",
-        "the PassTimingInstrument results as a table",
+        Name,
+        "timing [flat]",
+        "the PassTimingInstrument results as a table (flat: one row a pass, by self time)",
         "The pass timings of the current context's PassTimingInstrument, or of the last one \
-         used, as a table nested by pipeline.\n\
-         Example: with PassContext(instruments=[PassTimingInstrument()]) { m2 = seq(m) }\n         timing",
-        |s, c, out| done(s.cmd_timing(c.span, out)),
+         used, as a table nested by pipeline; `timing flat` lists them flat instead, one row \
+         per pass name with its self times summed, largest first (as `timing_list()`).\n\
+         Example: with PassContext(instruments=[PassTimingInstrument()]) { m2 = seq(m) }\n         timing flat",
+        |s, c, out| {
+            let CommandArgs::Name(view) = c.args else {
+                unreachable!("the parser gives `timing` a name or none")
+            };
+            match view {
+                None => done(s.cmd_timing(c.span, out)),
+                Some((v, _)) if v == "flat" => done(s.cmd_timing_flat(c.span, out)),
+                Some((v, at)) => Err(SessionError::at(
+                    format!("`timing` shows the table, `timing flat` the flat list; not `{v}`"),
+                    *at,
+                )),
+            }
+        },
     ),
     command!(
         "passes",

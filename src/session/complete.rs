@@ -297,7 +297,8 @@ impl Session {
                 };
                 modules.iter().flat_map(function_names).collect()
             }
-            ("help" | "break" | "delete", _) => Vec::new(),
+            ("timing", []) => vec!["flat".to_string()],
+            ("help" | "break" | "delete" | "timing", _) => Vec::new(),
             _ => return None,
         })
     }
@@ -756,6 +757,7 @@ mod tests {
         let s = session_with_modules();
         let at = |line: &str| s.complete(line, line.len());
         assert_eq!(at("help FoldC").candidates, vec!["FoldConstant"]);
+        assert_eq!(at("timing f").candidates, vec!["flat"]);
         assert_eq!(at("help Sequ").candidates, vec!["Sequential"]);
         assert_eq!(at("help m").candidates, vec!["m", "m2", "module_pass"]);
         assert!(at("help ").candidates.contains(&"ir".to_string()));

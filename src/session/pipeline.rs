@@ -178,12 +178,9 @@ pub(super) fn b_reproducer(
             a.span,
         ));
     };
-    let text = r
-        .script()
-        .map_err(|e| SessionError::at(e, a.span_of("path")))?;
     let full = super::builtins::resolve(s, &path);
-    crate::files::write_atomic(&full, text.as_bytes())
-        .map_err(|e| SessionError::at(format!("cannot write {path}: {e}"), a.span_of("path")))?;
+    r.write(&full)
+        .map_err(|e| SessionError::at(e, a.span_of("path")))?;
     Ok(Value::None)
 }
 

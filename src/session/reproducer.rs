@@ -45,8 +45,51 @@ impl Reproducer {
         })
     }
 
-    /// The script.
+    /// The script. A `Verify` comparing numbers on given inputs reads them from
+    /// `inputs[i]` (paths relative to the script); [`Reproducer::write`] writes those files.
     pub fn script(&self) -> Result<String, String> {
+        self.script_reading(&self.input_files("reproducer.passlab"))
+    }
+
+    /// The given inputs of the context's numbers check, if any.
+    fn given_inputs(&self) -> Option<Vec<crate::ir::TensorData>> {
+        self.context.instruments().iter().find_map(|i| {
+            let v = i.as_any().downcast_ref::<Verify>()?;
+            v.numerics_inputs()?.2
+        })
+    }
+
+    /// The names of the input files of a script written to `path` (`repro.passlab` ->
+    /// `repro.input0.npy`, ...), one per given input.
+    fn input_files(&self, path: &str) -> Vec<String> {
+        let stem = std::path::Path::new(path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "reproducer".into());
+        let n = self.given_inputs().map_or(0, |v| v.len());
+        (0..n).map(|i| format!("{stem}.input{i}.npy")).collect()
+    }
+
+    /// Writes the script to `path` (atomically) and, next to it, the inputs its numbers check
+    /// reads; returns the files written, the script first.
+    pub fn write(&self, path: &std::path::Path) -> Result<Vec<std::path::PathBuf>, String> {
+        let names = self.input_files(&path.to_string_lossy());
+        let text = self.script_reading(&names)?;
+        let dir = path.parent().unwrap_or(std::path::Path::new(""));
+        let mut written = vec![path.to_path_buf()];
+        for (t, name) in self.given_inputs().unwrap_or_default().iter().zip(&names) {
+            let bytes = crate::eval::npy::write(t)?;
+            let file = dir.join(name);
+            crate::files::write_atomic(&file, &bytes)
+                .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+            written.push(file);
+        }
+        crate::files::write_atomic(path, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        Ok(written)
+    }
+
+    fn script_reading(&self, input_files: &[String]) -> Result<String, String> {
         let text = crate::text::try_print_module_with(&self.module, Default::default())
             .map_err(|e| format!("cannot print the module: {e}"))?;
         if text.contains("\"\"\"") {
@@ -59,7 +102,11 @@ impl Reproducer {
             let _ = writeln!(out, "# {line}");
         }
         let _ = writeln!(out, "m = parse(\"\"\"{}\"\"\")", text.trim_end());
-        let _ = writeln!(out, "ctx = {}", context_text(&self.context));
+        let _ = writeln!(
+            out,
+            "ctx = {}",
+            context_text_reading(&self.context, input_files)
+        );
         let _ = writeln!(out, "with ctx {{\n  out = {}(m)\n}}", self.pipeline);
         Ok(out)
     }
@@ -67,6 +114,11 @@ impl Reproducer {
 
 /// A context as the `PassContext(...)` expression that rebuilds what decides a run's outcome.
 pub fn context_text(ctx: &PassContext) -> String {
+    context_text_reading(ctx, &[])
+}
+
+/// [`context_text`], a `Verify` on given inputs reading them from `input_files`.
+fn context_text_reading(ctx: &PassContext, input_files: &[String]) -> String {
     let mut out = format!("PassContext(opt_level={}", ctx.opt_level());
     let names = |list: &[std::sync::Arc<str>]| {
         let mut s = String::from("[");
@@ -101,7 +153,23 @@ pub fn context_text(ctx: &PassContext) -> String {
         .instruments()
         .iter()
         .filter_map(|i| {
-            if i.as_any().is::<Verify>() {
+            if let Some((rtol, atol, Some(_))) = i
+                .as_any()
+                .downcast_ref::<Verify>()
+                .and_then(Verify::numerics_inputs)
+            {
+                let mut t = format!("Verify(numerics=true, rtol={rtol}, atol={atol}, inputs=[");
+                for (k, f) in input_files.iter().enumerate() {
+                    if k > 0 {
+                        t.push_str(", ");
+                    }
+                    t.push_str("tensor(");
+                    write_str(f, &mut t);
+                    t.push(')');
+                }
+                t.push_str("])");
+                Some(t)
+            } else if i.as_any().is::<Verify>() {
                 let d = i.describe();
                 Some(if d.ends_with(')') {
                     d

@@ -1,5 +1,5 @@
-//! The timing views beyond the `timing` table: `timing_list()`, the flat list by self time
-//! (MLIR's list view), and `save_timing("trace.json")`, Chrome's trace-event format (Perfetto
+//! The timing views beyond the `timing` table: `timing flat` and `timing_list()`, the flat
+//! list by self time (MLIR's list view), and `save_timing("trace.json")`, Chrome's trace-event format (Perfetto
 //! and `chrome://tracing` open it). Both read the timing instrument `timing` shows: the
 //! current context's, or else the last one a context held.
 
@@ -31,16 +31,30 @@ impl Session {
             .expect("found by type");
         Ok(t.records_paused(self.running_passes()))
     }
+
+    /// `timing flat`: the flat list as the statement's displayed result.
+    pub(crate) fn cmd_timing_flat(
+        &mut self,
+        span: Span,
+        out: &mut super::Outputs,
+    ) -> Result<(), SessionError> {
+        let text = flat_text(&self.timing_records(span)?, self.front().width);
+        out.display(text, None, None);
+        Ok(())
+    }
+}
+
+fn flat_text(records: &[TimingRecord], width: Option<usize>) -> String {
+    if records.is_empty() {
+        "(no passes timed yet)".to_string()
+    } else {
+        render_flat(records, width)
+    }
 }
 
 /// `timing_list()`.
 pub(super) fn b_timing_list(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
-    let records = s.timing_records(a.span)?;
-    let text = if records.is_empty() {
-        "(no passes timed yet)".to_string()
-    } else {
-        render_flat(&records, s.front().width)
-    };
+    let text = flat_text(&s.timing_records(a.span)?, s.front().width);
     crate::pass::sink::emit(&s.sink, crate::pass::ChunkKind::Log, "timing", &text);
     Ok(Value::None)
 }

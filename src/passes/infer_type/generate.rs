@@ -45,6 +45,9 @@ pub(super) struct Gen<'a> {
     pub schemes: FxHashMap<&'a str, Option<Type>>,
     /// ADT definitions by name, and constructors by name (definition, position).
     pub adts: FxHashMap<&'a str, &'a TypeDef>,
+    /// Where to find a global's signature when it is used and not declared yet (a function
+    /// checked on its own, `infer_type::independent`).
+    pub signatures: Option<&'a FxHashMap<&'a str, &'a Function>>,
 }
 
 /// What is known about one variable.
@@ -105,6 +108,7 @@ impl<'a> Gen<'a> {
             current: None,
             schemes: FxHashMap::default(),
             adts: FxHashMap::default(),
+            signatures: None,
         }
     }
 
@@ -259,6 +263,17 @@ impl<'a> Gen<'a> {
         self.globals.insert(name, t);
     }
 
+    /// The type of global `name`: declared, or declared now from `signatures`.
+    fn global_tv(&mut self, name: &str) -> Option<TV> {
+        if let Some(t) = self.globals.get(name) {
+            return Some(*t);
+        }
+        let (key, f) = self.signatures?.get_key_value(name)?;
+        let (key, f): (&'a str, &'a Function) = (key, f);
+        self.declare_global(key, f);
+        self.globals.get(name).copied()
+    }
+
     /// The variable of a leaf: a variable, a global or a constant.
     fn leaf_tv(&mut self, e: &Expr) -> Result<TV, SolveError> {
         match e.kind() {
@@ -276,14 +291,14 @@ impl<'a> Gen<'a> {
                             g.name()
                         ),
                     )),
-                    None => match self.globals.get(g.name()) {
-                        Some(t) => Ok(*t),
+                    None => match self.global_tv(g.name()) {
+                        Some(t) => Ok(t),
                         None => Err(self.err(e, format!("unknown global `@{}`", g.name()))),
                     },
                 }
             }
-            ExprKind::GlobalVar(g) => match self.globals.get(g.name()) {
-                Some(t) => Ok(*t),
+            ExprKind::GlobalVar(g) => match self.global_tv(g.name()) {
+                Some(t) => Ok(t),
                 None => Err(self.err(e, format!("unknown global `@{}`", g.name()))),
             },
             ExprKind::Constructor(c) => self.constructor_tv(e, c),

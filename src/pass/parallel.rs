@@ -1,0 +1,226 @@
+//! Function passes over many functions at once, as MLIR's pass manager does: with
+//! `passlab.num_threads` above 1 (0, the default, means one thread per core), a function
+//! pass maps its functions on a rayon thread pool, and the module, the output, the
+//! diagnostics and the error are those of the sequential run.
+//!
+//! How the sequential run is reproduced:
+//! - each worker runs the body on a fork of the run's [`PassCx`] (same context, registry,
+//!   interrupt flag and stack of running passes) whose output goes to a buffer; after the
+//!   map, each function's output and diagnostics are handed on in module order;
+//! - the first failing function in module order decides the result: its error, or its panic
+//!   resumed on the calling thread (the funnel then reports it naming the pass, as it does
+//!   for a sequential panic). Functions after a known failure are not started; every one
+//!   before it is run, so the first failure is the sequential run's first failure;
+//! - instruments are called by the funnel around the whole pass, on the calling thread, so
+//!   they see the same modules in the same order whatever the thread count;
+//! - a run under an observer (the debugger) stays sequential, so pauses keep their order.
+//!
+//! Thread-local caches of the IR (shared attributes and types, scratch buffers, type-rule
+//! answers) are per worker then; they decide which equal node is shared, never a result.
+//!
+//! Not parallel: a body that itself runs passes through its `PassCx` sends those passes'
+//! instrument calls from the workers, in whatever order the functions run.
+
+use super::diagnostics::PassDiagnostic;
+use super::error::PassErrorKind;
+use super::sink::{Chunk, ChunkKind, OutputSink};
+use super::{PassCx, PassError};
+use crate::ir::{Expr, GlobalVar, Module};
+use crate::limits::MAX_THREADS;
+use rayon::prelude::*;
+use std::any::Any;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The config key.
+pub const NUM_THREADS: &str = "passlab.num_threads";
+
+/// The number of threads a function pass of this run uses: `passlab.num_threads`, with 0 (the
+/// default) meaning one per core. A negative or too large value is an error.
+pub fn num_threads(cx: &PassCx) -> Result<usize, PassError> {
+    let n = match cx.context().config().get(NUM_THREADS) {
+        None => 0,
+        Some(v) => v.as_int().unwrap_or(0),
+    };
+    match usize::try_from(n) {
+        Ok(0) => Ok(cores()),
+        Ok(n) if n <= MAX_THREADS => Ok(n),
+        _ => Err(PassErrorKind::Config(format!(
+            "{NUM_THREADS} = {n}: expected 0 (one thread per core) to {MAX_THREADS}"
+        ))
+        .into()),
+    }
+}
+
+/// The machine's cores (as the process may use them), read once.
+pub fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(MAX_THREADS)
+    })
+}
+
+/// What one function's body gave.
+enum Outcome {
+    Done(Expr),
+    Failed(PassError),
+    Panicked(Box<dyn Any + Send>),
+    /// Not started: a function before it had already failed.
+    NotRun,
+}
+
+/// One function's result with what its body reported.
+struct Slot {
+    outcome: Outcome,
+    diagnostics: Vec<PassDiagnostic>,
+    output: Vec<Owned>,
+}
+
+/// A chunk of output, kept until it can be handed on in module order.
+struct Owned {
+    kind: ChunkKind,
+    source: Box<str>,
+    text: Box<str>,
+}
+
+/// A worker's sink: keeps the chunks of the function it is running.
+#[derive(Default)]
+struct Recorder {
+    chunks: Mutex<Vec<Owned>>,
+}
+
+impl OutputSink for Recorder {
+    fn write(&self, chunk: Chunk<'_>) {
+        super::sink::lock(&self.chunks).push(Owned {
+            kind: chunk.kind,
+            source: chunk.source.into(),
+            text: chunk.text.into(),
+        });
+    }
+}
+
+impl Recorder {
+    fn take(&self) -> Vec<Owned> {
+        std::mem::take(&mut *super::sink::lock(&self.chunks))
+    }
+}
+
+/// Maps `body` over the functions of `m` on `threads` threads, keeping the sequential run's
+/// order of output, diagnostics and failure (see the module note). `body` returns the new
+/// function expression; the caller checks it and builds the module.
+pub fn map_functions(
+    m: &Module,
+    cx: &mut PassCx,
+    threads: usize,
+    body: &(dyn Fn(&GlobalVar, &Expr, &mut PassCx) -> Result<Expr, PassError> + Sync),
+) -> Result<Vec<Expr>, PassError> {
+    let funcs: Vec<(&GlobalVar, &Expr)> = m.functions().collect();
+    let first_failure = AtomicUsize::new(usize::MAX);
+    let parent: &PassCx = cx;
+    let run = || {
+        funcs
+            .par_iter()
+            .enumerate()
+            .map_init(
+                || {
+                    let recorder = Arc::new(Recorder::default());
+                    let fork = parent.fork(recorder.clone());
+                    (recorder, fork)
+                },
+                |(recorder, fork), (i, (g, e))| {
+                    if i > first_failure.load(Ordering::Relaxed) {
+                        return Slot {
+                            outcome: Outcome::NotRun,
+                            diagnostics: Vec::new(),
+                            output: Vec::new(),
+                        };
+                    }
+                    let start = fork.diagnostics_len();
+                    let result =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(g, e, fork)));
+                    let outcome = match result {
+                        Ok(Ok(new)) => Outcome::Done(new),
+                        Ok(Err(err)) => Outcome::Failed(err),
+                        Err(payload) => Outcome::Panicked(payload),
+                    };
+                    if !matches!(outcome, Outcome::Done(_)) {
+                        first_failure.fetch_min(i, Ordering::Relaxed);
+                    }
+                    Slot {
+                        outcome,
+                        diagnostics: fork.take_diagnostics(start),
+                        output: recorder.take(),
+                    }
+                },
+            )
+            .collect::<Vec<Slot>>()
+    };
+    let slots = match pool(threads) {
+        Some(pool) => pool.install(run),
+        None => run(),
+    };
+    let mut out = Vec::with_capacity(slots.len());
+    for slot in slots {
+        for chunk in &slot.output {
+            cx.sink().write(Chunk {
+                kind: chunk.kind,
+                source: &chunk.source,
+                text: &chunk.text,
+            });
+        }
+        for d in slot.diagnostics {
+            cx.report(d);
+        }
+        match slot.outcome {
+            Outcome::Done(e) => out.push(e),
+            Outcome::Failed(err) => return Err(err),
+            Outcome::Panicked(payload) => std::panic::resume_unwind(payload),
+            Outcome::NotRun => unreachable!("a function after the first failure is not kept"),
+        }
+    }
+    Ok(out)
+}
+
+/// Maps a pure `f` (no output, no diagnostics) over `items` on `threads` threads, results in
+/// order: for the parts of module passes that are per function (InferType on a module of
+/// fully annotated functions, DeadCodeElimination). A panic reaches the caller (one of them,
+/// when several functions panic).
+pub fn map_pure<T: Sync, R: Send>(
+    threads: usize,
+    items: &[T],
+    f: impl Fn(usize, &T) -> R + Sync,
+) -> Vec<R> {
+    let run = || items.par_iter().enumerate().map(|(i, x)| f(i, x)).collect();
+    match pool(threads) {
+        Some(pool) => pool.install(run),
+        None => run(),
+    }
+}
+
+/// Stack of each worker thread: the main thread's usual 8 MiB (address space, used on
+/// demand), since passes grow their stack only beyond what a main thread has.
+const WORKER_STACK: usize = 8 << 20;
+
+/// The pool for `threads` threads (the last one built is kept), or `None` when threads
+/// cannot be started: the map then runs on rayon's global pool, which gives the same result.
+fn pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
+    static LAST: Mutex<Option<Arc<rayon::ThreadPool>>> = Mutex::new(None);
+    let mut last = super::sink::lock(&LAST);
+    if let Some(p) = last.as_ref().filter(|p| p.current_num_threads() == threads) {
+        return Some(p.clone());
+    }
+    let built = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(WORKER_STACK)
+        .thread_name(|i| format!("passlab-pass-{i}"))
+        .build()
+        .ok()
+        .map(Arc::new);
+    if let Some(p) = &built {
+        *last = Some(p.clone());
+    }
+    built
+}
