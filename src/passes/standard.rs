@@ -34,7 +34,7 @@ pub fn fold_constant(options: &PassOptions) -> Result<Pass, PassError> {
 
 pub fn dynamic_to_static(_: &PassOptions) -> Result<Pass, PassError> {
     Ok(function_pass(
-        info("DynamicToStatic", 2, &[], PassKind::Function),
+        info("DynamicToStatic"),
         |g, f, m, cx| match dynamic_to_static::dynamic_to_static(g, f, m) {
             Ok(out) => Ok(out),
             Err(e) => {
