@@ -61,6 +61,7 @@ const KERNELS: &[&str] = &[
     "reverse",
     "strided_slice",
     "reshape",
+    "contrib_reverse_reshape",
     "reshape_like",
     "nn.batch_flatten",
     "expand_dims",

@@ -43,6 +43,20 @@ fn worth_keeping(len: usize, capacity: usize) -> bool {
     capacity <= KEEP && (len == 0 || capacity <= 64 * len.max(16))
 }
 
+/// Frees every buffer this thread keeps (a pass worker's, when its parallel map is done: its
+/// pool outlives the run, and what a run left must not stay with it).
+pub fn release() {
+    fn clear<B>(pool: &'static std::thread::LocalKey<RefCell<Vec<B>>>) {
+        let _ = pool.try_with(|p| std::mem::take(&mut *p.borrow_mut()));
+    }
+    clear(&WORDS4);
+    clear(&WORDS8);
+    clear(&WORDS16);
+    clear(&WORDS24);
+    clear(&SETS);
+    clear(&MEMOS);
+}
+
 /// The allocation of `v`, emptied, as a buffer of `U`. The allocation is reused when `T` and
 /// `U` have the same size and alignment (the only way this module calls it); otherwise the
 /// result is a new empty vector.

@@ -118,6 +118,11 @@ pub fn map_functions(
     body: &(dyn Fn(&GlobalVar, &Expr, &mut PassCx) -> Result<Expr, PassError> + Sync),
 ) -> Result<Vec<Expr>, PassError> {
     let funcs: Vec<(&GlobalVar, &Expr)> = m.functions().collect();
+    if funcs.len() < 2 {
+        // One function gains nothing from a pool: it runs on the calling thread, as it would
+        // sequentially (and warms that thread's caches, not a worker's).
+        return funcs.iter().map(|(g, e)| body(g, e, cx)).collect();
+    }
     let first_failure = AtomicUsize::new(usize::MAX);
     let parent: &PassCx = cx;
     let run = || {
@@ -159,7 +164,7 @@ pub fn map_functions(
             .collect::<Vec<Slot>>()
     };
     let slots = match pool(threads) {
-        Some(pool) => pool.install(run),
+        Some(pool) => after_map(&pool, pool.install(run)),
         None => run(),
     };
     let mut out = Vec::with_capacity(slots.len());
@@ -193,11 +198,21 @@ pub fn map_pure<T: Sync, R: Send>(
     items: &[T],
     f: impl Fn(usize, &T) -> R + Sync,
 ) -> Vec<R> {
+    if items.len() < 2 {
+        return items.iter().enumerate().map(|(i, x)| f(i, x)).collect();
+    }
     let run = || items.par_iter().enumerate().map(|(i, x)| f(i, x)).collect();
     match pool(threads) {
-        Some(pool) => pool.install(run),
+        Some(pool) => after_map(&pool, pool.install(run)),
         None => run(),
     }
+}
+
+/// `result`, once the pool's workers have freed the traversal buffers the map left them: the
+/// pool outlives the run, and a session's memory must go when the session does.
+fn after_map<R>(pool: &rayon::ThreadPool, result: R) -> R {
+    pool.broadcast(|_| crate::ir::scratch::release());
+    result
 }
 
 /// Stack of each worker thread: the main thread's usual 8 MiB (address space, used on
