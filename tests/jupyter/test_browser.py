@@ -296,6 +296,13 @@ def test_the_tutorials_diffs_fit_their_cells(page, name):
     out = SHOTS / name.replace(".ipynb", ".html")
     out.write_text(body, encoding="utf-8")
     page.get(out.as_uri())
+    # A loaded machine may still be laying the exported page out: wait for its diffs.
+    deadline = time.monotonic() + 60
+    while (
+        not page.execute_script("return document.querySelectorAll('table.passlab-diff').length")
+        and time.monotonic() < deadline
+    ):
+        time.sleep(0.25)
     try:
         found = page.execute_script(
             """
