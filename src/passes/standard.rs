@@ -33,9 +33,8 @@ pub fn fold_constant(options: &PassOptions) -> Result<Pass, PassError> {
 }
 
 pub fn dynamic_to_static(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(
-        info("DynamicToStatic"),
-        |g, f, m, cx| match dynamic_to_static::dynamic_to_static(g, f, m) {
+    Ok(function_pass(info("DynamicToStatic"), |g, f, m, cx| {
+        match dynamic_to_static::dynamic_to_static(g, f, m) {
             Ok(out) => Ok(out),
             Err(e) => {
                 let mut d = crate::pass::PassDiagnostic::error(e.message.clone());
@@ -44,8 +43,8 @@ pub fn dynamic_to_static(_: &PassOptions) -> Result<Pass, PassError> {
                 cx.report(d);
                 Ok(f.clone())
             }
-        },
-    ))
+        }
+    }))
 }
 
 pub fn dead_code_elimination(options: &PassOptions) -> Result<Pass, PassError> {
