@@ -285,81 +285,30 @@ pub(crate) fn einsum(equation: &str, xs: &[&Value]) -> Option<Value> {
         out
     }
     let n_out = spec.output.len();
+    // One arm per storage type: every operand's array in standard layout, then the sums of
+    // products with that type's zero, addition and multiplication.
+    macro_rules! sum_of_products {
+        ($variant:ident, $t:ty, $zero:expr, $add:expr, $mul:expr) => {{
+            let owned: Vec<ArrayD<$t>> = xs
+                .iter()
+                .map(|x| match &x.arr {
+                    Arr::$variant(a) => Some(a.as_standard_layout().into_owned()),
+                    _ => None,
+                })
+                .collect::<Option<_>>()?;
+            let data: Vec<&[$t]> = owned.iter().map(|a| a.as_slice()).collect::<Option<_>>()?;
+            let values = run(&data, &steps, &ext, n_out, $zero, ($add, $mul));
+            Arr::$variant(ArrayD::from_shape_vec(IxDyn(&out_shape), values).ok()?)
+        }};
+    }
     let arr = match &first.arr {
-        Arr::F32(_) => {
-            let owned: Vec<ArrayD<f32>> = xs
-                .iter()
-                .map(|x| match &x.arr {
-                    Arr::F32(a) => Some(a.as_standard_layout().into_owned()),
-                    _ => None,
-                })
-                .collect::<Option<_>>()?;
-            let data: Vec<&[f32]> = owned.iter().map(|a| a.as_slice()).collect::<Option<_>>()?;
-            Arr::F32(
-                ArrayD::from_shape_vec(
-                    IxDyn(&out_shape),
-                    run(
-                        &data,
-                        &steps,
-                        &ext,
-                        n_out,
-                        0.0,
-                        (|a, b| a + b, |a, b| a * b),
-                    ),
-                )
-                .ok()?,
-            )
-        }
-        Arr::F64(_) => {
-            let owned: Vec<ArrayD<f64>> = xs
-                .iter()
-                .map(|x| match &x.arr {
-                    Arr::F64(a) => Some(a.as_standard_layout().into_owned()),
-                    _ => None,
-                })
-                .collect::<Option<_>>()?;
-            let data: Vec<&[f64]> = owned.iter().map(|a| a.as_slice()).collect::<Option<_>>()?;
-            Arr::F64(
-                ArrayD::from_shape_vec(
-                    IxDyn(&out_shape),
-                    run(
-                        &data,
-                        &steps,
-                        &ext,
-                        n_out,
-                        0.0,
-                        (|a, b| a + b, |a, b| a * b),
-                    ),
-                )
-                .ok()?,
-            )
-        }
+        Arr::F32(_) => sum_of_products!(F32, f32, 0.0, |a, b| a + b, |a, b| a * b),
+        Arr::F64(_) => sum_of_products!(F64, f64, 0.0, |a, b| a + b, |a, b| a * b),
         Arr::Int(_) => {
             if first.dtype.is_bool() {
                 return None;
             }
-            let owned: Vec<ArrayD<i64>> = xs
-                .iter()
-                .map(|x| match &x.arr {
-                    Arr::Int(a) => Some(a.as_standard_layout().into_owned()),
-                    _ => None,
-                })
-                .collect::<Option<_>>()?;
-            let data: Vec<&[i64]> = owned.iter().map(|a| a.as_slice()).collect::<Option<_>>()?;
-            Arr::Int(
-                ArrayD::from_shape_vec(
-                    IxDyn(&out_shape),
-                    run(
-                        &data,
-                        &steps,
-                        &ext,
-                        n_out,
-                        0,
-                        (i64::wrapping_add, i64::wrapping_mul),
-                    ),
-                )
-                .ok()?,
-            )
+            sum_of_products!(Int, i64, 0, i64::wrapping_add, i64::wrapping_mul)
         }
     };
     Value::new(first.dtype, arr)
