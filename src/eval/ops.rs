@@ -139,14 +139,6 @@ const KERNELS: &[&str] = &[
     "nn.adaptive_avg_pool3d",
     "reinterpret",
     "fixed_point_multiply",
-    "annotation.bitpack_start",
-    "annotation.bitpack_end",
-    "annotation.cast_hint",
-    "annotation.checkpoint",
-    "annotation.compiler_begin",
-    "annotation.compiler_end",
-    "annotation.stop_fusion",
-    "debug",
 ];
 
 /// Ops whose value is their argument's: annotations for later passes and `debug` (its
@@ -167,6 +159,7 @@ pub fn has_kernel(op: &str) -> bool {
     elementwise::binary_name(op).is_some()
         || elementwise::is_unary(op)
         || KERNELS.contains(&op)
+        || IDENTITY.contains(&op)
         || qnn::QNN_KERNELS.contains(&op)
         || dynamic::is_dyn(op)
 }
@@ -174,6 +167,7 @@ pub fn has_kernel(op: &str) -> bool {
 /// Every op with a kernel, sorted (for documentation and tests).
 pub fn kernels() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = KERNELS.to_vec();
+    v.extend(IDENTITY);
     v.extend(qnn::QNN_KERNELS);
     v.extend(
         crate::ir::op::all()

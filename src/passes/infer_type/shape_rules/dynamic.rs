@@ -6,7 +6,7 @@
 
 use super::pool::spatial_indices;
 use super::{Rel, RuleResult};
-use crate::ir::{DType, Dim, Type};
+use crate::ir::{DType, Dim};
 
 /// The static length of the 1-D tensor argument `i` (a shape, axis list or reps): `Ok(None)`
 /// while its type is unknown.
@@ -124,17 +124,7 @@ pub(super) fn topk(r: &mut Rel<'_>) -> RuleResult {
     let axis = r.axis(r.int_or("axis", -1)?, data.shape.len())?;
     let mut shape = data.shape.clone();
     shape[axis] = Dim::Any;
-    let idx_dtype = r.dtype("dtype")?.unwrap_or(DType::INT32);
-    let values = Type::tensor(shape.clone(), data.dtype);
-    let indices = Type::tensor(shape, idx_dtype);
-    match r.str_or("ret_type", "both") {
-        "both" => r.done(Type::tuple(vec![values, indices])),
-        "values" => r.done(values),
-        "indices" => r.done(indices),
-        other => r.fail(format!(
-            "unknown ret_type \"{other}\" (expected both, values or indices)"
-        )),
-    }
+    super::transform::topk_result(r, shape, data.dtype)
 }
 
 /// `dyn.one_hot(indices, on_value, off_value, depth)`: a `?` axis inserted at `axis`.

@@ -457,8 +457,14 @@ pub(super) fn topk(r: &mut Rel<'_>) -> RuleResult {
         }
         shape[axis] = Dim::Static(k);
     }
+    topk_result(r, shape, data.dtype)
+}
+
+/// What topk (and dyn.topk) returns for values of `shape` and `dtype`: the values, the indices
+/// (attribute `dtype`, int32 by default) or both, as the attribute `ret_type` says.
+pub(super) fn topk_result(r: &mut Rel<'_>, shape: Vec<Dim>, dtype: crate::ir::DType) -> RuleResult {
     let idx_dtype = r.dtype("dtype")?.unwrap_or(crate::ir::DType::INT32);
-    let values = Type::tensor(shape.clone(), data.dtype);
+    let values = Type::tensor(shape.clone(), dtype);
     let indices = Type::tensor(shape, idx_dtype);
     match r.str_or("ret_type", "both") {
         "both" => r.done(Type::tuple(vec![values, indices])),
