@@ -134,6 +134,11 @@ impl Module {
         self.position(name).map(|i| &self.funcs[i].1)
     }
 
+    /// The global and the function expression bound to `@name`, borrowed from the module.
+    pub fn entry(&self, name: &str) -> Option<(&GlobalVar, &Expr)> {
+        self.position(name).map(|i| (&self.funcs[i].0, &self.funcs[i].1))
+    }
+
     /// The function bound to `@name`.
     pub fn get_function(&self, name: &str) -> Option<&Function> {
         self.get(name).and_then(Expr::as_function)

@@ -48,10 +48,9 @@ pub use on_build::{
 };
 
 use crate::diagnostic::Diagnostic;
-use crate::ir::{Expr, Function, Module, Span};
+use crate::ir::{Expr, Module, Span};
 use generate::Gen;
 use resolve::{ResolveError, Resolver};
-use rustc_hash::FxHashMap;
 use solver::SolveError;
 use std::fmt;
 
@@ -219,9 +218,10 @@ fn run(m: &Module, lenient: bool) -> Result<(Module, Vec<TypeError>), TypeError>
 
 /// [`infer_module`] on `threads` threads: when every function is monomorphic and annotated
 /// in full (parameters and return type) and the module defines no ADTs, no function's types
-/// depend on another's body, so each is checked on its own against the others' signatures,
-/// in parallel. Otherwise, or when some function fails (so that the error is the one the
-/// joint run reports), the module is solved together as [`infer_module`] does.
+/// depend on another's body, so the functions are checked in runs of consecutive ones, each
+/// run on its own against the others' signatures, in parallel. Otherwise, or when some
+/// function fails (so that the error is the one the joint run reports), the module is solved
+/// together as [`infer_module`] does.
 pub fn infer_module_on(m: &Module, threads: usize) -> Result<Module, TypeError> {
     if threads > 1 && m.len() > 1 {
         if let Some(out) = independent(m, threads) {
@@ -231,53 +231,69 @@ pub fn infer_module_on(m: &Module, threads: usize) -> Result<Module, TypeError> 
     infer_module(m)
 }
 
-/// Each function checked on its own (see [`infer_module_on`]); `None` when that does not apply
+/// How many runs of functions each thread gets in [`independent`]: several, so a thread that
+/// finishes early takes another run, and few, so each run's solver set-up is amortised over
+/// many functions.
+const RUNS_PER_THREAD: usize = 8;
+
+/// The functions checked in runs (see [`infer_module_on`]); `None` when that does not apply
 /// or some function fails.
 fn independent(m: &Module, threads: usize) -> Option<Module> {
     if !m.type_defs.is_empty() {
         return None;
     }
-    let mut sigs: FxHashMap<&str, &Function> = FxHashMap::default();
-    let mut check = Gen::new(0);
+    let mut check = solver::Solver::with_capacity(0);
     let mut funcs: Vec<(&str, &Expr)> = Vec::with_capacity(m.len());
     for (g, e) in m.functions() {
         let f = e.as_function()?;
-        if !f.type_params.is_empty() || !check.s.is_complete(&f.func_type()?) {
+        let mut annotated = f.params.iter().map(|p| p.ann());
+        if !f.type_params.is_empty()
+            || !annotated.all(|t| t.is_some_and(|t| check.is_complete(t)))
+            || !f.ret_type.as_ref().is_some_and(|t| check.is_complete(t))
+        {
             return None;
         }
-        sigs.insert(g.name(), f);
         funcs.push((g.name(), e));
     }
     drop(check);
-    let typed = crate::pass::parallel::map_pure(threads, &funcs, |i, (name, e)| {
-        infer_alone(name, e, i, &sigs)
+    let size = funcs.len().div_ceil(threads * RUNS_PER_THREAD).max(1);
+    let runs: Vec<(usize, &[(&str, &Expr)])> = funcs
+        .chunks(size)
+        .enumerate()
+        .map(|(k, run)| (k * size, run))
+        .collect();
+    let typed = crate::pass::parallel::map_pure(threads, &runs, |_, (start, run)| {
+        infer_run(m, *start, run)
     });
-    let mut it = typed.into_iter();
+    let mut it = typed.into_iter().flat_map(|run| match run {
+        Some(run) => run.into_iter().map(Some).collect(),
+        None => vec![None],
+    });
     let mut out = m.map_functions(|_, _| it.next().flatten().ok_or(())).ok()?;
     out.mark_typed();
     Some(out)
 }
 
-/// One function's inference against the others' signatures (`None` on any error).
-fn infer_alone<'a>(
-    name: &'a str,
-    e: &'a Expr,
-    i: usize,
-    sigs: &'a FxHashMap<&'a str, &'a Function>,
-) -> Option<Expr> {
-    let mut gen = Gen::new(64);
-    gen.signatures = Some(sigs);
-    gen.declare_global(name, e.as_function()?);
-    gen.func = i as u32;
-    gen.current = Some(name);
-    let t = gen.expr(e).ok()?;
-    let g = gen.globals[name];
-    gen.s.unify(g, t).ok()?;
+/// The inference of a run of consecutive functions of `m` (the first at index `start`), each
+/// global they call declared from its signature (`None` on any error).
+fn infer_run<'a>(m: &'a Module, start: usize, run: &[(&'a str, &'a Expr)]) -> Option<Vec<Expr>> {
+    let mut gen = Gen::new(64 * run.len());
+    gen.signatures = Some(m);
+    for (k, &(name, e)) in run.iter().enumerate() {
+        let g = gen.global_tv(name)?;
+        gen.func = (start + k) as u32;
+        gen.current = Some(name);
+        let t = gen.expr(e).ok()?;
+        gen.s.unify(g, t).ok()?;
+    }
     gen.current = None;
     gen.s.solve().ok()?;
     let mut res = Resolver::new(&mut gen);
-    res.gen.func = i as u32;
-    let out = res.expr(e).ok()?;
+    let mut out = Vec::with_capacity(run.len());
+    for (k, &(_, e)) in run.iter().enumerate() {
+        res.gen.func = (start + k) as u32;
+        out.push(res.expr(e).ok()?);
+    }
     res.first_unresolved.is_none().then_some(out)
 }
 

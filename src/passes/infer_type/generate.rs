@@ -45,9 +45,9 @@ pub(super) struct Gen<'a> {
     pub schemes: FxHashMap<&'a str, Option<Type>>,
     /// ADT definitions by name, and constructors by name (definition, position).
     pub adts: FxHashMap<&'a str, &'a TypeDef>,
-    /// Where to find a global's signature when it is used and not declared yet (a function
-    /// checked on its own, `infer_type::independent`).
-    pub signatures: Option<&'a FxHashMap<&'a str, &'a Function>>,
+    /// Where to find a global's signature when it is used and not declared yet (functions
+    /// checked apart from the rest of their module, `infer_type::independent`).
+    pub signatures: Option<&'a crate::ir::Module>,
 }
 
 /// What is known about one variable.
@@ -264,13 +264,12 @@ impl<'a> Gen<'a> {
     }
 
     /// The type of global `name`: declared, or declared now from `signatures`.
-    fn global_tv(&mut self, name: &str) -> Option<TV> {
+    pub fn global_tv(&mut self, name: &str) -> Option<TV> {
         if let Some(t) = self.globals.get(name) {
             return Some(*t);
         }
-        let (key, f) = self.signatures?.get_key_value(name)?;
-        let (key, f): (&'a str, &'a Function) = (key, f);
-        self.declare_global(key, f);
+        let (g, e) = self.signatures?.entry(name)?;
+        self.declare_global(g.name(), e.as_function()?);
         self.globals.get(name).copied()
     }
 
