@@ -2,7 +2,8 @@
 //! the InferType they require) on `testgen::globals_model` (20,000 functions by default), once
 //! per thread count in each round, under `passlab.num_threads` = 1 and 2 (or the counts given).
 //! Prints each count's fastest and median run and the speedup of each count over the first,
-//! and checks that every count gives the same module as the first.
+//! the CPU time (all threads, and the calling thread's part), and checks that every count
+//! gives the same module as the first.
 //!
 //! `cargo bench --bench parallel [-- FUNCTIONS [ROUNDS [COUNTS]]]`, e.g. `-- 20000 9 1,2`.
 //! The rounds interleave the counts, so a change in the host's load falls on all of them.
@@ -70,18 +71,20 @@ fn main() {
         vec![vec![Vec::new(); singles.len()]; counts.len()];
     let mut times: Vec<Vec<Duration>> = vec![Vec::new(); counts.len()];
     let mut cpu: Vec<Vec<Duration>> = vec![Vec::new(); counts.len()];
+    let mut own: Vec<Vec<Duration>> = vec![Vec::new(); counts.len()];
     let mut first: Option<Module> = None;
     // One untimed round first: threads started, allocator pools and caches warm.
     for round in 0..=rounds {
         for (k, ctx) in contexts.iter().enumerate() {
             let (t, out) = pm
                 .with_context(ctx, |pm| {
-                    let (start, c0) = (Instant::now(), cpu_time());
+                    let (start, c0, o0) = (Instant::now(), cpu_time(), thread_time());
                     let out = pm.run(&seq, &m);
-                    Ok(((start.elapsed(), cpu_time() - c0), out))
+                    let (c, o) = (cpu_time() - c0, thread_time() - o0);
+                    Ok(((start.elapsed(), c, o), out))
                 })
                 .expect("the context enters and exits");
-            let (t, c) = t;
+            let (t, c, o) = t;
             let out = out.expect("the pipeline runs");
             match &first {
                 None => first = Some(out),
@@ -94,6 +97,7 @@ fn main() {
             if round > 0 {
                 times[k].push(t);
                 cpu[k].push(c);
+                own[k].push(o);
             }
             for (j, (_, pass)) in singles.iter().enumerate() {
                 let t = pm
@@ -131,27 +135,51 @@ fn main() {
         v.sort();
         let (best, median) = (v[0], v[v.len() / 2]);
         cpu[k].sort();
+        own[k].sort();
         let cpu_median = cpu[k][cpu[k].len() / 2];
+        let own_median = own[k][own[k].len() / 2];
         let (b0, m0) = *base.get_or_insert((best, median));
         println!(
-            "num_threads={:<3} best {:8.1} ms  median {:8.1} ms  speedup best {:.2}x  median {:.2}x  (CPU time, median {:8.1} ms)",
+            "num_threads={:<3} best {:8.1} ms  median {:8.1} ms  speedup best {:.2}x  median {:.2}x  (CPU time, median {:8.1} ms, {:8.1} ms of it on the calling thread)",
             counts[k],
             ms(best),
             ms(median),
             ms(b0) / ms(best),
             ms(m0) / ms(median),
-            ms(cpu_median)
+            ms(cpu_median),
+            ms(own_median)
         );
+        if counts[k] > 1 {
+            // On a host whose other load takes cores away, wall time says little: the calling
+            // thread's part plus the workers' part shared evenly is what an idle host would take.
+            let workers = cpu_median.saturating_sub(own_median);
+            let idle = ms(own_median) + ms(workers) / counts[k] as f64;
+            println!(
+                "              on an idle host about {idle:8.1} ms (calling thread + workers' CPU / {}), {:.2}x the first count's median CPU time",
+                counts[k],
+                ms(cpu[0][cpu[0].len() / 2]) / idle
+            );
+        }
     }
 }
 
 /// The process's CPU time so far, all threads.
 fn cpu_time() -> Duration {
+    clock(libc::CLOCK_PROCESS_CPUTIME_ID)
+}
+
+/// The calling thread's CPU time so far: the pipeline's sequential part (the calling thread
+/// waits while the pool's workers map the functions).
+fn thread_time() -> Duration {
+    clock(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+fn clock(id: libc::clockid_t) -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `ts` is a valid timespec for the call to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    unsafe { libc::clock_gettime(id, &mut ts) };
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }

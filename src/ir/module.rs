@@ -46,8 +46,9 @@ pub struct ModuleData {
     /// function, so it always speaks of the very function in the slot.
     funcs: Vec<(GlobalVar, Expr, bool)>,
     /// Each function's position in `funcs` by name, kept while there are more than
-    /// [`INDEXED`] functions (`None` below that).
-    index: Option<FxHashMap<Arc<str>, u32>>,
+    /// [`INDEXED`] functions (`None` below that). Shared between module values with the same
+    /// names in the same order (as [`Module::map_functions`] makes), copied when one changes.
+    index: Option<Arc<FxHashMap<Arc<str>, u32>>>,
     /// ADT type definitions, in the order written.
     pub type_defs: Vec<TypeDef>,
     /// Module attributes, in insertion order.
@@ -163,7 +164,7 @@ impl Module {
         let data: &mut ModuleData = self;
         let at = data.funcs.len() as u32;
         if let Some(index) = &mut data.index {
-            index.insert(g.0.clone(), at);
+            Arc::make_mut(index).insert(g.0.clone(), at);
         }
         data.funcs.push((g, func, false));
         if data.index.is_none() && data.funcs.len() > INDEXED {
@@ -220,13 +221,21 @@ impl Module {
         &self,
         mut f: impl FnMut(&GlobalVar, &Expr) -> Result<Expr, E>,
     ) -> Result<Module, E> {
-        let mut out = self.clone();
-        for slot in out.funcs.iter_mut() {
-            let func = f(&slot.0, &slot.1)?;
-            slot.2 &= slot.1.ptr_eq(&func);
-            slot.1 = func;
+        // Built afresh rather than cloned and overwritten: each function is then cloned once
+        // (its new value), and the name index is shared, not copied.
+        let mut funcs = Vec::with_capacity(self.funcs.len());
+        for (g, e, typed) in &self.funcs {
+            let func = f(g, e)?;
+            let typed = *typed && e.ptr_eq(&func);
+            funcs.push((g.clone(), func, typed));
         }
-        Ok(out)
+        Ok(Module(Arc::new(ModuleData {
+            funcs,
+            index: self.index.clone(),
+            type_defs: self.type_defs.clone(),
+            attrs: self.attrs.clone(),
+            source: self.source.clone(),
+        })))
     }
 
     /// Records that every node of every function carries its checked type (InferType's
@@ -278,9 +287,11 @@ impl ModuleData {
     fn reindex(&mut self) {
         self.index = (self.funcs.len() > INDEXED).then(|| {
             let names = self.funcs.iter().enumerate();
-            names
-                .map(|(i, (g, _, _))| (g.0.clone(), i as u32))
-                .collect()
+            Arc::new(
+                names
+                    .map(|(i, (g, _, _))| (g.0.clone(), i as u32))
+                    .collect(),
+            )
         });
     }
 }

@@ -242,20 +242,7 @@ fn independent(m: &Module, threads: usize) -> Option<Module> {
     if !m.type_defs.is_empty() {
         return None;
     }
-    let mut check = solver::Solver::with_capacity(0);
-    let mut funcs: Vec<(&str, &Expr)> = Vec::with_capacity(m.len());
-    for (g, e) in m.functions() {
-        let f = e.as_function()?;
-        let mut annotated = f.params.iter().map(|p| p.ann());
-        if !f.type_params.is_empty()
-            || !annotated.all(|t| t.is_some_and(|t| check.is_complete(t)))
-            || !f.ret_type.as_ref().is_some_and(|t| check.is_complete(t))
-        {
-            return None;
-        }
-        funcs.push((g.name(), e));
-    }
-    drop(check);
+    let funcs: Vec<(&str, &Expr)> = m.functions().map(|(g, e)| (g.name(), e)).collect();
     let size = funcs.len().div_ceil(threads * RUNS_PER_THREAD).max(1);
     let runs: Vec<(usize, &[(&str, &Expr)])> = funcs
         .chunks(size)
@@ -275,12 +262,25 @@ fn independent(m: &Module, threads: usize) -> Option<Module> {
 }
 
 /// The inference of a run of consecutive functions of `m` (the first at index `start`), each
-/// global they call declared from its signature (`None` on any error).
+/// global they call declared from its signature; `None` when one of them is polymorphic or
+/// not annotated in full (the run's functions' types could then depend on one another's
+/// bodies), or on any error.
 fn infer_run<'a>(m: &'a Module, start: usize, run: &[(&'a str, &'a Expr)]) -> Option<Vec<Expr>> {
-    let mut gen = Gen::new(64 * run.len());
+    let mut gen = Gen::new(1024);
     gen.signatures = Some(m);
     for (k, &(name, e)) in run.iter().enumerate() {
-        let g = gen.global_tv(name)?;
+        let f = e.as_function()?;
+        let mut annotated = f.params.iter().map(|p| p.ann());
+        if !f.type_params.is_empty()
+            || !annotated.all(|t| t.is_some_and(|t| gen.s.is_complete(t)))
+            || !f.ret_type.as_ref().is_some_and(|t| gen.s.is_complete(t))
+        {
+            return None;
+        }
+        if !gen.globals.contains_key(name) {
+            gen.declare_global(name, f);
+        }
+        let g = gen.globals[name];
         gen.func = (start + k) as u32;
         gen.current = Some(name);
         let t = gen.expr(e).ok()?;

@@ -264,7 +264,7 @@ impl<'a> Gen<'a> {
     }
 
     /// The type of global `name`: declared, or declared now from `signatures`.
-    pub fn global_tv(&mut self, name: &str) -> Option<TV> {
+    fn global_tv(&mut self, name: &str) -> Option<TV> {
         if let Some(t) = self.globals.get(name) {
             return Some(*t);
         }
