@@ -251,3 +251,63 @@ fn num_threads_is_a_checked_config_key() {
     }
     assert!(passlab::pass::parallel::cores() >= 1);
 }
+
+/// InferType on several threads checks runs of consecutive functions apart when every
+/// function is annotated in full: on untyped modules of many functions it gives the module one
+/// thread gives, and where a function is not annotated in full, is polymorphic or has a type
+/// error, the module is solved together, so the result or the error is one thread's.
+#[test]
+fn infer_type_on_several_threads_types_runs_apart_and_falls_back_to_the_joint_run() {
+    let ty = "Tensor[(1, 8), float32]";
+    let text = passlab::testgen::globals_model(300);
+    let wrong = text.replace(
+        &format!("def @f150(%a: {ty}) -> {ty}"),
+        "def @f150(%a: Tensor[(1, 8), float32]) -> Tensor[(1, 9), float32]",
+    );
+    let unannotated = text.replace(
+        &format!("def @f77(%a: {ty}) -> {ty}"),
+        &format!("def @f77(%a: {ty})"),
+    );
+    let polymorphic = format!("{text}def @id[A](%x: A) -> A {{ %x }}\n")
+        .replace("{ nn.relu(%a) }", "{ @id(nn.relu(%a)) }");
+    let base = passlab::testgen::globals_model(300);
+    for (name, text) in [
+        ("annotated", &text),
+        ("a type error in @f150", &wrong),
+        ("@f77 without a return type", &unannotated),
+        ("a polymorphic @id", &polymorphic),
+    ] {
+        assert_eq!(name == "annotated", *text == base, "{name}: the edit took");
+        let m = parse_module(text, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let one = infer_type::infer_module(&m);
+        for threads in [2, 3, 8] {
+            let many = infer_type::infer_module_on(&m, threads);
+            match (&one, &many) {
+                (Ok(a), Ok(b)) => {
+                    assert!(module_equal(a, b, false), "{name}, {threads} threads");
+                    assert_eq!(print_module(a), print_module(b), "{name}");
+                }
+                _ => assert_eq!(
+                    one.as_ref().err(),
+                    many.as_ref().err(),
+                    "{name}, {threads} threads"
+                ),
+            }
+        }
+        match name {
+            "a type error in @f150" => {
+                let e = one.expect_err("the wrong return type is an error");
+                assert_eq!(e.function.as_deref(), Some("f150"), "{e}");
+            }
+            _ => {
+                let typed = one.unwrap_or_else(|e| panic!("{name}: {e}"));
+                // Typed in full: the return type @f77 lacked is filled in.
+                let f77 = typed.get_function("f77").expect("@f77");
+                assert_eq!(
+                    f77.ret_type.as_ref().map(|t| t.to_string()),
+                    Some(ty.into())
+                );
+            }
+        }
+    }
+}

@@ -137,7 +137,8 @@ impl Module {
 
     /// The global and the function expression bound to `@name`, borrowed from the module.
     pub fn entry(&self, name: &str) -> Option<(&GlobalVar, &Expr)> {
-        self.position(name).map(|i| (&self.funcs[i].0, &self.funcs[i].1))
+        self.position(name)
+            .map(|i| (&self.funcs[i].0, &self.funcs[i].1))
     }
 
     /// The function bound to `@name`.
