@@ -153,7 +153,11 @@ pub fn evaluate_with(
     }
     let mut machine = Machine::new(m, interrupt);
     let out = machine.call(f, values)?;
-    to_output(&out).ok_or_else(|| plain(format!("@{func} returned a function, not tensors")))
+    to_output(&out).ok_or_else(|| {
+        plain(format!(
+            "@{func} returned a function or a reference, not tensors"
+        ))
+    })
 }
 
 fn to_output(v: &RV) -> Option<Output> {
@@ -165,6 +169,6 @@ fn to_output(v: &RV) -> Option<Output> {
                 items.iter().map(to_output).collect::<Option<_>>()?,
             ))
         }
-        RV::Closure(_) => None,
+        RV::Closure(_) | RV::Ref(_) => None,
     })
 }

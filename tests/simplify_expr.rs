@@ -183,3 +183,141 @@ fn eliminate_identity() {
         check(dtype, &shape, &format!("{op}({like}(%x), %x)"), &kept);
     }
 }
+
+/// `test_binomials`: every arrangement TVM's `gen_expressions` builds of
+/// `a*x*x + b*x*y + c*y*y`, for its four (a, b, c) and three dtypes, simplifies to one of the
+/// forms `gen_expected_expressions` accepts (the factored product, or the sum unchanged when
+/// the roots are not real).
+#[test]
+fn binomials() {
+    fn c(v: f64, dtype: &str) -> String {
+        match dtype {
+            "float32" => format!("{v:?}f"),
+            "float64" => format!("{v:?}f64"),
+            _ => format!("{}", v as i64),
+        }
+    }
+    fn mul(a: &str, b: &str) -> String {
+        format!("multiply({a}, {b})")
+    }
+    fn add(a: &str, b: &str) -> String {
+        format!("add({a}, {b})")
+    }
+    // Python's `a * x * x` is `(a * x) * x`.
+    fn mul3(a: &str, b: &str, c: &str) -> String {
+        mul(&mul(a, b), c)
+    }
+    fn gen_expressions(x: &str, y: &str, a: f64, b: f64, cc: f64, dtype: &str) -> Vec<String> {
+        let (a_, b_, c_) = (c(a, dtype), c(b, dtype), c(cc, dtype));
+        let first = if a == 1.0 {
+            vec![mul(x, x)]
+        } else {
+            vec![mul3(&a_, x, x), mul3(x, &a_, x), mul3(x, x, &a_)]
+        };
+        let second = if b == 1.0 {
+            vec![mul(x, y), mul(y, x)]
+        } else {
+            vec![
+                mul3(&b_, x, y),
+                mul3(x, &b_, y),
+                mul3(x, y, &b_),
+                mul3(&b_, y, x),
+                mul3(y, &b_, x),
+                mul3(y, x, &b_),
+            ]
+        };
+        let third = if cc == 1.0 {
+            vec![mul(y, y)]
+        } else {
+            vec![mul3(&c_, y, y), mul3(y, &c_, y), mul3(y, y, &c_)]
+        };
+        let mut out = Vec::new();
+        for f in &first {
+            for s in &second {
+                for t in &third {
+                    for [p, q, r] in [
+                        [f, s, t],
+                        [f, t, s],
+                        [s, f, t],
+                        [s, t, f],
+                        [t, f, s],
+                        [t, s, f],
+                    ] {
+                        out.push(add(&add(p, q), r));
+                    }
+                }
+            }
+        }
+        out
+    }
+    fn gen_expected(x: &str, y: &str, a: f64, b: f64, cc: f64, dtype: &str) -> Vec<String> {
+        let (mut x, mut y, mut a, mut cc) = (x, y, a, cc);
+        if cc == 1.0 && a > 1.0 {
+            std::mem::swap(&mut a, &mut cc);
+            std::mem::swap(&mut x, &mut y);
+        }
+        let det = b * b - 4.0 * a * cc;
+        if det < 0.0 {
+            return gen_expressions(x, y, a, b, cc, dtype);
+        }
+        let p = (b + det.sqrt()) / (2.0 * a);
+        let q = (b - det.sqrt()) / (2.0 * a);
+        let forms = |v: f64| {
+            if v == 1.0 {
+                vec![add(x, y), add(y, x)]
+            } else {
+                let k = c(v, dtype);
+                vec![
+                    add(x, &mul(&k, y)),
+                    add(&mul(&k, y), x),
+                    add(x, &mul(y, &k)),
+                    add(&mul(y, &k), x),
+                ]
+            }
+        };
+        let mut out = Vec::new();
+        for f in forms(p) {
+            for s in forms(q) {
+                out.push(mul(&f, &s));
+                if p != q {
+                    out.push(mul(&s, &f));
+                }
+            }
+        }
+        out
+    }
+    let module = |dtype: &str, body: &str| {
+        let text = format!(
+            "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(5), {dtype}], %y: Tensor[(5), {dtype}]) {{\n  {body}\n}}\n"
+        );
+        parse_module(&text, "case").unwrap_or_else(|e| panic!("{text}: {}", e.message))
+    };
+    let mut checked = 0;
+    for dtype in ["int32", "float32", "float64"] {
+        for (a, b, cc) in [
+            (1.0, 2.0, 1.0),
+            (6.0, 5.0, 1.0),
+            (1.0, 1.0, 1.0),
+            (1.0, 4.0, 4.0),
+        ] {
+            let expected: Vec<Module> = gen_expected("%x", "%y", a, b, cc, dtype)
+                .iter()
+                .map(|e| {
+                    // TVM compares with the expected program after EliminateCommonSubexpr.
+                    let m = infer_module(&module(dtype, e)).expect("expected program types");
+                    run("EliminateCommonSubexpr", &m)
+                })
+                .collect();
+            for origin in gen_expressions("%x", "%y", a, b, cc, dtype) {
+                let got = run("SimplifyExpr", &module(dtype, &origin));
+                assert!(
+                    expected.iter().any(|want| module_equal(&got, want, true)),
+                    "{dtype} ({a}, {b}, {cc}): {origin}\n  got:\n{}",
+                    print_module(&got)
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 3 * (36 + 108 + 12 + 108));
+}

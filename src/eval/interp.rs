@@ -10,7 +10,8 @@
 //! (graph-form dataflow shares nodes: evaluating each use again would be exponential). Ops
 //! run through [`super::ops::apply`], the kernels FoldConstant folds with; `on_device`,
 //! `device_copy` and the annotations are the identity, `shape_of` and `ndarray_size` read
-//! the value's shape.
+//! the value's shape. A reference is a shared cell (`ref` makes one, `ref_write` replaces its
+//! contents and gives `()`), as in TVM's interpreter.
 //!
 //! Bounded: at most [`MAX_CALL_DEPTH`] nested calls and [`MAX_STEPS`] steps (an infinitely
 //! recursive program is an error, not a hang), and an interrupt flag is polled.
@@ -34,6 +35,8 @@ pub(crate) enum RV {
     Tensor(Rc<Value>),
     Tuple(Rc<TupleVal>),
     Closure(Rc<Closure>),
+    /// A reference cell (`ref(v)`), shared by every copy of the value.
+    Ref(Rc<RefCell<RV>>),
 }
 
 /// The fields of a tuple value; dropped iteratively (tuples may nest a million deep).
@@ -99,6 +102,12 @@ enum Task {
     Bind(Expr),
     /// The if node; its condition is on the value stack.
     Branch(Expr),
+    /// `ref(v)`: v is on the value stack.
+    RefNew,
+    /// `ref_read(r)`: r is on the value stack.
+    RefRead(Expr),
+    /// `ref_write(r, v)`: r then v are on the value stack.
+    RefWrite(Expr),
     /// Remember the value on top of the stack for this shared node.
     Memo(usize),
     Return,
@@ -251,6 +260,25 @@ impl<'m> Machine<'m> {
                     };
                     self.tasks.push(Task::Eval(next.clone()));
                 }
+                Task::RefNew => {
+                    let v = self.values.pop().expect("the value of ref(v)");
+                    self.values.push(RV::Ref(Rc::new(RefCell::new(v))));
+                }
+                Task::RefRead(e) => {
+                    let RV::Ref(r) = self.pop(&e)? else {
+                        return Err(err("ref_read of a value that is not a reference", &e));
+                    };
+                    let v = r.borrow().clone();
+                    self.values.push(v);
+                }
+                Task::RefWrite(e) => {
+                    let v = self.pop(&e)?;
+                    let RV::Ref(r) = self.pop(&e)? else {
+                        return Err(err("ref_write to a value that is not a reference", &e));
+                    };
+                    *r.borrow_mut() = v;
+                    self.values.push(RV::Tuple(Rc::new(TupleVal(Vec::new()))));
+                }
                 Task::Memo(id) => {
                     let v = self.values.last().cloned().expect("a value to remember");
                     self.frame().memo.insert(id, v);
@@ -381,8 +409,21 @@ impl<'m> Machine<'m> {
                     &e,
                 ))
             }
-            ExprKind::RefNew(_) | ExprKind::RefRead(_) | ExprKind::RefWrite(..) => {
-                return Err(err("references are not evaluated", &e))
+            ExprKind::RefNew(x) => {
+                memo(&mut self.tasks);
+                self.tasks.push(Task::RefNew);
+                self.tasks.push(Task::Eval(x.clone()));
+            }
+            ExprKind::RefRead(r) => {
+                memo(&mut self.tasks);
+                self.tasks.push(Task::RefRead(e.clone()));
+                self.tasks.push(Task::Eval(r.clone()));
+            }
+            ExprKind::RefWrite(r, v) => {
+                memo(&mut self.tasks);
+                self.tasks.push(Task::RefWrite(e.clone()));
+                self.tasks.push(Task::Eval(v.clone()));
+                self.tasks.push(Task::Eval(r.clone()));
             }
         }
         Ok(())
@@ -458,7 +499,7 @@ fn as_arg(v: &RV) -> Option<Arg<'_>> {
     crate::ir::deep(|| match v {
         RV::Tensor(t) => Some(Arg::Tensor(t)),
         RV::Tuple(fs) => Some(Arg::Tuple(fs.0.iter().map(as_arg).collect::<Option<_>>()?)),
-        RV::Closure(_) => None,
+        RV::Closure(_) | RV::Ref(_) => None,
     })
 }
 

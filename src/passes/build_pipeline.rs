@@ -20,7 +20,9 @@
 //!
 //! `opt_level` keeps the passes whose own opt_level is at most that (what `relay.build` under
 //! `PassContext(opt_level=N)` lets run; FastMath and the CombineParallel passes are level 4),
-//! so the value shows what runs.
+//! so the value shows what runs. A pass the current context lists in `required_pass` is kept
+//! whatever its level, as TVM's Sequential runs a required pass (TVM's
+//! `PassContext(opt_level=3, required_pass=["FastMath"])` around `relay.build`).
 //! The passes are built through the registry, so a user registration under a standard name is
 //! what the pipeline runs, as for `required` lists.
 
@@ -66,9 +68,10 @@ fn steps() -> Vec<(&'static str, PassOptions)> {
 /// The `relay.build` pipeline at `opt_level` (see the module documentation).
 pub fn build_pipeline(pm: &PassManager, opt_level: i32) -> Result<Pass, PassError> {
     let mut passes = Vec::new();
+    let required = pm.current().required_pass();
     for (name, options) in steps() {
         let pass = pm.create(name, &options)?;
-        if pass.info().opt_level() <= opt_level {
+        if pass.info().opt_level() <= opt_level || required.iter().any(|r| &**r == name) {
             passes.push(pass);
         }
     }

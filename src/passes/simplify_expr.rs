@@ -38,8 +38,8 @@
 //! Where passlab differs from TVM: TVM runs each rewrite over the whole function in turn and
 //! repeats the round until nothing changes (at most 100 rounds); passlab rewrites innermost
 //! first, each call to its fixed point, which reaches the same program on TVM's tests in one
-//! walk (linear where TVM's rounds are not). TVM's `SimplifyBinomial` (`a*x*x + b*x*y + c*y*y`
-//! => `a * (x + p*y) * (x + q*y)`) is not ported.
+//! walk (linear where TVM's rounds are not). `SimplifyBinomial` (`a*x*x + b*x*y + c*y*y` =>
+//! `a * ((x + y*p) * (x + y*q))`) is the last rule, as in TVM.
 
 mod rules;
 mod transpose;

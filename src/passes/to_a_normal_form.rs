@@ -18,6 +18,12 @@
 //!    its bindings move to the outer list and its body is bound to the variable (TVM binds
 //!    even an atomic body, `let %x_1 = %x`). `Primitive` functions are bound as opaque values.
 //!
+//! Devices (TVM's `LexicalOnDeviceMixin`): inside a fixed `on_device` (`constrain_result=True`)
+//! every binding holds its value under the same `on_device` (not variables, globals, ops,
+//! constructors, functions, nor a value already annotated), and the `on_device` call itself is
+//! not bound: its body is bound (to the let's variable when it is a let's value) and the
+//! annotation stays around the converted body.
+//!
 //! Invariants: every non-atomic subexpression is let-bound before use; sharing becomes one
 //! binding; linear time apart from the scope LCA walks (as TVM); stack-safe. Not idempotent,
 //! exactly like TVM: converting ANF again re-binds the final let body.
@@ -178,6 +184,42 @@ struct Fill {
     /// Per let: its variable, its value's scope and the length of that list before the value.
     pending: crate::ir::NodeMap<(Var, u32, usize)>,
     bound: rustc_hash::FxHashSet<u64>,
+    /// The attributes of the fixed `on_device` calls lexically around the node being
+    /// converted, innermost last (TVM's `LexicalOnDeviceMixin`).
+    devices: Vec<Attrs>,
+}
+
+/// `on_device(x)` with `constrain_result` and `constrain_body` (TVM's `is_fixed()`): its
+/// attributes.
+fn fixed_on_device(e: &Expr) -> Option<&Attrs> {
+    let (op, call) = e.call_op_of()?;
+    (op.name() == "on_device"
+        && call.args.len() == 1
+        && call.attrs.get_bool("constrain_result") == Some(true)
+        && call.attrs.get_bool("constrain_body") != Some(false))
+    .then_some(&call.attrs)
+}
+
+/// What a binding made inside a fixed `on_device` holds (TVM's `MaybeOnDeviceFixed`):
+/// variables, globals, ops, constructors and functions carry their device already, and an
+/// `on_device` call is kept as it is.
+fn on_device_fixed(now: Expr, attrs: Option<&Attrs>) -> Expr {
+    let Some(attrs) = attrs else { return now };
+    let annotate = match now.kind() {
+        ExprKind::Var(_)
+        | ExprKind::GlobalVar(_)
+        | ExprKind::Op(_)
+        | ExprKind::Constructor(_)
+        | ExprKind::Function(_) => false,
+        _ => now
+            .call_op_of()
+            .is_none_or(|(op, _)| op.name() != "on_device"),
+    };
+    if !annotate {
+        return now;
+    }
+    let op = crate::ir::Op::get("on_device").expect("on_device is registered");
+    Expr::call(Expr::op(op), vec![now], attrs.clone())
 }
 
 fn convert(body: &Expr) -> Expr {
@@ -314,6 +356,7 @@ impl Fill {
             binder: Default::default(),
             pending: Default::default(),
             bound: Default::default(),
+            devices: Vec::new(),
         }
     }
 
@@ -353,7 +396,7 @@ impl Fill {
             let body = l.body.clone();
             cur = body;
         }
-        list.push((var.clone(), cur));
+        list.push((var.clone(), on_device_fixed(cur, self.devices.last())));
         Expr::var(&var)
     }
 
@@ -372,6 +415,15 @@ impl Mutator for Fill {
     fn pre(&mut self, e: &Expr) -> Option<Expr> {
         match e.kind() {
             ExprKind::Function(f) if is_primitive(f) => Some(self.compound(e, e.clone())),
+            ExprKind::Call(c) if fixed_on_device(e).is_some() => {
+                // Inside, every binding is annotated with this device; the call is not bound
+                // itself: its body is (to the let's variable, if it is a let's value).
+                self.devices.push(c.attrs.clone());
+                if let Some(v) = self.binder.remove(&e.id()) {
+                    self.binder.insert(c.args[0].id(), v);
+                }
+                None
+            }
             ExprKind::Let(l) => {
                 let s = self.scope(&l.value);
                 let mark = self.scopes.list(s).len();
@@ -392,7 +444,14 @@ impl Mutator for Fill {
         self.compound(e, e.clone())
     }
     fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, _attrs: &Attrs) -> Expr {
+        let fixed = fixed_on_device(e).is_some();
         let now = rebuild_call(e, callee, args);
+        if fixed {
+            // TVM's `OnDeviceWithProps(body, props)`: the annotation stays around the
+            // converted body, unbound.
+            self.devices.pop();
+            return now;
+        }
         self.compound(e, now)
     }
     fn tuple(&mut self, e: &Expr, fields: Vec<Expr>) -> Expr {

@@ -101,6 +101,8 @@ fn lookup(op: Op) -> Option<Rule> {
         "nn.batch_norm" => nn::batch_norm,
         "nn.layer_norm" | "nn.instance_norm" | "nn.group_norm" => nn::norm,
         "nn.dropout" => nn::dropout,
+        "memory.alloc_storage" => nn::alloc_storage,
+        "memory.kill" => nn::kill,
         "nn.bias_add" | "nn.prelu" => nn::bias_add,
         "nn.batch_flatten" => nn::batch_flatten,
         "nn.pad" | "nn.mirror_pad" => nn::pad,

@@ -33,6 +33,7 @@ pub(super) fn rewrite(s: &mut Simplifier, e: &Expr) -> Option<Expr> {
         dequantize_arg,
         clip_and_consecutive_cast,
         simplify_clip,
+        simplify_binomial,
     ];
     const POST_ALTER_OP: &[Rule] = &[
         eliminate_identity,
@@ -455,4 +456,137 @@ fn simplify_clip(_: &mut Simplifier, e: &Expr, call: &Call) -> Option<Expr> {
     }
     let (lo, hi) = clip_range(call)?;
     range_check(cast_dtype(e)?, lo, hi, true).then(|| x.clone())
+}
+
+/// The operands of `multiply` in both orders.
+fn factors(e: &Expr) -> Vec<(&Expr, &Expr)> {
+    both_orders(e, "multiply")
+}
+
+/// A square term of TVM's `SimplifyBinomial`: `a * (x * x)`, `x * (a * x)` or `x * x` (each
+/// multiply either way round), as (x, a).
+fn square_terms(e: &Expr) -> Vec<(&Expr, Option<&Expr>)> {
+    let mut out = Vec::new();
+    for (p, q) in factors(e) {
+        if p.ptr_eq(q) {
+            out.push((p, None));
+        }
+        if is_constant(p) {
+            for (u, v) in factors(q) {
+                if u.ptr_eq(v) {
+                    out.push((u, Some(p)));
+                }
+            }
+        }
+        for (k, v) in factors(q) {
+            if is_constant(k) && v.ptr_eq(p) {
+                out.push((p, Some(k)));
+            }
+        }
+    }
+    out
+}
+
+/// The cross term `b * (x * y)`, `x * (b * y)`, `y * (b * x)` or `x * y` for these x and y
+/// (each multiply either way round): `Some(b)` (`Some(None)` without a coefficient).
+fn cross_term<'a>(e: &'a Expr, x: &Expr, y: &Expr) -> Option<Option<&'a Expr>> {
+    for (p, q) in factors(e) {
+        if p.ptr_eq(x) && q.ptr_eq(y) {
+            return Some(None);
+        }
+        if is_constant(p) {
+            for (u, v) in factors(q) {
+                if u.ptr_eq(x) && v.ptr_eq(y) {
+                    return Some(Some(p));
+                }
+            }
+        }
+        for (first, second) in [(x, y), (y, x)] {
+            if p.ptr_eq(first) {
+                for (k, v) in factors(q) {
+                    if is_constant(k) && v.ptr_eq(second) {
+                        return Some(Some(k));
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The first element of a constant coefficient (1 without one), as TVM reads it.
+fn coefficient(c: Option<&Expr>) -> Option<f64> {
+    match c {
+        None => Some(1.0),
+        Some(c) => {
+            let data = c.as_constant()?.data.as_ref()?;
+            (data.num_elements() > 0).then(|| data.get_f64(0))
+        }
+    }
+}
+
+/// TVM's `SimplifyBinomial`: `a*x*x + b*x*y + c*y*y` (the three terms in any order and
+/// association TVM's pattern allows) => `a * ((x + y*p) * (x + y*q))` with p and q the roots
+/// of `a*t^2 - b*t + c` (none when they are not real); x and y swap first when `c == 1 < a`.
+/// Only int32, float32 and float64 (the dtypes TVM reads the coefficients of).
+fn simplify_binomial(s: &mut Simplifier, e: &Expr, call: &Call) -> Option<Expr> {
+    if name_of(call) != "add" {
+        return None;
+    }
+    let dtype = tensor(e)?.dtype;
+    if dtype != DType::INT32 && dtype != DType::FLOAT32 && dtype != DType::new(DTypeCode::Float, 64)
+    {
+        return None;
+    }
+    for (inner, third) in both_orders(e, "add") {
+        let Some(pair) = call_of(inner, "add") else {
+            continue;
+        };
+        let terms = [&pair.args[0], &pair.args[1], third];
+        // (x_sq, xy, y_sq) as TVM's three alternatives put them (either operand order).
+        const ROLES: [[usize; 3]; 6] = [
+            [1, 0, 2],
+            [0, 1, 2],
+            [2, 0, 1],
+            [2, 1, 0],
+            [0, 2, 1],
+            [1, 2, 0],
+        ];
+        for [xs, xy, ys] in ROLES {
+            for (x, a) in square_terms(terms[xs]) {
+                for (y, c) in square_terms(terms[ys]) {
+                    let Some(b) = cross_term(terms[xy], x, y) else {
+                        continue;
+                    };
+                    let (mut a, b, mut c) = (coefficient(a)?, coefficient(b)?, coefficient(c)?);
+                    let (mut x, mut y) = (x.clone(), y.clone());
+                    if c == 1.0 && a > 1.0 {
+                        std::mem::swap(&mut x, &mut y);
+                        std::mem::swap(&mut a, &mut c);
+                    }
+                    let d = b * b - 4.0 * a * c;
+                    if d < 0.0 {
+                        return None;
+                    }
+                    let same = d < 10e-5;
+                    let root = d.sqrt();
+                    let p = (b + root) / (2.0 * a);
+                    let first = {
+                        let py = s.build("multiply", vec![y.clone(), scalar(dtype, p)], vec![]);
+                        s.build("add", vec![x.clone(), py], vec![])
+                    };
+                    let second = if same {
+                        first.clone()
+                    } else {
+                        let q = (b - root) / (2.0 * a);
+                        let qy = s.build("multiply", vec![y, scalar(dtype, q)], vec![]);
+                        s.build("add", vec![x, qy], vec![])
+                    };
+                    let product = s.build("multiply", vec![first, second], vec![]);
+                    return Some(op_call("multiply", vec![scalar(dtype, a), product], vec![]));
+                }
+            }
+        }
+    }
+    None
 }

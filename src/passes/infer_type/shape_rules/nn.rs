@@ -151,6 +151,26 @@ pub(super) fn dropout(r: &mut Rel<'_>) -> RuleResult {
     r.done(crate::ir::Type::tuple(vec![t.clone(), t]))
 }
 
+/// `memory.alloc_storage(size, shape, alignment)` (TVM's `AllocStorageRel`): the size and the
+/// alignment are int64 scalars; the result is core.rly's `Storage` (`extern type Storage`),
+/// named as TVM's rule names it from the module.
+pub(super) fn alloc_storage(r: &mut Rel<'_>) -> RuleResult {
+    for (i, what) in [(0, "size"), (2, "alignment")] {
+        let Some(t) = r.tensor(i)? else {
+            return Ok(false);
+        };
+        if t.dtype != crate::ir::DType::INT64 || !t.shape.is_empty() {
+            return r.mismatch(format!("the {what} must be an int64 scalar, not {t}"));
+        }
+    }
+    r.done(crate::ir::Type::named("Storage".into(), Vec::new()))
+}
+
+/// `memory.kill(x)` (TVM's `KillRel`): the empty tuple, whatever it frees.
+pub(super) fn kill(r: &mut Rel<'_>) -> RuleResult {
+    r.done(crate::ir::Type::tuple(Vec::new()))
+}
+
 pub(super) fn softmax(r: &mut Rel<'_>) -> RuleResult {
     let Some(data) = r.tensor(0)? else {
         return Ok(false);
