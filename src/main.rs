@@ -188,6 +188,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    passlab_alloc::configure();
     let cli = Cli::parse();
     let color = match cli.color {
         ColorChoice::Always => true,
