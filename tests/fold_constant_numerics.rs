@@ -718,12 +718,14 @@ fn weight_sized_folds_give_the_same_bits_however_the_data_is_held() {
     let as_bytes =
         |shape: &[usize], v: &[f32]| f32s(&shape.iter().map(|&d| d as i64).collect::<Vec<_>>(), v);
     // (other operand's shape, index of a weight element into it)
-    let others: [(&[usize], fn(usize) -> usize); 3] = [
+    type Other = (&'static [usize], fn(usize) -> usize);
+    type BinOp = (&'static str, fn(f32, f32) -> f32);
+    let others: [Other; 3] = [
         (&[512, 1, 1, 1], |k| k / (64 * 9)),
         (&[1, 64, 1, 1], |k| (k / 9) % 64),
         (&[512, 64, 3, 3], |k| k),
     ];
-    let ops: [(&str, fn(f32, f32) -> f32); 6] = [
+    let ops: [BinOp; 6] = [
         ("add", |x, y| x + y),
         ("subtract", |x, y| x - y),
         ("multiply", |x, y| x * y),
