@@ -55,6 +55,7 @@ fn run_passes(pm: &PassManager, m: &Module, names: &[&str]) -> Module {
 }
 
 fn main() {
+    passlab_alloc::configure();
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let wanted = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
     let pm = PassManager::new(passlab::passes::registry()).with_sink(Arc::new(NullSink));

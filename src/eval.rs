@@ -11,6 +11,7 @@
 //!   difference; [`summary`]: a tensor's one-look display; [`random`]: seeded inputs for a
 //!   function's parameter types; [`numerics`]: whether a pass changed the numbers.
 
+pub(crate) mod broadcast;
 pub mod compare;
 pub mod dynamic;
 pub(crate) mod einsum;

@@ -96,6 +96,11 @@ enum Command {
         /// A registered pass to time (repeatable).
         #[arg(long = "pass")]
         passes: Vec<String>,
+        /// A registered pass applied once, untimed, before the timed ones (repeatable, in
+        /// order): `--prepare SimplifyInference --prepare BackwardFoldScaleAxis --pass
+        /// FoldConstant` times the fold of the scaled weights.
+        #[arg(long = "prepare", value_name = "PASS")]
+        prepare: Vec<String>,
         /// Timed runs of each pass (the report gives their median, fastest and slowest).
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
         runs: u64,
@@ -183,6 +188,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    passlab_alloc::configure();
     let cli = Cli::parse();
     let color = match cli.color {
         ColorChoice::Always => true,
@@ -361,6 +367,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
         Command::Bench {
             file,
             passes,
+            prepare,
             runs,
             overhead,
             json,
@@ -393,6 +400,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             };
             let what = cli::bench::Timed {
                 passes: &passes,
+                prepare: &prepare,
                 walk,
                 parse: src.as_deref().filter(|_| parse).map(|s| (s, file.as_str())),
                 print,

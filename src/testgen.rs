@@ -418,7 +418,12 @@ impl ResNetGen {
                 lo + (self.seed >> 11) as f64 / (1u64 << 53) as f64 * (hi - lo)
             })
             .collect();
-        let t = crate::ir::TensorData::from_f64(crate::ir::DType::FLOAT32, shape.to_vec(), &v);
+        // Held as `f32`s, as the ONNX importer holds a model's float32 weights.
+        let t = crate::ir::TensorData {
+            dtype: crate::ir::DType::FLOAT32,
+            shape: shape.to_vec(),
+            bytes: v.iter().map(|&x| x as f32).collect::<Vec<f32>>().into(),
+        };
         self.consts.push(t);
         self.consts.len() - 1
     }

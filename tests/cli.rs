@@ -66,6 +66,30 @@ fn gen_writes_the_benchmark_models_that_bench_times() {
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         let t = |k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k} in {json}"));
         assert!(t("FuseOps_min_s") <= t("FuseOps_s") && t("FuseOps_s") <= t("FuseOps_max_s"));
+        // Passes to prepare with run once, untimed: only the timed pass is reported.
+        let prepared = [
+            "bench",
+            file,
+            "--prepare",
+            "SimplifyInference",
+            "--prepare",
+            "FoldConstant",
+            "--pass",
+            "FuseOps",
+            "--runs",
+            "1",
+            "--json",
+        ];
+        let out = passlab(&prepared);
+        assert!(out.status.success(), "{out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert!(v["FuseOps_s"].is_f64(), "{keys:?}");
+        assert!(
+            keys.iter()
+                .all(|k| !k.starts_with("SimplifyInference") && !k.starts_with("FoldConstant")),
+            "{keys:?}"
+        );
         // The read-only walk, timed beside the passes (growth.py's floor).
         let out = passlab(&["bench", file, "--walk", "--runs", "2", "--json"]);
         assert!(out.status.success(), "{out:?}");
@@ -191,6 +215,12 @@ fn bench_reports_what_it_cannot_do() {
     };
     // A misspelt pass: the closest registered name.
     let e = err(&["bench", file, "--pass", "FuseOp"]);
+    assert!(
+        e.contains("unknown pass FuseOp; did you mean FuseOps?"),
+        "{e}"
+    );
+    // The same for a pass to prepare with.
+    let e = err(&["bench", file, "--prepare", "FuseOp", "--pass", "FuseOps"]);
     assert!(
         e.contains("unknown pass FuseOp; did you mean FuseOps?"),
         "{e}"

@@ -699,3 +699,54 @@ fn direct_tensor_paths_match_the_general_ones() {
     let t = fold("full(3.9f, shape=[2], dtype=\"int32\")", &[]);
     assert_eq!(t.to_i64_vec(), vec![3, 3]);
 }
+
+/// Weight-sized folds (FoldScaleAxis's `multiply(weights, scale)`, large enough to be split
+/// across threads): every float32 arithmetic op gives the naive loop's bits, with the
+/// constants held as `f32`s (computed from their data in place) or as plain bytes (read into
+/// values first), in either operand order, for a per-output-channel scale, a per-input-channel
+/// one and a same-shape operand.
+#[test]
+fn weight_sized_folds_give_the_same_bits_however_the_data_is_held() {
+    let wshape = [512usize, 64, 3, 3];
+    let n: usize = wshape.iter().product();
+    let w = data(n, 11);
+    let as_f32 = |shape: &[usize], v: &[f32]| TensorData {
+        dtype: DType::FLOAT32,
+        shape: shape.iter().map(|&d| d as i64).collect(),
+        bytes: v.to_vec().into(),
+    };
+    let as_bytes =
+        |shape: &[usize], v: &[f32]| f32s(&shape.iter().map(|&d| d as i64).collect::<Vec<_>>(), v);
+    // (other operand's shape, index of a weight element into it)
+    type Other = (&'static [usize], fn(usize) -> usize);
+    type BinOp = (&'static str, fn(f32, f32) -> f32);
+    let others: [Other; 3] = [
+        (&[512, 1, 1, 1], |k| k / (64 * 9)),
+        (&[1, 64, 1, 1], |k| (k / 9) % 64),
+        (&[512, 64, 3, 3], |k| k),
+    ];
+    let ops: [BinOp; 6] = [
+        ("add", |x, y| x + y),
+        ("subtract", |x, y| x - y),
+        ("multiply", |x, y| x * y),
+        ("divide", |x, y| x / y),
+        ("minimum", |x, y| x.min(y)),
+        ("floor_mod", |x, y| x - (x / y).floor() * y),
+    ];
+    for (shape, at) in others {
+        let s = data(shape.iter().product(), 5);
+        for (op, f) in ops {
+            let want: Vec<u32> = (0..n).map(|k| f(w[k], s[at(k)]).to_bits()).collect();
+            let want_swapped: Vec<u32> = (0..n).map(|k| f(s[at(k)], w[k]).to_bits()).collect();
+            for held in [as_f32, as_bytes] {
+                let (tw, ts) = (held(&wshape, &w), held(shape, &s));
+                let body = format!("{op}(meta[relay.Constant][0], meta[relay.Constant][1])");
+                let out = fold(&body, &[tw.clone(), ts.clone()]);
+                assert_eq!(out.shape, vec![512, 64, 3, 3], "{op} by {shape:?}");
+                assert!(bits32(&out) == want, "{op} by {shape:?}");
+                let out = fold(&body, &[ts, tw]);
+                assert!(bits32(&out) == want_swapped, "{shape:?} {op} weights");
+            }
+        }
+    }
+}

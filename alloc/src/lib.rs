@@ -18,6 +18,30 @@ use libmimalloc_sys::{
 use std::alloc::{GlobalAlloc, Layout};
 use std::ffi::c_void;
 
+/// How long freed memory stays with the process before mimalloc returns it to the OS, in
+/// milliseconds (mimalloc's `purge_delay`; arenas wait 10 times as long). mimalloc's default,
+/// 10 ms, returns a dropped result's pages between two statements, and the next result of the
+/// same size faults fresh pages in again, each zeroed by the kernel: FoldConstant's output on a
+/// real model is about 100 MB of new tensors, and on the shared host those faults were most
+/// of its time. A second keeps them for the next statement or benchmark run.
+pub const PURGE_DELAY_MS: i64 = 1000;
+
+/// Sets mimalloc's options for passlab (see [`PURGE_DELAY_MS`]), as defaults: a
+/// `MIMALLOC_PURGE_DELAY` in the environment still wins. Call it first thing in `main`; it
+/// only changes when memory is given back, never what is allocated.
+pub fn configure() {
+    extern "C" {
+        fn mi_option_set_default(option: std::ffi::c_int, value: std::ffi::c_long);
+    }
+    /// `mi_option_purge_delay` in mimalloc 3's `mi_option_t` (`mimalloc.h`: the 16th entry,
+    /// between `mi_option_deprecated_eager_commit_delay` = 14 and `mi_option_use_numa_nodes`
+    /// = 16, which libmimalloc-sys's extended bindings also number so).
+    const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
+    // SAFETY: a plain FFI call with a valid option and value; mimalloc reads the option on its
+    // next purge decision, from any thread.
+    unsafe { mi_option_set_default(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS as std::ffi::c_long) }
+}
+
 /// mimalloc as the global allocator: `#[global_allocator] static A: MiMalloc = MiMalloc;`.
 pub struct MiMalloc;
 

@@ -43,6 +43,9 @@ impl PassTime {
 #[derive(Clone, Copy)]
 pub struct Timed<'a> {
     pub passes: &'a [String],
+    /// Passes applied once, in order, untimed, to the typed module before anything is timed
+    /// (each followed by InferType, so the timed passes see a typed module).
+    pub prepare: &'a [String],
     /// Also time [`walk_every_node`] (reported as `walk`).
     pub walk: bool,
     /// Also time parsing this text (with this file name), reported as `parse`.
@@ -123,7 +126,8 @@ fn evict_caches(buf: &mut [u64]) {
     std::hint::black_box(buf);
 }
 
-/// Runs each named pass `runs` times directly on `m`, never gated (as a direct call); first,
+/// Runs each named pass `runs` times directly on `m`, never gated (as a direct call), after the
+/// `what.prepare` passes (untimed); first,
 /// with `what.walk`, [`walk_every_node`] (reported as `walk`); and
 /// measures the overhead of `overhead` no-op passes when asked. The module is typed once first
 /// (InferType, untimed), as every TVM module is, so a pass that needs types does not pay for
@@ -150,9 +154,20 @@ pub fn bench(
     let infer = pm
         .create("InferType", &PassOptions::new())
         .map_err(|e| e.to_string())?;
-    let typed = pm
+    let mut typed = pm
         .run(&infer, m)
         .map_err(|e| format!("the module does not type-check: {e}"))?;
+    for name in what.prepare {
+        let pass = pm
+            .create(name, &PassOptions::new())
+            .map_err(|e| e.to_string())?;
+        let prepared = pm
+            .run(&pass, &typed)
+            .map_err(|e| format!("--prepare {name}: {e}"))?;
+        typed = pm
+            .run(&infer, &prepared)
+            .map_err(|e| format!("after --prepare {name}: {e}"))?;
+    }
     let m = &typed;
     let mut out = Vec::new();
     let mut junk: Vec<u64> = if cold {

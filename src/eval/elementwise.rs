@@ -129,109 +129,31 @@ pub(crate) fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
 /// Calls `run(a_at, b_at, len, a_step, b_step)` for every run of the innermost axis of the
 /// broadcast of shapes `ash` and `bsh` to `out`, in row-major order of the output: each
 /// operand's elements of the run start at its offset and advance by its step (1, or 0 where
-/// it is broadcast). Adjacent axes on which both operands behave alike (both full, or one
-/// broadcast) are merged first, so a `(64, 3, 7, 7) x (64, 1, 1, 1)` product is 64 runs of
-/// 147 elements, not 9,408 runs of 7.
+/// it is broadcast). See [`Runs`](super::broadcast::Runs).
 pub(crate) fn broadcast_runs(
     ash: &[usize],
     bsh: &[usize],
     out: &[usize],
     mut run: impl FnMut(usize, usize, usize, usize, usize),
 ) {
-    let n = out.len();
-    let pad = |s: &[usize], k: usize| {
-        if k + s.len() >= n {
-            s[k + s.len() - n]
-        } else {
-            1
-        }
-    };
-    if out.contains(&0) {
-        return;
-    }
-    let mut axes: Vec<(usize, bool, bool)> = Vec::new();
-    for (k, &d) in out.iter().enumerate() {
-        if d == 1 {
-            continue;
-        }
-        let (af, bf) = (pad(ash, k) == d, pad(bsh, k) == d);
-        match axes.last_mut() {
-            Some((e, x, y)) if *x == af && *y == bf => *e *= d,
-            _ => axes.push((d, af, bf)),
-        }
-    }
-    let Some(&(inner, ia, ib)) = axes.last() else {
-        run(0, 0, 1, 0, 0);
-        return;
-    };
-    let r = axes.len();
-    let (mut sa, mut sb) = (vec![0usize; r], vec![0usize; r]);
-    let (mut acc_a, mut acc_b) = (1usize, 1usize);
-    for k in (0..r).rev() {
-        let (e, af, bf) = axes[k];
-        if af {
-            sa[k] = acc_a;
-            acc_a *= e;
-        }
-        if bf {
-            sb[k] = acc_b;
-            acc_b *= e;
-        }
-    }
-    let mut pos = vec![0usize; r - 1];
-    let (mut oa, mut ob) = (0usize, 0usize);
-    loop {
-        run(oa, ob, inner, ia as usize, ib as usize);
-        let mut k = r - 1;
-        loop {
-            if k == 0 {
-                return;
-            }
-            k -= 1;
-            pos[k] += 1;
-            oa += sa[k];
-            ob += sb[k];
-            if pos[k] < axes[k].0 {
-                break;
-            }
-            oa -= sa[k] * axes[k].0;
-            ob -= sb[k] * axes[k].0;
-            pos[k] = 0;
-        }
-    }
+    let runs = super::broadcast::Runs::new(ash, bsh, out);
+    let (len, ia, ib) = (runs.len, runs.inner_a, runs.inner_b);
+    runs.each(0, runs.count, |i, j| run(i, j, len, ia, ib));
 }
 
 /// Broadcasts `a` and `b` and applies `f` pairwise, a run of the innermost axis at a time
-/// (each run a loop over slices the compiler vectorises).
-pub(crate) fn zip_with<T: Copy, U>(
+/// (each run a loop over slices the compiler vectorises; a large output split across threads,
+/// see [`super::broadcast`]).
+pub(crate) fn zip_with<T: Copy + Sync, U: Send>(
     a: &ArrayD<T>,
     b: &ArrayD<T>,
-    f: impl Fn(T, T) -> U,
+    f: impl Fn(T, T) -> U + Sync,
 ) -> Option<ArrayD<U>> {
     let shape = broadcast_shape(a.shape(), b.shape())?;
-    let total = super::shape_ops::bounded(&shape)?;
+    super::shape_ops::bounded(&shape)?;
     let (sa, sb) = (a.as_standard_layout(), b.as_standard_layout());
     let (x, y) = (sa.as_slice()?, sb.as_slice()?);
-    let mut out: Vec<U> = Vec::with_capacity(total);
-    broadcast_runs(a.shape(), b.shape(), &shape, |i, j, len, si, sj| {
-        match (si, sj) {
-            (1, 1) => out.extend(
-                x[i..i + len]
-                    .iter()
-                    .zip(&y[j..j + len])
-                    .map(|(p, q)| f(*p, *q)),
-            ),
-            (1, _) => {
-                let q = y[j];
-                out.extend(x[i..i + len].iter().map(|p| f(*p, q)));
-            }
-            (_, 1) => {
-                let p = x[i];
-                out.extend(y[j..j + len].iter().map(|q| f(p, *q)));
-            }
-            _ => out.extend((0..len).map(|_| f(x[i], y[j]))),
-        }
-    });
+    let out = super::broadcast::zip(x, a.shape(), y, b.shape(), &shape, f)?;
     ArrayD::from_shape_vec(IxDyn(&shape), out).ok()
 }
 
@@ -262,65 +184,100 @@ pub(crate) fn try_zip_with<T: Copy, U>(
         .flatten()
 }
 
+/// Binds `$f` to the float arithmetic of `$op` on `$F` and evaluates `$body` with it (each
+/// op its own monomorphic loop), or evaluates `$none` for an op that is not float arithmetic:
+/// the one list of the float binary ops, for every kernel that computes them.
+macro_rules! float_arith {
+    ($op:expr, $F:ty, $f:ident => $body:expr, $none:expr) => {
+        match $op {
+            "add" => {
+                let $f = |a: $F, b: $F| a + b;
+                $body
+            }
+            "subtract" => {
+                let $f = |a: $F, b: $F| a - b;
+                $body
+            }
+            "multiply" => {
+                let $f = |a: $F, b: $F| a * b;
+                $body
+            }
+            "divide" => {
+                let $f = |a: $F, b: $F| a / b;
+                $body
+            }
+            "power" => {
+                let $f = |a: $F, b: $F| a.powf(b);
+                $body
+            }
+            "maximum" => {
+                let $f = |a: $F, b: $F| a.max(b);
+                $body
+            }
+            "minimum" => {
+                let $f = |a: $F, b: $F| a.min(b);
+                $body
+            }
+            "mod" | "trunc_mod" => {
+                let $f = |a: $F, b: $F| a % b;
+                $body
+            }
+            "floor_mod" => {
+                let $f = |a: $F, b: $F| a - (a / b).floor() * b;
+                $body
+            }
+            "floor_divide" => {
+                let $f = |a: $F, b: $F| (a / b).floor();
+                $body
+            }
+            "trunc_divide" => {
+                let $f = |a: $F, b: $F| (a / b).trunc();
+                $body
+            }
+            _ => $none,
+        }
+    };
+}
+
 /// The float arithmetic of `op` over two broadcast arrays, each op its own loop.
-fn float_zip<F: Float>(op: &str, a: &ArrayD<F>, b: &ArrayD<F>) -> Option<ArrayD<F>> {
-    match op {
-        "add" => zip_with(a, b, |a, b| a + b),
-        "subtract" => zip_with(a, b, |a, b| a - b),
-        "multiply" => zip_with(a, b, |a, b| a * b),
-        "divide" => zip_with(a, b, |a, b| a / b),
-        "power" => zip_with(a, b, |a: F, b| a.powf(b)),
-        "maximum" => zip_with(a, b, |a: F, b| a.max(b)),
-        "minimum" => zip_with(a, b, |a: F, b| a.min(b)),
-        "mod" | "trunc_mod" => zip_with(a, b, |a, b| a % b),
-        "floor_mod" => zip_with(a, b, |a, b| a - (a / b).floor() * b),
-        "floor_divide" => zip_with(a, b, |a, b| (a / b).floor()),
-        "trunc_divide" => zip_with(a, b, |a, b| (a / b).trunc()),
-        _ => None,
-    }
+fn float_zip<F: Float + Send + Sync>(op: &str, a: &ArrayD<F>, b: &ArrayD<F>) -> Option<ArrayD<F>> {
+    float_arith!(op, F, f => zip_with(a, b, f), None)
 }
 
 /// `x op= y` over `x`'s own elements, when `y` broadcasts to `x`'s shape and `x` is in
 /// standard layout; `false` (nothing written) otherwise.
-fn zip_into<T: Copy>(x: &mut ArrayD<T>, y: &ArrayD<T>, f: impl Fn(T, T) -> T) -> bool {
-    if broadcast_shape(x.shape(), y.shape()).as_deref() != Some(x.shape()) {
-        return false;
-    }
+fn zip_into<T: Copy + Send + Sync>(
+    x: &mut ArrayD<T>,
+    y: &ArrayD<T>,
+    f: impl Fn(T, T) -> T + Sync,
+) -> bool {
     let xsh = x.shape().to_vec();
     let sy = y.as_standard_layout();
     let (Some(a), Some(b)) = (x.as_slice_mut(), sy.as_slice()) else {
         return false;
     };
-    broadcast_runs(&xsh, y.shape(), &xsh, |i, j, len, _, sj| {
-        let run = &mut a[i..i + len];
-        if sj == 1 {
-            run.iter_mut()
-                .zip(&b[j..j + len])
-                .for_each(|(p, q)| *p = f(*p, *q));
-        } else {
-            let q = b[j];
-            run.iter_mut().for_each(|p| *p = f(*p, q));
-        }
-    });
-    true
+    super::broadcast::zip_into(a, &xsh, b, y.shape(), f)
 }
 
 /// [`float_zip`] into `a`'s own storage (see [`zip_into`]); `false` when it does not apply.
-fn float_zip_into<F: Float>(op: &str, a: &mut ArrayD<F>, b: &ArrayD<F>) -> bool {
-    match op {
-        "add" => zip_into(a, b, |a, b| a + b),
-        "subtract" => zip_into(a, b, |a, b| a - b),
-        "multiply" => zip_into(a, b, |a, b| a * b),
-        "divide" => zip_into(a, b, |a, b| a / b),
-        "power" => zip_into(a, b, |a: F, b| a.powf(b)),
-        "maximum" => zip_into(a, b, |a: F, b| a.max(b)),
-        "minimum" => zip_into(a, b, |a: F, b| a.min(b)),
-        "mod" | "trunc_mod" => zip_into(a, b, |a, b| a % b),
-        "floor_mod" => zip_into(a, b, |a, b| a - (a / b).floor() * b),
-        "floor_divide" => zip_into(a, b, |a, b| (a / b).floor()),
-        "trunc_divide" => zip_into(a, b, |a, b| (a / b).trunc()),
-        _ => false,
-    }
+fn float_zip_into<F: Float + Send + Sync>(op: &str, a: &mut ArrayD<F>, b: &ArrayD<F>) -> bool {
+    float_arith!(op, F, f => zip_into(a, b, f), false)
+}
+
+/// float32 arithmetic of `op` straight from two constants' `f32` elements (shapes `xs`, `ys`)
+/// into a new vector of the broadcast shape `out`: FoldConstant's path for a binary op on
+/// float32 weights, with no copy of either operand. The same function per element as
+/// [`binary`] on the values read from the same data. `None` when `op` is not float
+/// arithmetic or the operands do not broadcast.
+pub(crate) fn binary_f32(
+    op: &str,
+    x: &[f32],
+    xs: &[usize],
+    y: &[f32],
+    ys: &[usize],
+    out: &[usize],
+) -> Option<Vec<f32>> {
+    float_arith!(op, f32, f => super::broadcast::zip(x, xs, y, ys, out, f), None)
 }
 
 /// [`binary`] computed in `x`'s storage when the result has `x`'s shape and dtype: float32

@@ -195,6 +195,40 @@ pub fn apply_binary_owned(op: &str, mut x: Value, mut y: Value) -> Option<Value>
     elementwise::binary(name, &x, &y)
 }
 
+/// [`apply`] for a broadcast binary op on two float32 constants whose elements are held as
+/// `f32`s ([`Bytes::as_f32`](crate::ir::tensor::Bytes::as_f32)): computed straight from
+/// their data into the result's (no copy of either operand, which FoldConstant's weights
+/// would otherwise take). `None` when that does not apply (another dtype, elements held as
+/// plain bytes, an op that is not float arithmetic): the caller then goes through [`apply`].
+pub fn apply_binary_data(
+    op: &str,
+    x: &crate::ir::TensorData,
+    y: &crate::ir::TensorData,
+) -> Option<crate::ir::TensorData> {
+    if x.dtype != crate::ir::DType::FLOAT32 || y.dtype != x.dtype {
+        return None;
+    }
+    let dims = |t: &crate::ir::TensorData| -> Option<Vec<usize>> {
+        t.shape.iter().map(|&d| usize::try_from(d).ok()).collect()
+    };
+    let (xs, ys) = (dims(x)?, dims(y)?);
+    let out = elementwise::broadcast_shape(&xs, &ys)?;
+    super::shape_ops::bounded(&out)?;
+    let v = elementwise::binary_f32(
+        elementwise::binary_name(op)?,
+        x.bytes.as_f32()?,
+        &xs,
+        y.bytes.as_f32()?,
+        &ys,
+        &out,
+    )?;
+    Some(crate::ir::TensorData {
+        dtype: x.dtype,
+        shape: out.iter().map(|&d| d as i64).collect(),
+        bytes: v.into(),
+    })
+}
+
 /// Evaluates `op(args)` with `attrs`. `None`: not evaluated (no kernel, an unsupported dtype,
 /// or arguments the op rejects).
 pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {

@@ -549,15 +549,16 @@ impl Cx<'_> {
             Some(d) => d.clone(),
             None => {
                 let n: usize = key.1.iter().map(|&d| d as usize).product();
-                let bytes = if key.2.iter().all(|&b| b == 0) {
-                    vec![0; n * key.2.len()]
-                } else {
-                    key.2.repeat(n)
+                // float32 held as `f32`s, so the kernels read the weights in place.
+                let bytes = match <[u8; 4]>::try_from(&key.2[..]) {
+                    Ok(b) if dtype == DType::FLOAT32 => vec![f32::from_le_bytes(b); n].into(),
+                    _ if key.2.iter().all(|&b| b == 0) => vec![0; n * key.2.len()].into(),
+                    _ => key.2.repeat(n).into(),
                 };
                 let d = Arc::new(TensorData {
                     dtype,
                     shape: key.1.clone(),
-                    bytes: bytes.into(),
+                    bytes,
                 });
                 fills.insert(key, d.clone());
                 d

@@ -86,6 +86,18 @@ pub fn to_data(t: &TensorProto) -> Result<TensorData, String> {
         if raw.len() != n * width {
             return mismatch(raw.len() / width);
         }
+        if dtype == DType::FLOAT32 {
+            // Held as `f32`s, so the kernels (FoldConstant's weight folds) read it in place.
+            let v: Vec<f32> = raw
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            return Ok(TensorData {
+                dtype,
+                shape,
+                bytes: v.into(),
+            });
+        }
         bytes.extend_from_slice(raw);
         if dtype == DType::BOOL {
             for b in &mut bytes {
@@ -98,16 +110,18 @@ pub fn to_data(t: &TensorProto) -> Result<TensorData, String> {
             bytes: bytes.into(),
         });
     }
+    if elem == dt::FLOAT {
+        if t.float_data.len() != n {
+            return mismatch(t.float_data.len());
+        }
+        return Ok(TensorData {
+            dtype,
+            shape,
+            bytes: t.float_data.clone().into(),
+        });
+    }
     bytes.reserve(n * width);
     match elem {
-        dt::FLOAT => {
-            if t.float_data.len() != n {
-                return mismatch(t.float_data.len());
-            }
-            t.float_data
-                .iter()
-                .for_each(|v| bytes.extend_from_slice(&v.to_le_bytes()));
-        }
         dt::DOUBLE => {
             if t.double_data.len() != n {
                 return mismatch(t.double_data.len());

@@ -33,7 +33,7 @@
 //! run InferType afterwards for a fully typed module, as TVM's function pass does.
 
 use crate::eval::elementwise::binary_name;
-use crate::eval::ops::{apply, apply_binary_owned, Arg, OpOut};
+use crate::eval::ops::{apply, apply_binary_data, apply_binary_owned, Arg, OpOut};
 use crate::eval::Value;
 
 /// The largest tensor folding builds from an attribute-given shape (`full`, `zeros`, ...).
@@ -367,6 +367,14 @@ fn fold_call(
     if (op.non_computational && !qnn) || name == "device_copy" {
         return None;
     }
+    // float32 weights held as `f32`s: computed from the constants' data, no copy of either.
+    if let ([x, y], Some(_)) = (args, binary_name(name)) {
+        if let (Some(x), Some(y)) = (constant_data(x), constant_data(y)) {
+            if let Some(t) = apply_binary_data(name, x, y) {
+                return Some(constant_expr(t, span));
+            }
+        }
+    }
     let mut values: Vec<Owned> = args.iter().map(complex_constant).collect::<Option<_>>()?;
     // A binary elementwise op computes into one of its operands' copies (no third array).
     if let ([Owned::Tensor(_), Owned::Tensor(_)], true) = (&values[..], binary_name(name).is_some())
@@ -406,6 +414,14 @@ impl Owned {
             Owned::Tensor(v) => Arg::Tensor(v),
             Owned::Tuple(fs) => Arg::Tuple(fs.iter().map(Owned::arg).collect()),
         }
+    }
+}
+
+/// The data of a constant (through `on_device`).
+fn constant_data(e: &Expr) -> Option<&TensorData> {
+    match strip_on_device(e).0.kind() {
+        ExprKind::Constant(c) => c.data.as_deref(),
+        _ => None,
     }
 }
 
