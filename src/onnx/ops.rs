@@ -12,7 +12,9 @@
 mod activation;
 mod image;
 mod index;
+mod loss;
 mod nn;
+mod norm;
 mod reduce;
 mod rnn;
 mod sequence;
@@ -56,6 +58,18 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
         "BitwiseAnd" => one(binary(cx, "bitwise_and", inputs)),
         "BitwiseOr" => one(binary(cx, "bitwise_or", inputs)),
         "BitwiseXor" => one(binary(cx, "bitwise_xor", inputs)),
+        "BitShift" => {
+            let name = match cx.string("direction", "LEFT")?.as_str() {
+                "LEFT" => "left_shift",
+                "RIGHT" => "right_shift",
+                d => {
+                    return Err(ConvertError::Invalid(format!(
+                        "value `{d}` of attribute `direction` is invalid (LEFT or RIGHT)"
+                    )))
+                }
+            };
+            one(binary(cx, name, inputs))
+        }
         "Pow" => one(pow(cx, inputs)),
         "Mod" => {
             let name = if cx.int("fmod", 0)? == 1 {
@@ -118,6 +132,14 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
             let e = cx.unary("exp", x)?;
             let s = cx.binary("add", e, cx.scalar(1.0, dt))?;
             one(cx.unary("log", s))
+        }
+        // Mish (TVM): `x * tanh(log(1 + exp(x)))`.
+        "Mish" => {
+            let x = input(inputs, 0)?;
+            let dt = cx.dtype(&x)?;
+            let e = cx.unary("exp", x.clone())?;
+            let s = cx.unary("log", cx.binary("add", cx.scalar(1.0, dt), e)?)?;
+            one(cx.binary("multiply", x, cx.unary("tanh", s)?))
         }
         "Softsign" => {
             let x = input(inputs, 0)?;
@@ -228,7 +250,11 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
         "Constant" => one(constant(cx)),
         "CumSum" => {
             let x = input(inputs, 0)?;
-            let mut attrs = vec![("exclusive", AttrValue::Bool(cx.int("exclusive", 0)? != 0))];
+            // TVM registers `cumsum` with no attrs type; the call names ScanopAttrs.
+            let mut attrs = vec![
+                ("exclusive", AttrValue::Bool(cx.int("exclusive", 0)? != 0)),
+                ("attrs_type_key", AttrValue::str("relay.attrs.ScanopAttrs")),
+            ];
             let axis = match &inputs.get(1).cloned().flatten() {
                 Some(a) => Some(cx.need_ints(a, "CumSum's axis")?[0]),
                 None => None,
@@ -284,7 +310,9 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
         // Convolutions, pooling, normalization, matrix products.
         "RNN" | "LSTM" | "GRU" => rnn::convert(cx, op, inputs),
         "Resize" | "Upsample" | "DepthToSpace" | "SpaceToDepth" => image::convert(cx, op, inputs),
-        "TopK" | "Range" | "OneHot" | "GatherElements" | "Trilu" => index::convert(cx, op, inputs),
+        "MeanVarianceNormalization" | "RMSNormalization" => norm::convert(cx, op, inputs),
+        "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => loss::convert(cx, op, inputs),
+        "TopK" | "Range" | "OneHot" | "GatherElements" | "GatherND" | "Trilu" | "Hardmax" => index::convert(cx, op, inputs),
         _ => nn::convert(cx, op, inputs),
     }
 }

@@ -24,6 +24,25 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &[Option<Expr>]) -> CResult
                 &[("upper", upper), ("attrs_type_key", key)],
             ))
         }
+        // GatherND: `gather_nd(data, transpose(indices, [-1, 0, 1, ...]), batch_dims,
+        // index_rank)` (TVM v0.18).
+        "GatherND" => {
+            let data = input(inputs, 0)?;
+            let indices = input(inputs, 1)?;
+            let shape = cx.shape(&indices)?;
+            let Some(&index_rank) = shape.last() else {
+                return Err(ConvertError::Invalid("GatherND's indices are a scalar".into()));
+            };
+            let n = shape.len() as i64;
+            let perm: Vec<i64> = std::iter::once(-1).chain(0..n - 1).collect();
+            let t = cx.op("transpose", vec![indices], &[("axes", AttrValue::ints(&perm))])?;
+            let attrs = [
+                ("batch_dims", AttrValue::int(cx.int("batch_dims", 0)?)),
+                ("index_rank", AttrValue::int(index_rank)),
+            ];
+            one(cx.op("gather_nd", vec![data, t], &attrs))
+        }
+        "Hardmax" => one(hardmax(cx, inputs)),
         "GatherElements" => {
             let data = input(inputs, 0)?;
             let rank = cx.rank(&data)? as i64;
@@ -152,4 +171,38 @@ fn one_hot(cx: &Cx, inputs: &[Option<Expr>]) -> CResult<Expr> {
             ("dtype", AttrValue::str(&dtype.to_string())),
         ],
     )
+}
+
+/// Hardmax (TVM v0.18): from opset 13, `one_hot(argmax(x, axis), 1, 0, depth, axis)`; before,
+/// the same over `x` flattened to two axes at `axis`, reshaped back.
+fn hardmax(cx: &Cx, inputs: &[Option<Expr>]) -> CResult<Expr> {
+    let x = input(inputs, 0)?;
+    let dt = cx.dtype(&x)?;
+    let shape = cx.shape(&x)?;
+    let ndim = shape.len() as i64;
+    if ndim == 0 {
+        return Err(ConvertError::Invalid("Hardmax of a scalar".into()));
+    }
+    let default = if cx.opset >= 13 { -1 } else { 1 };
+    let axis = cx.int("axis", default)?.rem_euclid(ndim);
+    let one_hot = |cx: &Cx, x: Expr, axis: i64, depth: i64| -> CResult<Expr> {
+        let am = cx.op("argmax", vec![x], &[("axis", AttrValue::ints(&[axis]))])?;
+        cx.op(
+            "one_hot",
+            vec![am, cx.scalar(1.0, dt), cx.scalar(0.0, dt)],
+            &[
+                ("depth", AttrValue::int(depth)),
+                ("axis", AttrValue::int(axis)),
+                ("dtype", AttrValue::str(&dt.to_string())),
+            ],
+        )
+    };
+    if cx.opset >= 13 {
+        return one_hot(cx, x, axis, shape[axis as usize]);
+    }
+    let pre: i64 = shape[..axis as usize].iter().product();
+    let post: i64 = shape[axis as usize..].iter().product();
+    let r = cx.op("reshape", vec![x], &[("newshape", AttrValue::ints(&[pre, post]))])?;
+    let h = one_hot(cx, r, 1, post)?;
+    cx.op("reshape", vec![h], &[("newshape", AttrValue::ints(&shape))])
 }
