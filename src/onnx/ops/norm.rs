@@ -1,7 +1,8 @@
 //! Converters of the normalizations built from reductions: `MeanVarianceNormalization`
 //! (TVM's: `(x - mean) / sqrt(mean(x^2) - mean^2)`) and `RMSNormalization` (opset 23, which
 //! TVM v0.18 does not convert: `x / sqrt(mean(x^2) + epsilon) * scale` over the axes from
-//! `axis` on, computed in `stash_type` and cast back).
+//! `axis` on, computed in `stash_type` and cast back) and `LpNormalization` (not in TVM
+//! v0.18 either: `x / sum(|x|)` for `p=1`, `x / sqrt(sum(x * x))` for `p=2`, along `axis`).
 
 use super::super::import::{CResult, ConvertError, Cx};
 use super::{cast, input, In};
@@ -11,6 +12,7 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
     match op {
         "MeanVarianceNormalization" => Ok(vec![mvn(cx, inputs)?]),
         "RMSNormalization" => Ok(vec![rms(cx, inputs)?]),
+        "LpNormalization" => Ok(vec![lp(cx, inputs)?]),
         _ => Err(ConvertError::Unsupported),
     }
 }
@@ -70,4 +72,30 @@ fn rms(cx: &Cx, inputs: &In) -> CResult<Expr> {
     let n = cx.binary("divide", xs, d)?;
     let n = if dt == stash { n } else { cast(cx, n, dt)? };
     cx.binary("multiply", n, scale)
+}
+
+fn lp(cx: &Cx, inputs: &In) -> CResult<Expr> {
+    let x = input(inputs, 0)?;
+    let axis = cx.int("axis", -1)?;
+    let p = cx.int("p", 2)?;
+    let sum = |e: Expr| {
+        cx.op(
+            "sum",
+            vec![e],
+            &[
+                ("axis", AttrValue::ints(&[axis])),
+                ("keepdims", AttrValue::Bool(true)),
+            ],
+        )
+    };
+    let norm = match p {
+        1 => sum(cx.unary("abs", x.clone())?)?,
+        2 => cx.unary("sqrt", sum(cx.binary("multiply", x.clone(), x.clone())?)?)?,
+        _ => {
+            return Err(ConvertError::Invalid(format!(
+                "value {p} of attribute `p` is invalid (1 or 2)"
+            )))
+        }
+    };
+    cx.binary("divide", x, norm)
 }

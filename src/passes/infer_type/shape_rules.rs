@@ -137,6 +137,8 @@ fn lookup(op: Op) -> Option<Rule> {
         "variance" => reduce::variance,
         "cumsum" | "cumprod" => reduce::scan,
         "gather_nd" => gather::gather_nd,
+        "scatter_elements" => gather::scatter_elements,
+        "scatter_nd" => gather::scatter_nd,
         "slice_like" => gather::slice_like,
         "vision.roi_align" | "vision.roi_pool" => gather::roi,
         "qnn.quantize" => qnn::quantize,
