@@ -16,6 +16,7 @@ pub mod dynamic;
 pub(crate) mod einsum;
 pub(crate) mod elementwise;
 mod gemm;
+mod grid_sample;
 mod indexing;
 pub(crate) mod interp;
 mod layout;

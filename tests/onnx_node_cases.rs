@@ -12,15 +12,16 @@ use onnx_support::node_models;
 use onnx_support::numerics::Runner;
 use std::collections::BTreeMap;
 
-/// The share of node cases that pass, in percent, under which this test fails (65.3% pass:
-/// 1,231 of 1,884, 224 of them with bound inputs).
-const FLOOR_PERCENT: usize = 65;
+/// The share of node cases that pass, in percent, under which this test fails (66.1% pass:
+/// 1,245 of 1,884, 224 of them with bound inputs).
+const FLOOR_PERCENT: usize = 66;
 
 /// The node cases of the converters and kernels this test guards (TopK, Range, OneHot,
 /// Resize, Upsample, DepthToSpace, SpaceToDepth, ConvTranspose, GatherElements, Trilu, Einsum,
 /// the Bitwise ops, BitShift, the losses, CumSum/CumProd, ReduceLogSumExp, RMSNormalization,
 /// Hardmax, Mish, GatherND, MeanVarianceNormalization, the Scatters, EyeLike, LpPool,
-/// LpNormalization, uint64 Add, and Expand/Reshape/Tile with run-time shapes): every case
+/// LpNormalization, uint64 Add, Expand/Reshape/Tile with run-time shapes, and GridSample):
+/// every case
 /// whose name starts with one of these passes, except those in `COVERED_FAILING`.
 const COVERED: &[&str] = &[
     "test_top_k",
@@ -57,10 +58,27 @@ const COVERED: &[&str] = &[
     "test_expand",
     "test_reshape",
     "test_tile",
+    "test_gridsample",
 ];
 
 /// Covered cases that fail, and why.
 const COVERED_FAILING: &[(&str, &str)] = &[
+    (
+        "test_gridsample_volumetric_bilinear_align_corners_0",
+        "a volumetric (rank-5) GridSample: TVM's converter passes layout NCHW, which its 5-d rule rejects",
+    ),
+    (
+        "test_gridsample_volumetric_bilinear_align_corners_1",
+        "a volumetric (rank-5) GridSample: TVM's converter passes layout NCHW, which its 5-d rule rejects",
+    ),
+    (
+        "test_gridsample_volumetric_nearest_align_corners_0",
+        "a volumetric (rank-5) GridSample: TVM's converter passes layout NCHW, which its 5-d rule rejects",
+    ),
+    (
+        "test_gridsample_volumetric_nearest_align_corners_1",
+        "a volumetric (rank-5) GridSample: TVM's converter passes layout NCHW, which its 5-d rule rejects",
+    ),
     (
         "test_bitshift_left_int32_negative_shift",
         "a negative shift is not evaluated (undefined in TVM's code)",

@@ -7,8 +7,8 @@
 
 use super::value::{attr_dtype, Value};
 use super::{
-    dynamic, einsum, elementwise, indexing, layout, nn, norm, pool, qnn, reduce, resize, scatter,
-    select, shape_ops,
+    dynamic, einsum, elementwise, grid_sample, indexing, layout, nn, norm, pool, qnn, reduce,
+    resize, scatter, select, shape_ops,
 };
 use crate::ir::Attrs;
 
@@ -98,6 +98,7 @@ const KERNELS: &[&str] = &[
     "nn.prelu",
     "nn.dropout",
     "image.resize2d",
+    "image.grid_sample",
     "nn.upsampling",
     "nn.depth_to_space",
     "nn.space_to_depth",
@@ -353,6 +354,7 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "nn.prelu" => one(norm::prelu(attrs, t(0)?, t(1)?)),
         "nn.dropout" => many(norm::dropout(t(0)?)),
         "image.resize2d" => one(resize::resize2d(attrs, t(0)?)),
+        "image.grid_sample" => one(grid_sample::grid_sample(attrs, t(0)?, t(1)?)),
         "nn.upsampling" => one(resize::upsampling(attrs, t(0)?)),
         "nn.upsampling3d" => one(resize::upsampling3d(attrs, t(0)?)),
         "sparse_to_dense" => one(select::sparse_to_dense(attrs, t(0)?, t(1)?, t(2)?)),

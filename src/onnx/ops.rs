@@ -323,7 +323,9 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
         }
         // Convolutions, pooling, normalization, matrix products.
         "RNN" | "LSTM" | "GRU" => rnn::convert(cx, op, inputs),
-        "Resize" | "Upsample" | "DepthToSpace" | "SpaceToDepth" => image::convert(cx, op, inputs),
+        "Resize" | "Upsample" | "DepthToSpace" | "SpaceToDepth" | "GridSample" => {
+            image::convert(cx, op, inputs)
+        }
         "MeanVarianceNormalization" | "RMSNormalization" | "LpNormalization" => {
             norm::convert(cx, op, inputs)
         }

@@ -108,6 +108,7 @@ fn lookup(op: Op) -> Option<Rule> {
         | "nn.avg_pool3d" => pool::pool,
         "nn.upsampling" => pool::upsampling,
         "image.resize2d" => pool::resize2d,
+        "image.grid_sample" => pool::grid_sample,
         "reshape" => reshape::reshape,
         "reshape_like" => reshape::reshape_like,
         "transpose" => reshape::transpose,
