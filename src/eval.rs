@@ -17,6 +17,7 @@ pub mod dynamic;
 pub(crate) mod einsum;
 pub(crate) mod elementwise;
 mod gemm;
+mod grid_sample;
 mod indexing;
 pub(crate) mod interp;
 mod layout;
@@ -30,6 +31,7 @@ mod qnn;
 pub mod random;
 mod reduce;
 mod resize;
+mod scatter;
 mod select;
 pub(crate) mod shape_ops;
 pub mod summary;
@@ -144,10 +146,14 @@ pub fn evaluate_with(
         }
         let v = Value::from_data(a).ok_or_else(|| {
             plain(format!(
-                "argument {} (%{}): {} tensors are not evaluated",
+                "argument {} (%{}): {} are not evaluated",
                 i + 1,
                 p.name,
-                a.dtype
+                if a.dtype == crate::ir::DType::new(crate::ir::dtype::DTypeCode::UInt, 64) {
+                    "uint64 values at or above 2^63".to_string()
+                } else {
+                    format!("{} tensors", a.dtype)
+                }
             ))
         })?;
         values.push(RV::Tensor(Rc::new(v)));

@@ -717,10 +717,16 @@ fn recurrent_layers_unroll_over_the_sequence() {
     assert_eq!(text.matches("nn.dense(").count(), 8, "{text}");
 }
 
-/// GRU over 3 steps, batch 2, hidden 3, input 2 (weights varied so the steps differ), with
-/// `sequence_lens` as an initializer when given; evaluated on a fixed input: Y and Y_h.
-fn gru_run(dirs: i64, lens: Option<&[i32]>) -> (Vec<f64>, Vec<f64>) {
-    let (h, i, gates) = (3i64, 2i64, 3i64);
+/// `op` (RNN, GRU or LSTM) over 3 steps, batch 2, hidden 3, input 2 (weights varied so the
+/// steps differ), with `sequence_lens` as an initializer when given; evaluated on a fixed
+/// input: Y and Y_h.
+fn recurrent_run(op: &str, dirs: i64, lens: Option<&[i32]>) -> (Vec<f64>, Vec<f64>) {
+    let (h, i) = (3i64, 2i64);
+    let gates = match op {
+        "RNN" => 1,
+        "GRU" => 3,
+        _ => 4,
+    };
     let ramp = |n: i64, scale: f32| -> Vec<f32> {
         (0..n).map(|k| ((k % 7) as f32 - 3.0) * scale).collect()
     };
@@ -754,12 +760,12 @@ fn gru_run(dirs: i64, lens: Option<&[i32]>) -> (Vec<f64>, Vec<f64>) {
     }
     let bytes = model(
         13,
-        vec![node("GRU", &inputs, &["y", "y_h"], attrs)],
+        vec![node(op, &inputs, &["y", "y_h"], attrs)],
         vec![value_info("x", FLOAT, &[3, 2, i])],
         &["y", "y_h"],
         inits,
     );
-    let m = import_bytes(&bytes, "gru.onnx", &ImportOptions::default()).unwrap();
+    let m = import_bytes(&bytes, "recurrent.onnx", &ImportOptions::default()).unwrap();
     let x: Vec<f64> = (0..12).map(|k| (k as f64 - 5.0) * 0.25).collect();
     let x = passlab::ir::TensorData::from_f64(passlab::ir::DType::FLOAT32, vec![3, 2, 2], &x);
     match passlab::eval::evaluate(&m, "main", &[&x]).unwrap() {
@@ -775,10 +781,17 @@ fn gru_run(dirs: i64, lens: Option<&[i32]>) -> (Vec<f64>, Vec<f64>) {
 }
 
 #[test]
-fn gru_sequence_lens_stop_each_entry_at_its_length() {
+fn sequence_lens_stop_each_entry_at_its_length() {
+    for op in ["GRU", "RNN", "LSTM"] {
+        sequence_lens_case(op);
+    }
+}
+
+fn sequence_lens_case(op: &str) {
+    let run = |dirs: i64, lens: Option<&[i32]>| recurrent_run(op, dirs, lens);
     // Forward, Y is (steps 3, dirs 1, batch 2, hidden 3): entry 0 stops after one step.
-    let (y, y_h) = gru_run(1, None);
-    let (ly, ly_h) = gru_run(1, Some(&[1, 3]));
+    let (y, y_h) = run(1, None);
+    let (ly, ly_h) = run(1, Some(&[1, 3]));
     let at = |v: &[f64], t: usize, b: usize| v[(t * 2 + b) * 3..(t * 2 + b) * 3 + 3].to_vec();
     assert_eq!(at(&ly, 0, 0), at(&y, 0, 0));
     assert_eq!(at(&ly, 1, 0), vec![0.0; 3]);
@@ -798,10 +811,10 @@ fn gru_sequence_lens_stop_each_entry_at_its_length() {
     assert_eq!(ly_h[3..6], y_h[3..6]);
     assert_ne!(at(&y, 1, 0), vec![0.0; 3]);
     // Full lengths change nothing, in both directions.
-    assert_eq!(gru_run(2, Some(&[3, 3])), gru_run(2, None));
+    assert_eq!(run(2, Some(&[3, 3])), run(2, None), "{op}");
     // Bidirectional, Y is (3, 2, 2, 3): the reverse direction of an entry of length 1 sees
     // only step 0, from the initial state, as the forward direction does.
-    let (by, _) = gru_run(2, Some(&[1, 3]));
+    let (by, _) = run(2, Some(&[1, 3]));
     let at2 = |v: &[f64], t: usize, d: usize, b: usize| {
         let o = ((t * 2 + d) * 2 + b) * 3;
         v[o..o + 3].to_vec()

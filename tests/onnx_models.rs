@@ -14,27 +14,7 @@ use std::path::Path;
 
 /// Operator models passlab cannot import, each with the reason, and a piece of the error.
 const CANNOT: &[(&str, &str, &str)] = &[
-    // A shape that is a graph input: a run-time value, and passlab's IR has no dynamic ops.
-    (
-        "simple/test_expand_shape_model1",
-        "run-time shape",
-        "Expand's shape must be a constant",
-    ),
-    (
-        "simple/test_expand_shape_model2",
-        "run-time shape",
-        "Expand's shape must be a constant",
-    ),
-    (
-        "simple/test_expand_shape_model3",
-        "run-time shape",
-        "Expand's shape must be a constant",
-    ),
-    (
-        "simple/test_expand_shape_model4",
-        "run-time shape",
-        "Expand's shape must be a constant",
-    ),
+    // Split sizes that are a graph input (run-time values; Split has no `dyn.*` form).
     (
         "simple/test_sequence_model8",
         "run-time split sizes",

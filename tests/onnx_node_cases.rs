@@ -1,8 +1,8 @@
 //! A held-out measure: the ONNX package's node test cases (about 1,900 single-operator models
 //! with inputs and expected outputs, generated from the package by `tests/onnx/node_data.py`)
 //! run as `tests/onnx_numerics.rs` runs the operator tests. A case whose import needs a
-//! run-time input to be a constant (a shape, axes, scales: passlab has no dynamic ops) runs
-//! again with its small inputs bound as constants, and counts as passing that way. It prints
+//! run-time input to be a constant (axes, scales, pads: the converters that have no `dyn.*`
+//! form) runs again with its small inputs bound as constants, and counts as passing that way. It prints
 //! the pass rate and the failures grouped by cause, and fails if the rate falls under the
 //! floor measured here.
 
@@ -12,13 +12,16 @@ use onnx_support::node_models;
 use onnx_support::numerics::Runner;
 use std::collections::BTreeMap;
 
-/// The share of node cases that pass, in percent, under which this test fails (54.1% pass:
-/// 1,020 of 1,884, 210 of them with bound inputs).
-const FLOOR_PERCENT: usize = 54;
+/// The share of node cases that pass, in percent, under which this test fails (66.1% pass:
+/// 1,245 of 1,884, 224 of them with bound inputs).
+const FLOOR_PERCENT: usize = 66;
 
 /// The node cases of the converters and kernels this test guards (TopK, Range, OneHot,
 /// Resize, Upsample, DepthToSpace, SpaceToDepth, ConvTranspose, GatherElements, Trilu, Einsum,
-/// the Bitwise ops): every case
+/// the Bitwise ops, BitShift, the losses, CumSum/CumProd, ReduceLogSumExp, RMSNormalization,
+/// Hardmax, Mish, GatherND, MeanVarianceNormalization, the Scatters, EyeLike, LpPool,
+/// LpNormalization, uint64 Add, Expand/Reshape/Tile with run-time shapes, and GridSample):
+/// every case
 /// whose name starts with one of these passes, except those in `COVERED_FAILING`.
 const COVERED: &[&str] = &[
     "test_top_k",
@@ -34,23 +37,116 @@ const COVERED: &[&str] = &[
     "test_triu",
     "test_einsum",
     "test_bitwise",
+    "test_bitshift",
+    "test_nllloss",
+    "test_sce_",
+    "test_cumsum",
+    "test_cumprod",
+    "test_reduce_log_sum_exp",
+    "test_rms_normalization",
+    "test_hardmax",
+    "test_mish",
+    "test_gathernd",
+    "test_mvn",
+    "test_scatter",
+    "test_eyelike",
+    "test_lppool",
+    "test_l1normalization",
+    "test_l2normalization",
+    "test_lpnormalization",
+    "test_add_uint64",
+    "test_expand",
+    "test_reshape",
+    "test_tile",
+    "test_gridsample",
 ];
 
 /// Covered cases that fail, and why.
 const COVERED_FAILING: &[(&str, &str)] = &[
     (
-        "test_bitwise_and_ui64_bcast_3v1d",
-        "uint64 tensors are not evaluated",
+        "test_gridsample_volumetric_bilinear_align_corners_0",
+        "a volumetric (rank-5) GridSample: TVM's converter passes layout NCHW, which its 5-d rule rejects",
     ),
     (
-        "test_bitwise_or_ui64_bcast_3v1d",
-        "uint64 tensors are not evaluated",
+        "test_gridsample_volumetric_bilinear_align_corners_1",
+        "a volumetric (rank-5) GridSample: TVM's converter passes layout NCHW, which its 5-d rule rejects",
     ),
     (
-        "test_bitwise_xor_ui64_bcast_3v1d",
-        "uint64 tensors are not evaluated",
+        "test_gridsample_volumetric_nearest_align_corners_0",
+        "a volumetric (rank-5) GridSample: TVM's converter passes layout NCHW, which its 5-d rule rejects",
     ),
-    ("test_top_k_uint64", "uint64 tensors are not evaluated"),
+    (
+        "test_gridsample_volumetric_nearest_align_corners_1",
+        "a volumetric (rank-5) GridSample: TVM's converter passes layout NCHW, which its 5-d rule rejects",
+    ),
+    (
+        "test_bitshift_left_int32_negative_shift",
+        "a negative shift is not evaluated (undefined in TVM's code)",
+    ),
+    (
+        "test_bitshift_left_int32_shift_ge_width",
+        "a shift by the width or more is not evaluated (undefined in TVM's code)",
+    ),
+    (
+        "test_bitshift_left_int8_negative_shift",
+        "a negative shift is not evaluated (undefined in TVM's code)",
+    ),
+    (
+        "test_bitshift_left_int8_shift_ge_width",
+        "a shift by the width or more is not evaluated (undefined in TVM's code)",
+    ),
+    (
+        "test_bitshift_right_int32_negative_shift",
+        "a negative shift is not evaluated (undefined in TVM's code)",
+    ),
+    (
+        "test_bitshift_right_int32_shift_ge_width",
+        "a shift by the width or more is not evaluated (undefined in TVM's code)",
+    ),
+    (
+        "test_bitshift_right_int8_negative_shift",
+        "a negative shift is not evaluated (undefined in TVM's code)",
+    ),
+    (
+        "test_bitshift_right_int8_shift_ge_width",
+        "a shift by the width or more is not evaluated (undefined in TVM's code)",
+    ),
+    (
+        "test_l2normalization_axis_0",
+        "a zero vector: x / 0 is NaN, ONNX's reference gives 0",
+    ),
+    (
+        "test_lppool_1d_default",
+        "TVM's LpPool (avg_pool of x^p times the window size) differs from ONNX's reference here; not investigated",
+    ),
+    (
+        "test_lppool_2d_pads",
+        "TVM's LpPool (avg_pool of x^p times the window size) differs from ONNX's reference here; not investigated",
+    ),
+    (
+        "test_lppool_3d_default",
+        "TVM's LpPool (avg_pool of x^p times the window size) differs from ONNX's reference here; not investigated",
+    ),
+    (
+        "test_nllloss_NCd1d2d3_sum_weight_high_ii",
+        "an ignore_index outside the classes: TVM gathers at it (out of range), so it is not evaluated",
+    ),
+    (
+        "test_sce_NCd1d2d3_sum_weight_high_ii",
+        "an ignore_index outside the classes: TVM gathers at it (out of range), so it is not evaluated",
+    ),
+    (
+        "test_sce_NCd1d2d3_sum_weight_high_ii_expanded",
+        "an ignore_index outside the classes: TVM gathers at it (out of range), so it is not evaluated",
+    ),
+    (
+        "test_sce_NCd1d2d3_sum_weight_high_ii_log_prob",
+        "an ignore_index outside the classes: TVM gathers at it (out of range), so it is not evaluated",
+    ),
+    (
+        "test_sce_NCd1d2d3_sum_weight_high_ii_log_prob_expanded",
+        "an ignore_index outside the classes: TVM gathers at it (out of range), so it is not evaluated",
+    ),
     (
         "test_range_bfloat16_type_positive_delta_expanded",
         "Loop (the expanded form of Range)",

@@ -14,26 +14,6 @@ use onnx_support::operator_models;
 /// (case, stage it fails at, why).
 const FAILING: &[(&str, &str, &str)] = &[
     (
-        "simple/test_expand_shape_model1",
-        "import",
-        "Expand's shape is a graph input (a run-time shape; passlab has no dynamic ops)",
-    ),
-    (
-        "simple/test_expand_shape_model2",
-        "import",
-        "Expand's shape is a graph input (a run-time shape; passlab has no dynamic ops)",
-    ),
-    (
-        "simple/test_expand_shape_model3",
-        "import",
-        "Expand's shape is a graph input (a run-time shape; passlab has no dynamic ops)",
-    ),
-    (
-        "simple/test_expand_shape_model4",
-        "import",
-        "Expand's shape is a graph input (a run-time shape; passlab has no dynamic ops)",
-    ),
-    (
         "simple/test_sequence_model8",
         "import",
         "SplitToSequence's split sizes are a graph input (run-time sizes)",

@@ -108,7 +108,15 @@ pub fn static_form(op: &str, attrs: &Attrs, consts: &[Option<&Value>]) -> Option
     };
     let field = |name: &str, v: AttrValue| (Arc::<str>::from(name), v);
     let (name, mut given, args): (&str, Fields, Vec<usize>) = match op {
-        "dyn.reshape" => ("reshape", vec![field("newshape", ints(c(1)?)?)], vec![0]),
+        // `allowzero` is kept when set (TVM's rewrite drops it, which changes what a 0 in
+        // the shape means).
+        "dyn.reshape" => {
+            let mut g = vec![field("newshape", ints(c(1)?)?)];
+            if attrs.get_bool("allowzero") == Some(true) {
+                g.push(field("allowzero", AttrValue::Bool(true)));
+            }
+            ("reshape", g, vec![0])
+        }
         "dyn.squeeze" => ("squeeze", vec![field("axis", ints(c(1)?)?)], vec![0]),
         "dyn.tile" => ("tile", vec![field("reps", ints(c(1)?)?)], vec![0]),
         "dyn.broadcast_to" => ("broadcast_to", vec![field("shape", ints(c(1)?)?)], vec![0]),

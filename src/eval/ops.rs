@@ -7,8 +7,8 @@
 
 use super::value::{attr_dtype, Value};
 use super::{
-    dynamic, einsum, elementwise, indexing, layout, nn, norm, pool, qnn, reduce, resize, select,
-    shape_ops,
+    dynamic, einsum, elementwise, grid_sample, indexing, layout, nn, norm, pool, qnn, reduce,
+    resize, scatter, select, shape_ops,
 };
 use crate::ir::Attrs;
 
@@ -98,6 +98,7 @@ const KERNELS: &[&str] = &[
     "nn.prelu",
     "nn.dropout",
     "image.resize2d",
+    "image.grid_sample",
     "nn.upsampling",
     "nn.depth_to_space",
     "nn.space_to_depth",
@@ -118,6 +119,8 @@ const KERNELS: &[&str] = &[
     "nn.log_softmax",
     "slice_like",
     "gather_nd",
+    "scatter_elements",
+    "scatter_nd",
     "layout_transform",
     "cumsum",
     "cumprod",
@@ -280,7 +283,7 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         | "fixed_point_multiply" => 1,
         _ if IDENTITY.contains(&op) => 1,
         "where" | "nn.layer_norm" | "nn.instance_norm" | "nn.group_norm" | "one_hot"
-        | "sparse_to_dense" => 3,
+        | "sparse_to_dense" | "scatter_elements" | "scatter_nd" => 3,
         "nn.batch_norm" => 5,
         _ if reduce::is_reduction(op) || shape_ops::is_layout(op) || pool::is_pool(op) => 1,
         _ => 2,
@@ -306,6 +309,8 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "cast_like" => one(elementwise::cast(t(0)?, t(1)?.dtype)),
         "slice_like" => one(select::slice_like(attrs, t(0)?, t(1)?)),
         "gather_nd" => one(select::gather_nd(attrs, t(0)?, t(1)?)),
+        "scatter_elements" => one(scatter::scatter_elements(attrs, t(0)?, t(1)?, t(2)?)),
+        "scatter_nd" => one(scatter::scatter_nd(attrs, t(0)?, t(1)?, t(2)?)),
         "layout_transform" => one(layout::layout_transform(attrs, t(0)?)),
         "cumsum" | "cumprod" => one(select::scan(op == "cumprod", attrs, t(0)?)),
         _ if IDENTITY.contains(&op) => one(Some(t(0)?.clone())),
@@ -383,6 +388,7 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "nn.prelu" => one(norm::prelu(attrs, t(0)?, t(1)?)),
         "nn.dropout" => many(norm::dropout(t(0)?)),
         "image.resize2d" => one(resize::resize2d(attrs, t(0)?)),
+        "image.grid_sample" => one(grid_sample::grid_sample(attrs, t(0)?, t(1)?)),
         "nn.upsampling" => one(resize::upsampling(attrs, t(0)?)),
         "nn.upsampling3d" => one(resize::upsampling3d(attrs, t(0)?)),
         "sparse_to_dense" => one(select::sparse_to_dense(attrs, t(0)?, t(1)?, t(2)?)),

@@ -9,8 +9,10 @@
 //!
 //! Invariants: the evaluator never panics on any input (bad shapes, bad attributes and
 //! unsupported dtypes give `None`, i.e. "not folded"), and it never guesses: an op or a
-//! dtype it does not implement exactly is not folded. `uint64`, sub-byte ints and vector
-//! dtypes are not evaluated at all.
+//! dtype it does not implement exactly is not folded. `uint64` is held in `i64` too, and
+//! evaluated only while every value is below 2^63 (where `i64` and `u64` arithmetic agree,
+//! wrapping included): an input or a result at or above 2^63 is not evaluated. Sub-byte ints
+//! and vector dtypes are not evaluated at all.
 
 use crate::ir::dtype::DTypeCode;
 use crate::ir::{Attrs, DType, TensorData};
@@ -59,7 +61,9 @@ pub(crate) fn storage(dt: DType) -> Option<Storage> {
     match (dt.code, dt.bits) {
         (DTypeCode::Float, 16 | 32) | (DTypeCode::BFloat, 16) => Some(Storage::F32),
         (DTypeCode::Float, 64) => Some(Storage::F64),
-        (DTypeCode::Int, 8 | 16 | 32 | 64) | (DTypeCode::UInt, 8 | 16 | 32) => Some(Storage::Int),
+        (DTypeCode::Int, 8 | 16 | 32 | 64) | (DTypeCode::UInt, 8 | 16 | 32 | 64) => {
+            Some(Storage::Int)
+        }
         (DTypeCode::Bool, _) => Some(Storage::Int),
         _ => None,
     }
@@ -106,6 +110,9 @@ impl Value {
             (_, _, Storage::F64) => Arr::F64(from_vec(&shape, (0..n).map(|i| t.get_f64(i)))?),
             (_, _, Storage::Int) => Arr::Int(from_vec(&shape, (0..n).map(|i| t.get_i64(i)))?),
         };
+        if is_u64(t.dtype) && !fits_u64(&arr) {
+            return None;
+        }
         Some(Value {
             dtype: t.dtype,
             arr,
@@ -118,9 +125,13 @@ impl Value {
         let arr = match (want, arr) {
             (Storage::F32, Arr::F32(a)) => Arr::F32(round_f32(dtype, a)),
             (Storage::F64, a @ Arr::F64(_)) => a,
+            (Storage::Int, Arr::Int(a)) if is_u64(dtype) => Arr::Int(a),
             (Storage::Int, Arr::Int(a)) => Arr::Int(a.mapv(|x| wrap_int(dtype, x))),
             _ => return None,
         };
+        if is_u64(dtype) && !fits_u64(&arr) {
+            return None;
+        }
         Some(Value { dtype, arr })
     }
 
@@ -213,6 +224,18 @@ fn le_bytes<T: Copy, const W: usize>(a: &ArrayD<T>, f: impl Fn(T) -> [u8; W]) ->
 
 pub(crate) fn from_vec<T>(shape: &[usize], it: impl Iterator<Item = T>) -> Option<ArrayD<T>> {
     ArrayD::from_shape_vec(IxDyn(shape), it.collect()).ok()
+}
+
+fn is_u64(dt: DType) -> bool {
+    (dt.code, dt.bits) == (DTypeCode::UInt, 64)
+}
+
+/// Whether every element of a `uint64` value held in `i64` is its value (below 2^63).
+fn fits_u64(arr: &Arr) -> bool {
+    match arr {
+        Arr::Int(a) => a.iter().all(|&x| x >= 0),
+        _ => false,
+    }
 }
 
 /// Wraps an integer computed in `i64` to the dtype (two's complement), bool to 0/1.

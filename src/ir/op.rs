@@ -297,12 +297,17 @@ impl Op {
 /// The schema of an attrs type by its key (`relay.attrs.ROIAlignAttrs`): an op's, or one of the
 /// attrs types TVM registers no op with, which calls name with `attrs_type_key=`.
 pub fn schema_for_key(key: &str) -> Option<&'static AttrSchema> {
-    use super::op_table::{ROI_ALIGN_ATTRS, ROI_POOL_ATTRS, SCANOP_ATTRS, TRILU_ATTRS};
+    use super::op_table::{
+        ROI_ALIGN_ATTRS, ROI_POOL_ATTRS, SCANOP_ATTRS, SCATTER_ELEMENTS_ATTRS, SCATTER_ND_ATTRS,
+        TRILU_ATTRS,
+    };
     [
         &ROI_ALIGN_ATTRS,
         &ROI_POOL_ATTRS,
         &SCANOP_ATTRS,
         &TRILU_ATTRS,
+        &SCATTER_ELEMENTS_ATTRS,
+        &SCATTER_ND_ATTRS,
     ]
     .into_iter()
     .chain(all().filter_map(|o| o.0.schema))

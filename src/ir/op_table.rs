@@ -2525,7 +2525,7 @@ pub static ALLOC_STORAGE_ATTRS: AttrSchema = AttrSchema {
 };
 
 // ---- Schemas of attrs types whose ops TVM registers without an attrs type (`vision.roi_align`,
-// `vision.roi_pool`, `cumsum`, `cumprod`, `trilu`): a call names them with `attrs_type_key=`
+// `vision.roi_pool`, `cumsum`, `cumprod`, `trilu`, `scatter_elements`, `scatter_nd`): a call names them with `attrs_type_key=`
 // (see `op::schema_for_key`). ----
 
 pub static TRILU_ATTRS: AttrSchema = AttrSchema {
@@ -2587,6 +2587,31 @@ pub static SCANOP_ATTRS: AttrSchema = AttrSchema {
             default: Some(AttrDefault::Bool(false)),
         },
     ],
+};
+
+pub static SCATTER_ELEMENTS_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.ScatterElementsAttrs",
+    fields: &[
+        AttrField {
+            name: "axis",
+            kind: AttrKind::Int,
+            default: Some(AttrDefault::Int(0)),
+        },
+        AttrField {
+            name: "reduction",
+            kind: AttrKind::Str,
+            default: Some(AttrDefault::Str("update")),
+        },
+    ],
+};
+
+pub static SCATTER_ND_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.ScatterNDAttrs",
+    fields: &[AttrField {
+        name: "mode",
+        kind: AttrKind::Str,
+        default: Some(AttrDefault::Str("update")),
+    }],
 };
 
 pub static ROI_POOL_ATTRS: AttrSchema = AttrSchema {

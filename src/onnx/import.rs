@@ -94,13 +94,37 @@ pub fn import_model(
         type_params: Vec::new(),
     });
     let mut m = Module::new();
-    m.add("main", func)
+    m.add("main", func.clone())
         .map_err(|e| OnnxError::new(e.to_string()))?;
+    // TVM's from_onnx runs DynamicToStatic after import (with frozen parameters); the
+    // converters fold as they go, so it can only change a function with a `dyn.*` call.
+    if opts.freeze_params && has_dyn_call(&func) {
+        let g = m
+            .functions()
+            .next()
+            .map(|(g, _)| g.clone())
+            .ok_or_else(|| OnnxError::new("no @main"))?;
+        let out = crate::passes::dynamic_to_static::dynamic_to_static(&g, &func, &m)
+            .map_err(|e| OnnxError::new(format!("DynamicToStatic after import: {}", e.message)))?;
+        m.update("main", out)
+            .map_err(|e| OnnxError::new(e.to_string()))?;
+    }
     m.source = Some(Arc::new(SourceFile {
         name: source_name.to_string(),
         text: std::mem::take(&mut g.names),
     }));
     Ok(m)
+}
+
+/// Whether `e` calls a `dyn.*` op.
+fn has_dyn_call(e: &Expr) -> bool {
+    let mut found = false;
+    crate::ir::visit::each_node(e, |n| {
+        found |= n
+            .call_op_of()
+            .is_some_and(|(op, _)| op.name().starts_with("dyn."));
+    });
+    found
 }
 
 /// The version of the default operator set (`""` or `ai.onnx`) the model imports.

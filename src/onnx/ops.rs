@@ -12,7 +12,9 @@
 mod activation;
 mod image;
 mod index;
+mod loss;
 mod nn;
+mod norm;
 mod reduce;
 mod rnn;
 mod sequence;
@@ -56,6 +58,18 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
         "BitwiseAnd" => one(binary(cx, "bitwise_and", inputs)),
         "BitwiseOr" => one(binary(cx, "bitwise_or", inputs)),
         "BitwiseXor" => one(binary(cx, "bitwise_xor", inputs)),
+        "BitShift" => {
+            let name = match cx.string("direction", "LEFT")?.as_str() {
+                "LEFT" => "left_shift",
+                "RIGHT" => "right_shift",
+                d => {
+                    return Err(ConvertError::Invalid(format!(
+                        "value `{d}` of attribute `direction` is invalid (LEFT or RIGHT)"
+                    )))
+                }
+            };
+            one(binary(cx, name, inputs))
+        }
         "Pow" => one(pow(cx, inputs)),
         "Mod" => {
             let name = if cx.int("fmod", 0)? == 1 {
@@ -118,6 +132,22 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
             let e = cx.unary("exp", x)?;
             let s = cx.binary("add", e, cx.scalar(1.0, dt))?;
             one(cx.unary("log", s))
+        }
+        // Mish (TVM): `x * tanh(log(1 + exp(x)))`.
+        "Mish" => {
+            let x = input(inputs, 0)?;
+            let dt = cx.dtype(&x)?;
+            let e = cx.unary("exp", x.clone())?;
+            let s = cx.unary("log", cx.binary("add", cx.scalar(1.0, dt), e)?)?;
+            one(cx.binary("multiply", x, cx.unary("tanh", s)?))
+        }
+        // Swish (opset 24, after TVM v0.18): `x * sigmoid(alpha * x)`.
+        "Swish" => {
+            let x = input(inputs, 0)?;
+            let dt = cx.dtype(&x)?;
+            let alpha = cx.float("alpha", 1.0)?;
+            let ax = cx.binary("multiply", cx.scalar(alpha, dt), x.clone())?;
+            one(cx.binary("multiply", x, cx.unary("sigmoid", ax)?))
         }
         "Softsign" => {
             let x = input(inputs, 0)?;
@@ -219,16 +249,26 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
         "Gather" => one(gather(cx, inputs)),
         "Tile" => {
             let x = input(inputs, 0)?;
-            let reps = cx.need_ints(&input(inputs, 1)?, "Tile's repeats")?;
-            one(cx.op("tile", vec![x], &[("reps", AttrValue::ints(&reps))]))
+            let reps = input(inputs, 1)?;
+            match cx.const_ints(&reps) {
+                Some(r) => one(cx.op("tile", vec![x], &[("reps", AttrValue::ints(&r))])),
+                // Run-time repeats: `dyn.tile(x, reps)`.
+                None => one(cx.op("dyn.tile", vec![x, reps], &[])),
+            }
         }
         "Expand" => one(expand(cx, inputs)),
         "Pad" => one(pad(cx, inputs)),
         "ConstantOfShape" => one(constant_of_shape(cx, inputs)),
         "Constant" => one(constant(cx)),
-        "CumSum" => {
+        // CumProd (opset 26, after TVM v0.18) converts as CumSum does, to `cumprod`.
+        "CumSum" | "CumProd" => {
+            let name = if op == "CumSum" { "cumsum" } else { "cumprod" };
             let x = input(inputs, 0)?;
-            let mut attrs = vec![("exclusive", AttrValue::Bool(cx.int("exclusive", 0)? != 0))];
+            // TVM registers `cumsum` with no attrs type; the call names ScanopAttrs.
+            let mut attrs = vec![
+                ("exclusive", AttrValue::Bool(cx.int("exclusive", 0)? != 0)),
+                ("attrs_type_key", AttrValue::str("relay.attrs.ScanopAttrs")),
+            ];
             let axis = match &inputs.get(1).cloned().flatten() {
                 Some(a) => Some(cx.need_ints(a, "CumSum's axis")?[0]),
                 None => None,
@@ -239,10 +279,10 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
             if cx.int("reverse", 0)? != 0 {
                 let ax = [("axis", AttrValue::int(axis.unwrap_or(0)))];
                 let r = cx.op("reverse", vec![x], &ax)?;
-                let c = cx.op("cumsum", vec![r], &attrs)?;
+                let c = cx.op(name, vec![r], &attrs)?;
                 return one(cx.op("reverse", vec![c], &ax));
             }
-            one(cx.op("cumsum", vec![x], &attrs))
+            one(cx.op(name, vec![x], &attrs))
         }
         // Sequences are tuples (TVM's `SequenceConstruct` and friends).
         "SequenceConstruct" => {
@@ -283,8 +323,15 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
         }
         // Convolutions, pooling, normalization, matrix products.
         "RNN" | "LSTM" | "GRU" => rnn::convert(cx, op, inputs),
-        "Resize" | "Upsample" | "DepthToSpace" | "SpaceToDepth" => image::convert(cx, op, inputs),
-        "TopK" | "Range" | "OneHot" | "GatherElements" | "Trilu" => index::convert(cx, op, inputs),
+        "Resize" | "Upsample" | "DepthToSpace" | "SpaceToDepth" | "GridSample" => {
+            image::convert(cx, op, inputs)
+        }
+        "MeanVarianceNormalization" | "RMSNormalization" | "LpNormalization" => {
+            norm::convert(cx, op, inputs)
+        }
+        "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => loss::convert(cx, op, inputs),
+        "TopK" | "Range" | "OneHot" | "GatherElements" | "GatherND" | "Trilu" | "Hardmax"
+        | "Scatter" | "ScatterElements" | "ScatterND" | "EyeLike" => index::convert(cx, op, inputs),
         _ => nn::convert(cx, op, inputs),
     }
 }

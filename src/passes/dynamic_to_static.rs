@@ -20,7 +20,9 @@
 //! every rebuilt node is typed on build, so a chain (`reshape(reshape(%x, shape_of(%y)),
 //! shape_of(%0))`) turns static in the one walk. Linear and stack-safe.
 //!
-//! Where passlab differs from TVM: TVM folds and re-types the whole function again before
+//! Where passlab differs from TVM: `dyn.reshape(..., allowzero=True)` keeps `allowzero` in
+//! its static form (TVM's rewrite drops it, so a 0 in the shape would copy the input's extent
+//! instead of making an empty axis). TVM folds and re-types the whole function again before
 //! each `dyn.*` call it looks at (quadratic in the number of such calls); passlab's single walk
 //! reaches the same program on TVM's tests. A let-bound variable keeps the type it had before
 //! the pass, so `shape_of` of a let variable whose value only became static in this pass does

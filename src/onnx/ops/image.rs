@@ -14,6 +14,7 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &[Option<Expr>]) -> CResult
     let one = |e: CResult<Expr>| e.map(|e| vec![e]);
     match op {
         "Resize" => one(resize(cx, inputs)),
+        "GridSample" => one(grid_sample(cx, inputs)),
         "Upsample" => one(upsample(cx, inputs)),
         "DepthToSpace" => {
             let mode = cx.string("mode", "DCR")?;
@@ -246,4 +247,43 @@ fn upsample(cx: &Cx, inputs: &[Option<Expr>]) -> CResult<Expr> {
         ("align_corners", AttrValue::Bool(false)),
     ];
     cx.op("nn.upsampling", vec![x], &attrs)
+}
+
+/// GridSample (TVM v0.18): `image.grid_sample(x, transpose(grid, [0, 3, 1, 2]), method,
+/// padding_mode, align_corners)`. Opset 20 renamed the modes `linear` and `cubic`; they map
+/// to TVM's `bilinear` and `bicubic`.
+fn grid_sample(cx: &Cx, inputs: &[Option<Expr>]) -> CResult<Expr> {
+    let x = input(inputs, 0)?;
+    if cx.rank(&x)? != 4 {
+        return Err(ConvertError::Invalid(format!(
+            "GridSample of a rank-{} tensor is not supported (rank 4, NCHW, is)",
+            cx.rank(&x)?
+        )));
+    }
+    let grid = cx.op(
+        "transpose",
+        vec![input(inputs, 1)?],
+        &[("axes", AttrValue::ints(&[0, 3, 1, 2]))],
+    )?;
+    let method = match cx.string("mode", "bilinear")?.as_str() {
+        "bilinear" | "linear" => "bilinear",
+        "bicubic" | "cubic" => "bicubic",
+        "nearest" => "nearest",
+        m => {
+            return Err(ConvertError::Invalid(format!(
+                "value `{m}` of attribute `mode` is invalid"
+            )))
+        }
+    };
+    let padding = cx.string("padding_mode", "zeros")?;
+    let attrs = [
+        ("method", AttrValue::str(method)),
+        ("layout", AttrValue::str("NCHW")),
+        ("padding_mode", AttrValue::str(&padding)),
+        (
+            "align_corners",
+            AttrValue::Bool(cx.int("align_corners", 0)? != 0),
+        ),
+    ];
+    cx.op("image.grid_sample", vec![x, grid], &attrs)
 }

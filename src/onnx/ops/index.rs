@@ -24,6 +24,74 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &[Option<Expr>]) -> CResult
                 &[("upper", upper), ("attrs_type_key", key)],
             ))
         }
+        // GatherND: `gather_nd(data, transpose(indices, [-1, 0, 1, ...]), batch_dims,
+        // index_rank)` (TVM v0.18).
+        "GatherND" => {
+            let data = input(inputs, 0)?;
+            let indices = input(inputs, 1)?;
+            let shape = cx.shape(&indices)?;
+            let Some(&index_rank) = shape.last() else {
+                return Err(ConvertError::Invalid(
+                    "GatherND's indices are a scalar".into(),
+                ));
+            };
+            let n = shape.len() as i64;
+            let perm: Vec<i64> = std::iter::once(-1).chain(0..n - 1).collect();
+            let t = cx.op(
+                "transpose",
+                vec![indices],
+                &[("axes", AttrValue::ints(&perm))],
+            )?;
+            let attrs = [
+                ("batch_dims", AttrValue::int(cx.int("batch_dims", 0)?)),
+                ("index_rank", AttrValue::int(index_rank)),
+            ];
+            one(cx.op("gather_nd", vec![data, t], &attrs))
+        }
+        "Hardmax" => one(hardmax(cx, inputs)),
+        // Scatter (opsets 9-10) and ScatterElements: `scatter_elements(data, indices, updates,
+        // axis, reduction)`; ScatterND: `scatter_nd(data, transpose(indices, [-1, 0, ...]),
+        // updates, mode)` (TVM v0.18; both name their attrs type, which TVM registers
+        // without one).
+        "Scatter" | "ScatterElements" => {
+            let data = input(inputs, 0)?;
+            let reduction = cx.string("reduction", "update")?;
+            let attrs = [
+                ("axis", AttrValue::int(cx.int("axis", 0)?)),
+                ("reduction", AttrValue::str(&reduction)),
+                (
+                    "attrs_type_key",
+                    AttrValue::str("relay.attrs.ScatterElementsAttrs"),
+                ),
+            ];
+            let args = vec![data, input(inputs, 1)?, input(inputs, 2)?];
+            one(cx.op("scatter_elements", args, &attrs))
+        }
+        "ScatterND" => {
+            let data = input(inputs, 0)?;
+            let indices = input(inputs, 1)?;
+            let n = cx.rank(&indices)? as i64;
+            if n == 0 {
+                return Err(ConvertError::Invalid(
+                    "ScatterND's indices are a scalar".into(),
+                ));
+            }
+            let perm: Vec<i64> = std::iter::once(n - 1).chain(0..n - 1).collect();
+            let t = cx.op(
+                "transpose",
+                vec![indices],
+                &[("axes", AttrValue::ints(&perm))],
+            )?;
+            let attrs = [
+                ("mode", AttrValue::str(&cx.string("reduction", "update")?)),
+                (
+                    "attrs_type_key",
+                    AttrValue::str("relay.attrs.ScatterNDAttrs"),
+                ),
+            ];
+            one(cx.op("scatter_nd", vec![data, t, input(inputs, 2)?], &attrs))
+        }
+        "EyeLike" => one(eye_like(cx, inputs)),
         "GatherElements" => {
             let data = input(inputs, 0)?;
             let rank = cx.rank(&data)? as i64;
@@ -152,4 +220,86 @@ fn one_hot(cx: &Cx, inputs: &[Option<Expr>]) -> CResult<Expr> {
             ("dtype", AttrValue::str(&dtype.to_string())),
         ],
     )
+}
+
+/// Hardmax (TVM v0.18): from opset 13, `one_hot(argmax(x, axis), 1, 0, depth, axis)`; before,
+/// the same over `x` flattened to two axes at `axis`, reshaped back.
+fn hardmax(cx: &Cx, inputs: &[Option<Expr>]) -> CResult<Expr> {
+    let x = input(inputs, 0)?;
+    let dt = cx.dtype(&x)?;
+    let shape = cx.shape(&x)?;
+    let ndim = shape.len() as i64;
+    if ndim == 0 {
+        return Err(ConvertError::Invalid("Hardmax of a scalar".into()));
+    }
+    let default = if cx.opset >= 13 { -1 } else { 1 };
+    let axis = cx.int("axis", default)?.rem_euclid(ndim);
+    let one_hot = |cx: &Cx, x: Expr, axis: i64, depth: i64| -> CResult<Expr> {
+        let am = cx.op("argmax", vec![x], &[("axis", AttrValue::ints(&[axis]))])?;
+        cx.op(
+            "one_hot",
+            vec![am, cx.scalar(1.0, dt), cx.scalar(0.0, dt)],
+            &[
+                ("depth", AttrValue::int(depth)),
+                ("axis", AttrValue::int(axis)),
+                ("dtype", AttrValue::str(&dt.to_string())),
+            ],
+        )
+    };
+    if cx.opset >= 13 {
+        return one_hot(cx, x, axis, shape[axis as usize]);
+    }
+    let pre: i64 = shape[..axis as usize].iter().product();
+    let post: i64 = shape[axis as usize..].iter().product();
+    let r = cx.op(
+        "reshape",
+        vec![x],
+        &[("newshape", AttrValue::ints(&[pre, post]))],
+    )?;
+    let h = one_hot(cx, r, 1, post)?;
+    cx.op("reshape", vec![h], &[("newshape", AttrValue::ints(&shape))])
+}
+
+/// EyeLike: ones on the `k`-th diagonal of a matrix of the input's (static) shape. TVM
+/// builds `scatter_nd` over `zeros`, which folds to this constant.
+fn eye_like(cx: &Cx, inputs: &[Option<Expr>]) -> CResult<Expr> {
+    let x = input(inputs, 0)?;
+    let shape = cx.shape(&x)?;
+    let &[rows, cols] = shape.as_slice() else {
+        return Err(ConvertError::Invalid(format!(
+            "EyeLike needs a rank-2 input, got rank {}",
+            shape.len()
+        )));
+    };
+    let dtype = if cx.has("dtype") {
+        let code = cx.int("dtype", 0)? as i32;
+        crate::onnx::tensor::dtype_of(code).ok_or_else(|| {
+            ConvertError::Invalid(format!(
+                "EyeLike to {} is not supported",
+                crate::onnx::tensor::elem_type_name(code)
+            ))
+        })?
+    } else {
+        cx.dtype(&x)?
+    };
+    let n = rows
+        .checked_mul(cols)
+        .filter(|&n| (0..=crate::limits::MAX_TENSOR_ELEMENTS as i64).contains(&n))
+        .ok_or_else(|| ConvertError::Invalid(format!("EyeLike of {rows}x{cols} is too large")))?
+        as usize;
+    let k = cx.int("k", 0)?;
+    let mut v = vec![0i64; n];
+    for r in 0..rows {
+        let c = r + k;
+        if (0..cols).contains(&c) {
+            v[(r * cols + c) as usize] = 1;
+        }
+    }
+    let data = if dtype.is_float() {
+        let f: Vec<f64> = v.iter().map(|&i| i as f64).collect();
+        TensorData::from_f64(dtype, shape, &f)
+    } else {
+        TensorData::from_i64(dtype, shape, &v)
+    };
+    Ok(cx.constant(data))
 }

@@ -12,6 +12,7 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
         "ConvTranspose" => one(conv_transpose(cx, inputs)),
         "MaxPool" => one(pool(cx, "max_pool", inputs)),
         "AveragePool" => one(pool(cx, "avg_pool", inputs)),
+        "LpPool" => one(lp_pool(cx, inputs)),
         "GlobalAveragePool" => one(global_pool(cx, "avg", inputs)),
         "GlobalMaxPool" => one(global_pool(cx, "max", inputs)),
         "BatchNormalization" => batch_norm(cx, inputs),
@@ -228,7 +229,28 @@ fn layout_name(dims: usize, storage_order: i64) -> CResult<&'static str> {
 }
 
 fn pool(cx: &Cx, name: &str, inputs: &In) -> CResult<Expr> {
-    let mut data = input(inputs, 0)?;
+    pool_of(cx, name, input(inputs, 0)?, false)
+}
+
+/// TVM's LpPool: `avg_pool(x^p, count_include_pad=True)`, times the window's size, to the
+/// power `1/p` (of its absolute value).
+fn lp_pool(cx: &Cx, inputs: &In) -> CResult<Expr> {
+    let x = input(inputs, 0)?;
+    let dt = cx.dtype(&x)?;
+    let p = cx.int("p", 2)? as f64;
+    let kernel = cx
+        .ints("kernel_shape")?
+        .ok_or_else(|| ConvertError::Invalid("attribute `kernel_shape` is required".into()))?;
+    let data = cx.binary("power", x, cx.scalar(p, dt))?;
+    let avg = pool_of(cx, "avg_pool", data, true)?;
+    let n: i64 = kernel.iter().product();
+    let sum = cx.binary("multiply", cx.unary("abs", avg)?, cx.scalar(n as f64, dt))?;
+    cx.binary("power", sum, cx.scalar(1.0 / p, dt))
+}
+
+/// A pooling of `data` with the node's attributes; `include_pad` forces
+/// `count_include_pad`.
+fn pool_of(cx: &Cx, name: &str, mut data: Expr, include_pad: bool) -> CResult<Expr> {
     let ndim = cx.rank(&data)?;
     let kernel = cx
         .ints("kernel_shape")?
@@ -299,7 +321,9 @@ fn pool(cx: &Cx, name: &str, inputs: &In) -> CResult<Expr> {
     if cx.has("ceil_mode") {
         attrs.push(("ceil_mode", AttrValue::Bool(cx.int("ceil_mode", 0)? != 0)));
     }
-    if name == "avg_pool" && cx.has("count_include_pad") {
+    if include_pad {
+        attrs.push(("count_include_pad", AttrValue::Bool(true)));
+    } else if name == "avg_pool" && cx.has("count_include_pad") {
         attrs.push((
             "count_include_pad",
             AttrValue::Bool(cx.int("count_include_pad", 0)? != 0),

@@ -77,7 +77,8 @@ pub(super) fn reduce(cx: &Cx, name: &str, inputs: &In, pre: Pre, post: Post) -> 
     if cx.rank(&x)? == 0 {
         x = cx.op("expand_dims", vec![x], &[("axis", AttrValue::int(0))])?;
     }
-    let keepdims = AttrValue::Bool(cx.int("keepdims", 1)? != 0);
+    let keep = cx.int("keepdims", 1)? != 0;
+    let keepdims = AttrValue::Bool(keep);
     let rank = cx.rank(&x)? as i64;
     let axes = match opt_input(inputs, 1) {
         Some(a) => {
@@ -101,6 +102,9 @@ pub(super) fn reduce(cx: &Cx, name: &str, inputs: &In, pre: Pre, post: Post) -> 
             }
         },
     };
+    if name == "logsumexp" {
+        return logsumexp(cx, x, &axes, keep);
+    }
     x = match pre {
         Pre::None => x,
         Pre::Square => cx.binary("multiply", x.clone(), x)?,
@@ -116,6 +120,27 @@ pub(super) fn reduce(cx: &Cx, name: &str, inputs: &In, pre: Pre, post: Post) -> 
         Post::Sqrt => cx.unary("sqrt", r),
         Post::Log => cx.unary("log", r),
     }
+}
+
+/// TVM's `relay.logsumexp`: `log(sum(exp(x - m))) + m` with `m = max(x)` over `axes`
+/// (kept), squeezed after unless `keepdims`.
+fn logsumexp(cx: &Cx, x: Expr, axes: &[i64], keepdims: bool) -> CResult<Expr> {
+    let over = |keep: bool| {
+        [
+            ("axis", AttrValue::ints(axes)),
+            ("keepdims", AttrValue::Bool(keep)),
+        ]
+    };
+    let m = cx.op("max", vec![x.clone()], &over(true))?;
+    let d = cx.binary("subtract", x, m.clone())?;
+    let e = cx.unary("exp", d)?;
+    let s = cx.op("sum", vec![e], &over(true))?;
+    let l = cx.unary("log", s)?;
+    let out = cx.binary("add", l, m)?;
+    if keepdims {
+        return Ok(out);
+    }
+    cx.op("squeeze", vec![out], &[("axis", AttrValue::ints(axes))])
 }
 
 pub(super) fn arg_reduce(cx: &Cx, name: &str, inputs: &In) -> CResult<Expr> {

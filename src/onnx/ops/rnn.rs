@@ -5,10 +5,10 @@
 //! (TVM rebuilds the concatenated LSTM weight, and GRU's split hidden weight, at every step;
 //! with constant weights each folds to the same constant, so the results are equal).
 //!
-//! GRU's `sequence_lens` masks each step as ONNX defines it: at step `t`, a batch entry whose
-//! length is `t` or less keeps its hidden state and outputs zeros (`where(less(t, lens), ...)`;
-//! the reverse direction, walking from the last step, starts each entry at its own last step).
-//! RNN and LSTM ignore `sequence_lens` (every entry runs the whole sequence).
+//! `sequence_lens` masks each step as ONNX defines it: at step `t`, a batch entry whose length
+//! is `t` or less keeps its hidden state (and an LSTM's cell state) and outputs zeros
+//! (`where(less(t, lens), ...)`; the reverse direction, walking from the last step, starts each
+//! entry at its own last step). TVM v0.18 ignores `sequence_lens` for all three.
 //!
 //! Not converted: activations other than Sigmoid, Tanh, Relu, LeakyRelu, HardSigmoid and Elu.
 
@@ -187,7 +187,7 @@ fn recurrent(cx: &Cx, kind: Kind, inputs: &In) -> CResult<Vec<Expr>> {
     let w = input(inputs, 1)?;
     let r = input(inputs, 2)?;
     let b = opt_input(inputs, 3);
-    let lens = opt_input(inputs, 4).filter(|_| kind == Kind::Gru);
+    let lens = opt_input(inputs, 4);
     let layout = if cx.opset >= 14 {
         cx.int("layout", 0)?
     } else {
@@ -297,8 +297,8 @@ fn recurrent(cx: &Cx, kind: Kind, inputs: &In) -> CResult<Vec<Expr>> {
         };
         let a = &acts[d * per_dir..(d + 1) * per_dir];
         results.push(match kind {
-            Kind::Rnn => rnn_cell(cx, &xs, dir, a, d == 1)?,
-            Kind::Lstm => lstm_cell(cx, &xs, dir, a, d == 1)?,
+            Kind::Rnn => rnn_cell(cx, &xs, dir, a, d == 1, lens.as_ref())?,
+            Kind::Lstm => lstm_cell(cx, &xs, dir, a, d == 1, lens.as_ref())?,
             Kind::Gru => {
                 let before_reset = cx.int("linear_before_reset", 0)?;
                 gru_cell(cx, &xs, dir, a, d == 1, before_reset, lens.as_ref())?
@@ -354,28 +354,81 @@ fn order(xs: &[Expr], backwards: bool) -> Vec<Expr> {
     }
 }
 
-fn rnn_cell(cx: &Cx, xs: &[Expr], d: Dir, act: &[Act], backwards: bool) -> CResult<CellOut> {
+/// The step indices in the order a direction walks them.
+fn steps(n: usize, backwards: bool) -> Vec<usize> {
+    if backwards {
+        (0..n).rev().collect()
+    } else {
+        (0..n).collect()
+    }
+}
+
+/// Step `t`'s mask of the batch entries still running (`t < lens`), as a column.
+fn live(cx: &Cx, t: usize, lens: &Expr) -> CResult<Expr> {
+    let dt = cx.dtype(lens)?;
+    let live = cx.binary("less", cx.scalar(t as f64, dt), lens.clone())?;
+    cx.op("expand_dims", vec![live], &[("axis", AttrValue::int(1))])
+}
+
+/// A step's output and next state: `next` for the running entries; for the ended ones
+/// zeros and the previous state.
+fn masked(cx: &Cx, live: Option<&Expr>, next: Expr, prev: Expr) -> CResult<(Expr, Expr)> {
+    match live {
+        Some(live) => {
+            let zeros = cx.unary("zeros_like", next.clone())?;
+            let out = cx.op("where", vec![live.clone(), next.clone(), zeros], &[])?;
+            Ok((out, cx.op("where", vec![live.clone(), next, prev], &[])?))
+        }
+        None => Ok((next.clone(), next)),
+    }
+}
+
+fn rnn_cell(
+    cx: &Cx,
+    xs: &[Expr],
+    d: Dir,
+    act: &[Act],
+    backwards: bool,
+    lens: Option<&Expr>,
+) -> CResult<CellOut> {
     let mut h = d.h;
     let mut outs = Vec::with_capacity(xs.len());
-    for x in order(xs, backwards) {
+    for (t, x) in steps(xs.len(), backwards)
+        .into_iter()
+        .zip(order(xs, backwards))
+    {
+        let live = lens.map(|l| live(cx, t, l)).transpose()?;
         let mut xw = dense(cx, x, d.w.clone())?;
-        let mut hw = dense(cx, h, d.r.clone())?;
+        let mut hw = dense(cx, h.clone(), d.r.clone())?;
         if let Some((bi, bh)) = &d.b {
             xw = cx.binary("add", xw, bi.clone())?;
             hw = cx.binary("add", hw, bh.clone())?;
         }
-        h = act[0].apply(cx, cx.binary("add", xw, hw)?)?;
-        outs.push(h.clone());
+        let next = act[0].apply(cx, cx.binary("add", xw, hw)?)?;
+        let (out, state) = masked(cx, live.as_ref(), next, h)?;
+        h = state;
+        outs.push(out);
     }
     Ok((outs, vec![h]))
 }
 
-fn lstm_cell(cx: &Cx, xs: &[Expr], d: Dir, act: &[Act], backwards: bool) -> CResult<CellOut> {
+fn lstm_cell(
+    cx: &Cx,
+    xs: &[Expr],
+    d: Dir,
+    act: &[Act],
+    backwards: bool,
+    lens: Option<&Expr>,
+) -> CResult<CellOut> {
     let (mut h, mut c) = (d.h, d.c.expect("an LSTM has a cell state"));
     let cat_w = concat(cx, vec![d.w, d.r], 1)?;
     let mut outs = Vec::with_capacity(xs.len());
-    for x in order(xs, backwards) {
-        let step = concat(cx, vec![x, h], 1)?;
+    for (t, x) in steps(xs.len(), backwards)
+        .into_iter()
+        .zip(order(xs, backwards))
+    {
+        let live = lens.map(|l| live(cx, t, l)).transpose()?;
+        let step = concat(cx, vec![x, h.clone()], 1)?;
         let mut gates = dense(cx, step, cat_w.clone())?;
         if let Some((bi, bh)) = &d.b {
             gates = cx.binary("add", gates, bi.clone())?;
@@ -390,18 +443,21 @@ fn lstm_cell(cx: &Cx, xs: &[Expr], d: Dir, act: &[Act], backwards: bool) -> CRes
         let i = act[0].apply(cx, i)?;
         let f = act[0].apply(cx, f)?;
         let cell = act[1].apply(cx, g[2].clone())?;
-        c = cx.binary(
+        let c_next = cx.binary(
             "add",
-            cx.binary("multiply", f, c)?,
+            cx.binary("multiply", f, c.clone())?,
             cx.binary("multiply", i, cell)?,
         )?;
         let mut o = g[3].clone();
         if let Some((_, _, po)) = &d.peep {
-            o = cx.binary("add", o, cx.binary("multiply", po.clone(), c.clone())?)?;
+            o = cx.binary("add", o, cx.binary("multiply", po.clone(), c_next.clone())?)?;
         }
         let o = act[0].apply(cx, o)?;
-        h = cx.binary("multiply", o, act[2].apply(cx, c.clone())?)?;
-        outs.push(h.clone());
+        let h_next = cx.binary("multiply", o, act[2].apply(cx, c_next.clone())?)?;
+        let (out, state) = masked(cx, live.as_ref(), h_next, h)?;
+        h = state;
+        c = masked(cx, live.as_ref(), c_next, c)?.1;
+        outs.push(out);
     }
     Ok((outs, vec![h, c]))
 }
@@ -428,12 +484,11 @@ fn gru_cell(
         }
         _ => None,
     };
-    let steps: Vec<usize> = if backwards {
-        (0..xs.len()).rev().collect()
-    } else {
-        (0..xs.len()).collect()
-    };
-    for (t, x) in steps.into_iter().zip(order(xs, backwards)) {
+    for (t, x) in steps(xs.len(), backwards)
+        .into_iter()
+        .zip(order(xs, backwards))
+    {
+        let live = lens.map(|l| live(cx, t, l)).transpose()?;
         let mut xw = dense(cx, x, d.w.clone())?;
         let (z, n);
         if let Some(wh) = &w_h {
@@ -471,21 +526,9 @@ fn gru_cell(
         }
         let diff = cx.binary("subtract", h.clone(), n.clone())?;
         let next = cx.binary("add", cx.binary("multiply", diff, z)?, n)?;
-        match lens {
-            // Entries whose sequence has ended keep their state and output zeros.
-            Some(lens) => {
-                let dt = cx.dtype(lens)?;
-                let live = cx.binary("less", cx.scalar(t as f64, dt), lens.clone())?;
-                let live = cx.op("expand_dims", vec![live], &[("axis", AttrValue::int(1))])?;
-                let zeros = cx.unary("zeros_like", next.clone())?;
-                outs.push(cx.op("where", vec![live.clone(), next.clone(), zeros], &[])?);
-                h = cx.op("where", vec![live, next, h], &[])?;
-            }
-            None => {
-                h = next;
-                outs.push(h.clone());
-            }
-        }
+        let (out, state) = masked(cx, live.as_ref(), next, h)?;
+        h = state;
+        outs.push(out);
     }
     Ok((outs, vec![h]))
 }

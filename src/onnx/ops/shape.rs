@@ -49,7 +49,16 @@ pub(super) fn reshape(cx: &Cx, inputs: &In) -> CResult<Expr> {
         cx.ints("shape")?
             .ok_or_else(|| ConvertError::Invalid("attribute `shape` is required".into()))?
     } else {
-        cx.need_ints(&input(inputs, 1)?, "Reshape's shape")?
+        let shape = input(inputs, 1)?;
+        match cx.const_ints(&shape) {
+            Some(s) => s,
+            // A run-time shape: `dyn.reshape(x, shape)` (TVM's `_op.reshape` with an
+            // expression).
+            None => {
+                let allowzero = AttrValue::Bool(cx.int("allowzero", 0)? != 0);
+                return cx.op("dyn.reshape", vec![x, shape], &[("allowzero", allowzero)]);
+            }
+        }
     };
     let allowzero = cx.int("allowzero", 0)? != 0;
     cx.op(
@@ -263,7 +272,10 @@ pub(super) fn gather(cx: &Cx, inputs: &In) -> CResult<Expr> {
 
 pub(super) fn expand(cx: &Cx, inputs: &In) -> CResult<Expr> {
     let x = input(inputs, 0)?;
-    let shape = cx.need_ints(&input(inputs, 1)?, "Expand's shape")?;
+    let shape_in = input(inputs, 1)?;
+    let Some(shape) = cx.const_ints(&shape_in) else {
+        return expand_dyn(cx, x, shape_in);
+    };
     let mut ins = cx.shape(&x)?;
     let mut sh = shape;
     while ins.len() < sh.len() {
@@ -274,6 +286,33 @@ pub(super) fn expand(cx: &Cx, inputs: &In) -> CResult<Expr> {
     }
     let out: Vec<i64> = ins.iter().zip(&sh).map(|(a, b)| *a.max(b)).collect();
     cx.op("broadcast_to", vec![x], &[("shape", AttrValue::ints(&out))])
+}
+
+/// Expand to a run-time shape (TVM v0.18): `dyn.broadcast_to(x, maximum(shape_of(x),
+/// shape))`, the shorter of the two padded with leading ones.
+fn expand_dyn(cx: &Cx, x: Expr, shape: Expr) -> CResult<Expr> {
+    let dt = cx.dtype(&shape)?;
+    let ins = cx.shape(&x)?;
+    let n = match cx.shape(&shape)?.as_slice() {
+        [n] => *n,
+        _ => {
+            return Err(ConvertError::Invalid(
+                "Expand's shape must be a 1-D tensor".into(),
+            ))
+        }
+    };
+    let r = ins.len() as i64;
+    let mut in_shape = ins;
+    let mut shape = shape;
+    if r < n {
+        in_shape.splice(0..0, std::iter::repeat_n(1, (n - r) as usize));
+    } else if n < r {
+        let ones = cx.ints_const(&vec![1; (r - n) as usize], dt);
+        let t = cx.tuple(vec![ones, shape]);
+        shape = cx.op("concatenate", vec![t], &[("axis", AttrValue::int(0))])?;
+    }
+    let new_shape = cx.binary("maximum", cx.ints_const(&in_shape, dt), shape)?;
+    cx.op("dyn.broadcast_to", vec![x, new_shape], &[])
 }
 
 pub(super) fn pad(cx: &Cx, inputs: &In) -> CResult<Expr> {

@@ -109,3 +109,50 @@ pub(super) fn roi(r: &mut Rel<'_>) -> RuleResult {
     };
     r.done_tensor(out, data.dtype)
 }
+
+/// `ScatterElementsRel`: the data's type; the indices must be integers.
+pub(super) fn scatter_elements(r: &mut Rel<'_>) -> RuleResult {
+    let (Some(data), Some(indices), Some(_)) = (r.tensor(0)?, r.tensor(1)?, r.tensor(2)?) else {
+        return Ok(false);
+    };
+    if !indices.dtype.is_int() {
+        return r.fail(format!(
+            "indices must be a tensor of integers, got {indices}"
+        ));
+    }
+    r.done_like(0, data.shape.clone(), data.dtype)
+}
+
+/// `ScatterNDRel`: indices `(M, Y_0, ..., Y_{K-1})` and updates `(Y_0, ..., Y_{K-1}, X_M,
+/// ..., X_{N-1})` into data `(X_0, ..., X_{N-1})`; the result has the data's type.
+pub(super) fn scatter_nd(r: &mut Rel<'_>) -> RuleResult {
+    let (Some(data), Some(indices), Some(updates)) = (r.tensor(0)?, r.tensor(1)?, r.tensor(2)?)
+    else {
+        return Ok(false);
+    };
+    if !indices.dtype.is_int() {
+        return r.fail(format!(
+            "indices must be a tensor of integers, got {indices}"
+        ));
+    }
+    let Some(m) = indices.shape.first().and_then(Dim::as_static) else {
+        return r.fail(format!(
+            "needs a static shape for the first axis of indices, got {indices}"
+        ));
+    };
+    let (k, n) = (indices.shape.len() - 1, data.shape.len());
+    if m < 0 || m as usize > n || updates.shape.len() != k + n - m as usize {
+        return r.fail(format!(
+            "indices {indices} and updates {updates} do not fit data {data}"
+        ));
+    }
+    let m = m as usize;
+    let ys = (0..k).all(|i| !dims_conflict(&indices.shape[i + 1], &updates.shape[i]));
+    let xs = (m..n).all(|i| !dims_conflict(&updates.shape[i - m + k], &data.shape[i]));
+    if !ys || !xs {
+        return r.mismatch(format!(
+            "indices {indices} and updates {updates} do not fit data {data}"
+        ));
+    }
+    r.done_like(0, data.shape.clone(), data.dtype)
+}

@@ -156,3 +156,26 @@ pub(super) fn resize2d(r: &mut Rel<'_>) -> RuleResult {
     let dt = r.dtype("out_dtype")?.unwrap_or(data.dtype);
     r.done_tensor(out, dt)
 }
+
+/// `GridSampleRel`: the data's batch and channels, the grid's spatial extents (`(N, 2, H, W)`
+/// for 4-d data in NCHW, `(N, 3, D, H, W)` for 5-d data in NCDHW).
+pub(super) fn grid_sample(r: &mut Rel<'_>) -> RuleResult {
+    let (Some(data), Some(grid)) = (r.tensor(0)?, r.tensor(1)?) else {
+        return Ok(false);
+    };
+    let rank = data.shape.len();
+    let want = match rank {
+        4 => "NCHW",
+        5 => "NCDHW",
+        _ => return r.fail(format!("needs 4-d or 5-d data, got {data}")),
+    };
+    if r.str_or("layout", want) != want {
+        return r.fail(format!("layout must be {want} for {data}"));
+    }
+    if grid.shape.len() != rank {
+        return r.fail(format!("the grid {grid} must have the data's rank {rank}"));
+    }
+    let mut out = data.shape[..2].to_vec();
+    out.extend(grid.shape[2..].iter().cloned());
+    r.done_tensor(out, data.dtype)
+}
