@@ -3,7 +3,7 @@
 //! the layouts of its outputs (one per field of a tuple result), and its attributes adapted
 //! to those layouts. [`rule_of`] is the table: one entry per op, pointing at a rule function
 //! of `rules/nn.rs` (convolutions, pools, resize, upsampling, norms, pad, bias_add,
-//! roi_align/roi_pool),
+//! roi_align/roi_pool, dense, matmul and contrib_dense_pack),
 //! `rules/tensor.rs` (reductions, transpose, squeeze, split, strided_slice, slice_like) or
 //! `rules/qnn.rs` (the QNN ops: their float op's rule, `C` for scales and zero points), or at
 //! the shared rules here:
@@ -131,11 +131,14 @@ fn rule_of(op: Op) -> Option<Rule> {
         "slice_like" => I(tensor::slice_like),
         "nn.upsampling" | "nn.upsampling3d" => I(nn::upsampling),
         "vision.roi_align" | "vision.roi_pool" => A(nn::roi),
+        "nn.dense" | "nn.matmul" => I(nn::dense),
+        "nn.contrib_dense_pack" => I(nn::dense_pack),
         "qnn.conv2d" | "qnn.conv2d_transpose" => A(qnn::conv),
         "qnn.avg_pool2d" => A(qnn::avg_pool2d),
         "qnn.concatenate" => A(qnn::concatenate),
         "qnn.add" | "qnn.mul" | "qnn.subtract" => I(qnn::binary),
         "qnn.requantize" => I(qnn::requantize),
+        "qnn.dense" => I(qnn::dense),
         _ if matches!(op.type_rel, "BroadcastRel" | "BroadcastCompRel") && op.num_inputs == 2 => {
             Rule::Broadcast
         }
