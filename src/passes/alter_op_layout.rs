@@ -18,8 +18,9 @@
 //!   (rules in `function_pass(rewrite=[...])`'s syntax): a callback that
 //!   builds other ops. At each call of the op the first rule whose pattern matches the call
 //!   (with its rewritten arguments, before any transform) gives the replacement, which must
-//!   be a call with as many arguments; its op and attributes go to the layout rule and its
-//!   arguments are transformed by position, as TVM's rewriter does with a callback's call. A
+//!   be a call; its op and attributes go to the layout rule and its arguments are
+//!   transformed by position, as TVM's rewriter does with a callback's call (one with
+//!   another number of arguments is applied to the call in its original layouts instead). A
 //!   replacement calling the matched op starts from the matched call's attributes, and the
 //!   attributes the rule writes with other than their default value replace them (TVM's
 //!   `relay.nn.conv2d(data, weight, **attrs)`). No matching rule is a callback returning `None`.
@@ -188,6 +189,12 @@ pub fn create(options: &PassOptions) -> Result<Pass, PassError> {
             if rule.op() != Some(op) {
                 return Err(options_error(format!(
                     "alter_rewrite: the pattern of {text:?} must be a call of {op_name}"
+                )));
+            }
+            if !rule.replaces_with_call() {
+                return Err(options_error(format!(
+                    "alter_rewrite: the replacement of {text:?} must be a call (TVM's alter \
+                     callbacks return one)"
                 )));
             }
             rules.push((op, rule));

@@ -274,7 +274,10 @@ impl<'h> Rewriter<'h> {
         // 2. The call in the new layouts (the pass's hook), and what it wants of its inputs.
         //    A hook that replaces the call gives its op, attributes and arguments.
         let mut values: SmallVec<[Expr; 4]> = inputs.iter().map(|(v, _, _)| v.clone()).collect();
-        let (new_op, new_attrs) = match self.replacement(op, callee, &old.attrs, &arity, &values) {
+        let replaced = self
+            .replacement(op, callee, &old.attrs, &arity, &values)
+            .ok()?;
+        let (new_op, new_attrs) = match replaced {
             Some(r) => {
                 values = r.args.iter().cloned().collect();
                 match r.callee.kind() {
@@ -361,8 +364,11 @@ impl<'h> Rewriter<'h> {
 }
 
 impl Rewriter<'_> {
-    /// The hook's replacement of a call of `op` with arguments `values` (no tuple argument)
-    /// and attributes `attrs`: a call with as many arguments.
+    /// The hook's replacement of a call of `op` with arguments `values` and attributes
+    /// `attrs`: `Ok(None)` when the hook keeps the call, `Err(())` when it replaces it by
+    /// something the rewriter cannot lay out by position (a call with a tuple argument, or a
+    /// replacement with another number of arguments): the caller then falls back to the
+    /// original layouts, where the hook is asked again.
     fn replacement(
         &self,
         op: Op,
@@ -370,14 +376,21 @@ impl Rewriter<'_> {
         attrs: &Attrs,
         arity: &[Option<usize>],
         values: &[Expr],
-    ) -> Option<Call> {
-        if !self.hook.replaces(op) || arity.iter().any(Option::is_some) {
-            return None;
+    ) -> Result<Option<Call>, ()> {
+        if !self.hook.replaces(op) {
+            return Ok(None);
+        }
+        if arity.iter().any(Option::is_some) {
+            return Err(());
         }
         let probe = Expr::call(callee.clone(), values.to_vec(), attrs.clone());
-        let r = self.hook.replace(op, &probe)?;
-        let c = r.as_call()?;
-        (c.args.len() == values.len()).then(|| c.clone())
+        let Some(r) = self.hook.replace(op, &probe) else {
+            return Ok(None);
+        };
+        match r.as_call() {
+            Some(c) if c.args.len() == values.len() => Ok(Some(c.clone())),
+            _ => Err(()),
+        }
     }
 }
 

@@ -73,6 +73,11 @@ impl Rule {
         }
     }
 
+    /// Whether the replacement is a call (what an alter hook must give).
+    pub fn replaces_with_call(&self) -> bool {
+        matches!(self.rhs.kind(), ExprKind::Call(_))
+    }
+
     /// The replacement of `e` when the pattern matches `e` itself (not its subexpressions),
     /// built untyped.
     pub fn apply_at(&self, e: &Expr) -> Option<Expr> {
