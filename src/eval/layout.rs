@@ -211,3 +211,10 @@ pub(crate) fn conv(op: &str, attrs: &Attrs, x: &Value, w: &Value) -> Option<Valu
     let y = nn::conv(&canonical, &x, &w)?;
     transform(&y, data, ol)
 }
+
+/// `nn.contrib_dense_pack`: the packed weight (its `weight_layout`, e.g. `NC16n`) unpacked to
+/// `NC`, then dense.
+pub(crate) fn dense_pack(attrs: &Attrs, x: &Value, w: &Value) -> Option<Value> {
+    let w = transform(w, attrs.get_str("weight_layout")?, "NC")?;
+    nn::dense(attrs, x, &w)
+}
