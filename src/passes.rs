@@ -25,6 +25,7 @@ pub mod lambda_lift;
 pub mod layout_rewrite;
 pub mod print_ir;
 pub mod remove_unused_functions;
+pub mod rewrite_rule;
 pub mod simplify_expr;
 pub mod simplify_inference;
 pub mod standard;
@@ -318,6 +319,10 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
             name: "alter_attrs",
             ty: ConfigType::MapMap,
             doc: "op name -> the attributes its calls take, e.g. {\"nn.conv2d\": {\"data_layout\": \"NCHW16c\"}} (an alter-layout hook)",
+        }, OptionSpec {
+            name: "alter_rewrite",
+            ty: ConfigType::StrListMap,
+            doc: "op name -> rewrite rules replacing its calls, e.g. {\"nn.conv2d\": [\"nn.conv2d(?d, ?w) => nn.conv2d(?d, multiply(?w, 2f))\"]} (an alter-layout hook that builds other ops)",
         }],
         constructor: alter_op_layout::create,
     },

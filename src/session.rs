@@ -19,7 +19,7 @@ mod pipeline;
 mod reduce;
 pub mod replay;
 pub mod reproducer;
-pub mod rewrite;
+pub use crate::passes::rewrite_rule as rewrite;
 pub mod sink;
 mod suspend;
 mod tensors;

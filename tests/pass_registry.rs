@@ -75,7 +75,7 @@ fn the_table_lists_every_builtin_pass() {
         })
         .collect();
     expect![[r#"
-        AlterOpLayout function opt_level=3 required=["InferType"] options=[alter_attrs: dict of str to dict] - apply each op's alter-layout hook (none without a target: unchanged)
+        AlterOpLayout function opt_level=3 required=["InferType"] options=[alter_attrs: dict of str to dict, alter_rewrite: dict of str to list of str] - apply each op's alter-layout hook (none without a target: unchanged)
         AnnotateSpans module opt_level=0 required=[] options=[] - print the module and parse it back, so every node has a span into the text
         BackwardFoldScaleAxis function opt_level=3 required=["InferType"] options=[] - fold a per-channel multiply after a conv/dense into its weights
         CanonicalizeCast function opt_level=3 required=["InferType"] options=[] - copy an upcast used by several elementwise calls, one copy per use, for fusion

@@ -171,15 +171,30 @@ pub(crate) fn transform(x: &Value, src: &str, dst: &str) -> Option<Value> {
 /// canonical `NC..` / `OI..` ones: the operands transformed to them, the canonical kernel, and
 /// the result transformed to the output layout.
 pub(crate) fn conv(op: &str, attrs: &Attrs, x: &Value, w: &Value) -> Option<Value> {
+    // The spatial rank: the data layout's primal axes but N and C (a blocked NCHW4c is 2-d).
+    let primal = |l: &str| l.chars().filter(char::is_ascii_uppercase).count();
     let nd = if op == "nn.contrib_conv2d_NCHWc" {
         2
     } else {
-        x.ndim().checked_sub(2)?
+        match attrs.get_str("data_layout") {
+            Some(l) => primal(l).checked_sub(2)?,
+            None => x.ndim().checked_sub(2)?,
+        }
     };
     let (data, kernel) =
         *[("NCW", "OIW"), ("NCHW", "OIHW"), ("NCDHW", "OIDHW")].get(nd.checked_sub(1)?)?;
     let dl = attrs.get_str("data_layout").unwrap_or(data);
     let kl = attrs.get_str("kernel_layout").unwrap_or(kernel);
+    // TVM's conv2d_NCHWc compute reads a 6-d kernel as (O/o, I/i, H, W, i, o) whatever its
+    // `kernel_layout` says.
+    let packed;
+    let kl = if op == "nn.contrib_conv2d_NCHWc" && w.ndim() == 6 && primal(kl) == kl.len() {
+        let s = w.shape();
+        packed = format!("OIHW{}i{}o", s[4], s[5]);
+        packed.as_str()
+    } else {
+        kl
+    };
     let ol = match attrs.get_str("out_layout").unwrap_or("") {
         "" => dl,
         l => l,
@@ -195,4 +210,11 @@ pub(crate) fn conv(op: &str, attrs: &Attrs, x: &Value, w: &Value) -> Option<Valu
         .with("out_layout", AttrValue::Str("".into()));
     let y = nn::conv(&canonical, &x, &w)?;
     transform(&y, data, ol)
+}
+
+/// `nn.contrib_dense_pack`: the packed weight (its `weight_layout`, e.g. `NC16n`) unpacked to
+/// `NC`, then dense.
+pub(crate) fn dense_pack(attrs: &Attrs, x: &Value, w: &Value) -> Option<Value> {
+    let w = transform(w, attrs.get_str("weight_layout")?, "NC")?;
+    nn::dense(attrs, x, &w)
 }

@@ -77,6 +77,7 @@ const KERNELS: &[&str] = &[
     "nn.conv2d",
     "nn.conv3d",
     "nn.contrib_conv2d_NCHWc",
+    "nn.contrib_dense_pack",
     "nn.conv1d_transpose",
     "nn.conv2d_transpose",
     "nn.conv3d_transpose",
@@ -341,6 +342,7 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "reinterpret" => one(elementwise::reinterpret(t(0)?, attr_dtype(attrs, "dtype")?)),
         "fixed_point_multiply" => one(qnn::fixed_point_multiply_op(attrs, t(0)?)),
         "nn.dense" => one(nn::dense(attrs, t(0)?, t(1)?)),
+        "nn.contrib_dense_pack" => one(layout::dense_pack(attrs, t(0)?, t(1)?)),
         "nn.matmul" => one(nn::matmul(attrs, t(0)?, t(1)?)),
         "nn.batch_matmul" => one(nn::batch_matmul(attrs, t(0)?, t(1)?)),
         "nn.conv1d" | "nn.conv2d" | "nn.conv3d" | "nn.contrib_conv2d_NCHWc" => {

@@ -9,17 +9,27 @@
 //! attributes, the rewriter finds the same layouts before and after, inserts nothing, and the
 //! pass returns each function unchanged (the same node), exactly like TVM without a target.
 //! Hooks are a [`LayoutHook`]: [`alter_op_layout_with`] runs the rewriter with any hook, which
-//! is how the machinery is tested. The option `alter_attrs={"nn.conv2d": {"data_layout":
-//! "NCHW16c", "kernel_layout": "OIHW16i"}}` is a hook given by the user ([`AlterAttrs`]): every
-//! call of a named op takes those attributes, which is what most of TVM's Python
-//! `FTVMAlterOpLayout` callbacks do (`new_attrs["data_layout"] = ...; return
-//! relay.nn.conv2d(data, weight, **new_attrs)`). A callback that builds other ops or changes the
-//! arguments has no form here.
-
+//! is how the machinery is tested. The user gives hooks in two forms, TVM's Python
+//! `FTVMAlterOpLayout` callbacks written as data ([`UserHooks`]):
+//! - `alter_attrs={"nn.conv2d": {"data_layout": "NCHW16c", "kernel_layout": "OIHW16i"}}`: every
+//!   call of a named op takes those attributes, which is what most callbacks do
+//!   (`new_attrs["data_layout"] = ...; return relay.nn.conv2d(data, weight, **new_attrs)`);
+//! - `alter_rewrite={"nn.conv2d": ["nn.conv2d(?d, ?w) => nn.conv2d(?d, multiply(?w, 2f))"]}`
+//!   (rules in `function_pass(rewrite=[...])`'s syntax): a callback that
+//!   builds other ops. At each call of the op the first rule whose pattern matches the call
+//!   (with its rewritten arguments, before any transform) gives the replacement, which must
+//!   be a call; its op and attributes go to the layout rule and its arguments are
+//!   transformed by position, as TVM's rewriter does with a callback's call (one with
+//!   another number of arguments is applied to the call in its original layouts instead). A
+//!   replacement calling the matched op starts from the matched call's attributes, and the
+//!   attributes the rule writes with other than their default value replace them (TVM's
+//!   `relay.nn.conv2d(data, weight, **attrs)`). No matching rule is a callback returning `None`.
 use super::layout_rewrite::{LayoutHook, Rewriter};
+use super::rewrite_rule::Rule;
 use crate::ir::mutate::mutate;
-use crate::ir::{AttrValue, Attrs, Contains, Expr, Op};
+use crate::ir::{AttrValue, Attrs, Call, Contains, Expr, ExprKind, Op};
 use crate::pass::{function_pass, ConfigValue, Pass, PassError, PassErrorKind, PassOptions};
+use std::sync::Arc;
 
 /// The hooks passlab knows: none (no targets), so attributes never change.
 pub struct NoTargetHooks;
@@ -42,6 +52,54 @@ impl LayoutHook for AlterAttrs {
                 .fold(attrs.clone(), |a, (k, v)| a.with(k, v.clone())),
             None => attrs.clone(),
         }
+    }
+}
+
+/// The hooks of the `alter_attrs` and `alter_rewrite` options.
+#[derive(Clone, Default)]
+pub struct UserHooks {
+    pub attrs: AlterAttrs,
+    /// (op, rule) in the order given; an op's first matching rule replaces its call.
+    pub rules: Arc<Vec<(Op, Rule)>>,
+}
+
+impl LayoutHook for UserHooks {
+    fn new_attrs(&self, op: Op, call: &Expr, attrs: &Attrs) -> Attrs {
+        self.attrs.new_attrs(op, call, attrs)
+    }
+
+    fn replaces(&self, op: Op) -> bool {
+        self.rules.iter().any(|(o, _)| *o == op)
+    }
+
+    fn replace(&self, op: Op, call: &Expr) -> Option<Expr> {
+        let matched = call.as_call()?;
+        let out = self
+            .rules
+            .iter()
+            .filter(|(o, _)| *o == op)
+            .find_map(|(_, rule)| rule.apply_at(call))?;
+        let c = out.as_call()?;
+        if !matches!(c.callee.kind(), ExprKind::Op(o) if *o == op) {
+            return Some(out);
+        }
+        // The matched call's attributes, with the ones the rule writes.
+        let defaults = op.default_attrs();
+        let attrs = c
+            .attrs
+            .fields()
+            .iter()
+            .filter(|(k, v)| defaults.get(k) != Some(v))
+            .fold(matched.attrs.clone(), |a, (k, v)| a.with(k, v.clone()));
+        Some(Expr::with_info(
+            ExprKind::Call(Call {
+                callee: c.callee.clone(),
+                args: c.args.clone(),
+                attrs,
+            }),
+            None,
+            call.span(),
+        ))
     }
 }
 
@@ -68,17 +126,18 @@ pub fn pass() -> Pass {
     pass_with(None)
 }
 
-/// The AlterOpLayout pass with the hook of `alter_attrs`, or with none.
-fn pass_with(alter: Option<AlterAttrs>) -> Pass {
+/// The AlterOpLayout pass with the user's hooks, or with none.
+fn pass_with(hooks: Option<UserHooks>) -> Pass {
     let info = super::builtin_info("AlterOpLayout");
     function_pass(info, move |g, f, m, _cx| {
         let typed = super::typed::typed_function("AlterOpLayout", g, f, m)?;
-        // As in ConvertLayout: without an op that takes its layouts from its attributes,
-        // nothing to walk.
-        if !typed.contains().any(Contains::LAYOUT_OP) {
+        // As in ConvertLayout: without an op that takes its layouts from its attributes (or a
+        // rule that may replace any op), nothing to walk.
+        let rules = hooks.as_ref().is_some_and(|h| !h.rules.is_empty());
+        if !rules && !typed.contains().any(Contains::LAYOUT_OP) {
             return Ok(f.clone());
         }
-        let out = match &alter {
+        let out = match &hooks {
             Some(hook) => alter_op_layout_with(&typed, hook),
             None => alter_op_layout_with(&typed, &NoTargetHooks),
         };
@@ -86,29 +145,65 @@ fn pass_with(alter: Option<AlterAttrs>) -> Pass {
     })
 }
 
-/// The registry's constructor: `AlterOpLayout()` or `AlterOpLayout(alter_attrs={...})`.
+fn options_error(message: String) -> PassError {
+    PassError::from(PassErrorKind::Options {
+        pass: "AlterOpLayout".into(),
+        message,
+    })
+}
+
+/// The registry's constructor: `AlterOpLayout()`, with `alter_attrs={...}` and/or
+/// `alter_rewrite={...}`.
 pub fn create(options: &PassOptions) -> Result<Pass, PassError> {
-    let Some(map) = options.get("alter_attrs").and_then(|v| v.as_map()) else {
+    let attrs = options.get("alter_attrs").and_then(|v| v.as_map());
+    let rewrite = options.get("alter_rewrite").and_then(|v| v.as_map());
+    if attrs.is_none() && rewrite.is_none() {
         return Ok(pass());
-    };
-    let mut ops = Vec::with_capacity(map.len());
-    for (op, attrs) in map {
+    }
+    let mut ops = Vec::with_capacity(attrs.map_or(0, <[_]>::len));
+    for (op, attrs) in attrs.unwrap_or(&[]) {
         let mut set = Vec::new();
         for (k, v) in attrs.as_map().unwrap_or(&[]) {
             let value = attr_value(v).ok_or_else(|| {
-                PassError::from(PassErrorKind::Options {
-                    pass: "AlterOpLayout".into(),
-                    message: format!(
-                        "alter_attrs: {op}.{k} is not an attribute value (a number, string, \
-                         boolean or list of them)"
-                    ),
-                })
+                options_error(format!(
+                    "alter_attrs: {op}.{k} is not an attribute value (a number, string, \
+                     boolean or list of them)"
+                ))
             })?;
             set.push((k.to_string(), value));
         }
         ops.push((op.to_string(), set));
     }
-    Ok(pass_with(Some(AlterAttrs(ops))))
+    let mut rules = Vec::new();
+    for (op_name, v) in rewrite.unwrap_or(&[]) {
+        let op = Op::get(op_name)
+            .ok_or_else(|| options_error(format!("alter_rewrite: unknown op {op_name:?}")))?;
+        let texts = v
+            .as_list()
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(ConfigValue::as_str);
+        for text in texts {
+            let rule = Rule::parse(text)
+                .map_err(|e| options_error(format!("alter_rewrite: rule {text:?}: {e}")))?;
+            if rule.op() != Some(op) {
+                return Err(options_error(format!(
+                    "alter_rewrite: the pattern of {text:?} must be a call of {op_name}"
+                )));
+            }
+            if !rule.replaces_with_call() {
+                return Err(options_error(format!(
+                    "alter_rewrite: the replacement of {text:?} must be a call (TVM's alter \
+                     callbacks return one)"
+                )));
+            }
+            rules.push((op, rule));
+        }
+    }
+    Ok(pass_with(Some(UserHooks {
+        attrs: AlterAttrs(ops),
+        rules: Arc::new(rules),
+    })))
 }
 
 #[cfg(test)]

@@ -59,6 +59,20 @@ pub trait LayoutHook {
     fn new_op(&self, op: Op, _new_attrs: &Attrs) -> Op {
         op
     }
+
+    /// Whether the hook may replace calls of `op` ([`LayoutHook::replace`]).
+    fn replaces(&self, _op: Op) -> bool {
+        false
+    }
+
+    /// A call to put in place of `call` (an op call with its rewritten arguments, not yet
+    /// transformed, and its attributes in the original layouts), as TVM's alter callbacks
+    /// that build other ops do; `None` to keep the call. The replacement's op and attributes
+    /// go to the layout rule, and its arguments are transformed by position as the original
+    /// call's would be.
+    fn replace(&self, _op: Op, _call: &Expr) -> Option<Expr> {
+        None
+    }
 }
 
 /// The rewriter: a mutator over one function.
@@ -258,8 +272,27 @@ impl<'h> Rewriter<'h> {
         let mut old_prd_inferred = old_prd.clone();
         fill(&mut old_prd_inferred);
         // 2. The call in the new layouts (the pass's hook), and what it wants of its inputs.
-        let new_attrs = self.hook.new_attrs(op, e, &old.attrs);
-        let new_op = self.hook.new_op(op, &new_attrs);
+        //    A hook that replaces the call gives its op, attributes and arguments.
+        let mut values: SmallVec<[Expr; 4]> = inputs.iter().map(|(v, _, _)| v.clone()).collect();
+        let replaced = self
+            .replacement(op, callee, &old.attrs, &arity, &values)
+            .ok()?;
+        let (new_op, new_attrs) = match replaced {
+            Some(r) => {
+                values = r.args.iter().cloned().collect();
+                match r.callee.kind() {
+                    ExprKind::Op(o) => (*o, r.attrs.clone()),
+                    _ => return None,
+                }
+            }
+            None => {
+                let new_attrs = self.hook.new_attrs(op, e, &old.attrs);
+                (self.hook.new_op(op, &new_attrs), new_attrs)
+            }
+        };
+        if !rules::has_rule(new_op) {
+            return None;
+        }
         let new = rules::infer(
             new_op,
             &new_attrs,
@@ -272,7 +305,7 @@ impl<'h> Rewriter<'h> {
         }
         // 3. Each input from its producer's new layout to the one the call wants.
         let mut flat: SmallVec<[Expr; 4]> = SmallVec::with_capacity(inputs.len());
-        for (i, (value, prd, _)) in inputs.iter().enumerate() {
+        for (i, ((_, prd, _), value)) in inputs.iter().zip(&values).enumerate() {
             let ty = types[i].as_tensor();
             let (old_cur, new_cur) = (&old.inputs[i], &new.inputs[i]);
             let v = if old_cur == prd {
@@ -330,6 +363,37 @@ impl<'h> Rewriter<'h> {
     }
 }
 
+impl Rewriter<'_> {
+    /// The hook's replacement of a call of `op` with arguments `values` and attributes
+    /// `attrs`: `Ok(None)` when the hook keeps the call, `Err(())` when it replaces it by
+    /// something the rewriter cannot lay out by position (a call with a tuple argument, or a
+    /// replacement with another number of arguments): the caller then falls back to the
+    /// original layouts, where the hook is asked again.
+    fn replacement(
+        &self,
+        op: Op,
+        callee: &Expr,
+        attrs: &Attrs,
+        arity: &[Option<usize>],
+        values: &[Expr],
+    ) -> Result<Option<Call>, ()> {
+        if !self.hook.replaces(op) {
+            return Ok(None);
+        }
+        if arity.iter().any(Option::is_some) {
+            return Err(());
+        }
+        let probe = Expr::call(callee.clone(), values.to_vec(), attrs.clone());
+        let Some(r) = self.hook.replace(op, &probe) else {
+            return Ok(None);
+        };
+        match r.as_call() {
+            Some(c) if c.args.len() == values.len() => Ok(Some(c.clone())),
+            _ => Err(()),
+        }
+    }
+}
+
 fn get_item(tuple: &Expr, index: usize) -> Expr {
     Expr::get_item(tuple.clone(), index)
 }
@@ -367,13 +431,15 @@ impl Mutator for Rewriter<'_> {
         // no rule) whose arguments carry none comes out as the general path would build it
         // (no transforms, no layouts recorded), without its vectors and rule runs.
         if let ExprKind::Op(op) = c.callee.kind() {
-            let fast = match rules::follows_inputs(*op) {
-                Some(rules::FollowsInputs::Broadcast) => self.no_layouts(c, &args),
-                Some(rules::FollowsInputs::Elemwise) => {
-                    self.no_layouts(c, &args) && self.hook.new_attrs(*op, e, &c.attrs) == c.attrs
-                }
-                None => false,
-            };
+            let fast = !self.hook.replaces(*op)
+                && match rules::follows_inputs(*op) {
+                    Some(rules::FollowsInputs::Broadcast) => self.no_layouts(c, &args),
+                    Some(rules::FollowsInputs::Elemwise) => {
+                        self.no_layouts(c, &args)
+                            && self.hook.new_attrs(*op, e, &c.attrs) == c.attrs
+                    }
+                    None => false,
+                };
             if fast {
                 return rebuild_call(e, callee, args);
             }
@@ -381,13 +447,22 @@ impl Mutator for Rewriter<'_> {
                 return out;
             }
         }
-        if self.none_realized(&args) {
+        let out = if self.none_realized(&args) {
             // Nothing to realize.
-            return rebuild_call(e, callee, args);
+            rebuild_call(e, callee, args)
+        } else {
+            let orig: Vec<&Expr> = c.args.iter().collect();
+            let args = self.realize_all(args, &orig);
+            rebuild_call(e, callee, args)
+        };
+        // A call without a layout rule (or whose rule cannot decide) is still offered to the
+        // hook, with its arguments in their original layouts.
+        match c.callee.kind() {
+            ExprKind::Op(op) if self.hook.replaces(*op) => {
+                self.hook.replace(*op, &out).unwrap_or(out)
+            }
+            _ => out,
         }
-        let orig: Vec<&Expr> = c.args.iter().collect();
-        let args = self.realize_all(args, &orig);
-        rebuild_call(e, callee, args)
     }
 
     fn tuple(&mut self, e: &Expr, fields: Vec<Expr>) -> Expr {

@@ -97,6 +97,7 @@ fn lookup(op: Op) -> Option<Rule> {
         "nn.deformable_conv2d" => conv::deformable_conv2d,
         "nn.dense" => nn::dense,
         "nn.matmul" => nn::matmul,
+        "nn.contrib_dense_pack" => nn::dense_pack,
         "nn.batch_matmul" => nn::batch_matmul,
         "nn.batch_norm" => nn::batch_norm,
         "nn.layer_norm" | "nn.instance_norm" | "nn.group_norm" => nn::norm,

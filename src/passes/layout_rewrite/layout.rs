@@ -230,8 +230,8 @@ impl Layout {
     }
 
     /// TVM's `AdjustSubordinateFactors`: this layout, with the factor of each sub-axis set to 1
-    /// where the operand (of layout `old` and shape `old_shape`) has extent 1 on that axis or
-    /// lacks it.
+    /// where the operand (of layout `old` and shape `old_shape`) lacks that axis, or has
+    /// extent 1 on it and did not split it already.
     pub fn adjust_subordinate(&self, old: &Layout, old_shape: &[Option<i64>]) -> Layout {
         let axes = self
             .axes
@@ -241,7 +241,10 @@ impl Layout {
                 Some(_) => {
                     let one = match old.index_of(a.letter) {
                         None => true,
-                        Some(i) => old_shape.get(i).copied().flatten() == Some(1),
+                        Some(i) => {
+                            old_shape.get(i).copied().flatten() == Some(1)
+                                && old.factor_of(a.letter).is_none()
+                        }
                     };
                     Axis {
                         factor: if one { Some(1) } else { a.factor },
@@ -251,6 +254,87 @@ impl Layout {
             })
             .collect::<Axes>();
         Layout::from_axes(&axes)
+    }
+
+    /// TVM's `Isomorphic`: the same number of axes, primal where the other's are, names
+    /// mapped one to one, and equal factors.
+    fn isomorphic(&self, other: &Layout) -> bool {
+        if self.axes.len() != other.axes.len() {
+            return false;
+        }
+        let name = |a: &Axis| (a.letter, a.factor.is_none());
+        let mut to: Vec<((char, bool), (char, bool))> = Vec::new();
+        for (a, b) in self.axes.iter().zip(other.axes) {
+            if a.factor.is_none() != b.factor.is_none() || a.factor != b.factor {
+                return false;
+            }
+            let (na, nb) = (name(a), name(b));
+            if to.iter().any(|(x, y)| (*x == na) != (*y == nb)) {
+                return false;
+            }
+            to.push((na, nb));
+        }
+        true
+    }
+
+    /// TVM's `TryTransformLike`: `self` (an operand's layout) changed the way `ref_old` changed
+    /// to `ref_new`, when the two old layouts line up (the smaller one isomorphic to the
+    /// trailing axes of the larger, the leading axes apart); `None` otherwise.
+    pub fn try_transform_like(&self, ref_old: &Layout, ref_new: &Layout) -> Option<Layout> {
+        let (large, small) = if ref_old.ndim() > self.ndim() {
+            (ref_old, self)
+        } else {
+            (self, ref_old)
+        };
+        let cut = large.ndim() - small.ndim();
+        let (rest, tail) = (&large.axes[..cut], large.sub_layout(cut, small.ndim()));
+        if rest
+            .iter()
+            .any(|a| tail.axes.iter().any(|t| t.letter == a.letter))
+            || !tail.isomorphic(small)
+        {
+            return None;
+        }
+        if self.ndim() == 0 {
+            return Some(*self);
+        }
+        // Primal letters of ref_old mapped to this layout's, from the last axis backwards.
+        let mut mapping: [Option<char>; 26] = [None; 26];
+        let mut used = [false; 26];
+        let idx = |c: char| {
+            (c as u8)
+                .checked_sub(b'A')
+                .map(usize::from)
+                .filter(|i| *i < 26)
+        };
+        for (r, o) in ref_old.axes.iter().rev().zip(self.axes.iter().rev()) {
+            mapping[idx(r.letter)?] = Some(o.letter);
+            used[idx(o.letter)?] = true;
+        }
+        for r in ref_old.axes.iter().rev() {
+            let i = idx(r.letter)?;
+            if mapping[i].is_none() {
+                let pick = if used[i] {
+                    (0..26).find(|j| !used[*j])?
+                } else {
+                    i
+                };
+                used[pick] = true;
+                mapping[i] = Some((b'A' + pick as u8) as char);
+            }
+        }
+        let mut name = String::new();
+        for a in ref_new.axes {
+            let letter = mapping[idx(a.letter)?]?;
+            match a.factor {
+                None => name.push(letter),
+                Some(f) => {
+                    name.push_str(&f.to_string());
+                    name.push(letter.to_ascii_lowercase());
+                }
+            }
+        }
+        Layout::parse(&name)
     }
 
     /// True when a `layout_transform` between the two exists (the same primal axes).

@@ -3,15 +3,16 @@
 //! the layouts of its outputs (one per field of a tuple result), and its attributes adapted
 //! to those layouts. [`rule_of`] is the table: one entry per op, pointing at a rule function
 //! of `rules/nn.rs` (convolutions, pools, resize, upsampling, norms, pad, bias_add,
-//! roi_align/roi_pool),
+//! roi_align/roi_pool, dense, matmul and contrib_dense_pack),
 //! `rules/tensor.rs` (reductions, transpose, squeeze, split, strided_slice, slice_like) or
 //! `rules/qnn.rs` (the QNN ops: their float op's rule, `C` for scales and zero points), or at
 //! the shared rules here:
 //!
 //! * element-wise ops of one input (relu, exp, clip, cast, ...): follow the input;
 //! * binary broadcast ops (add, multiply, comparisons, ...): follow the operand of higher rank;
-//!   the other one gets the matching sub-layout (and, when rewritten, is expanded and
-//!   transformed to the full layout);
+//!   the other one gets the matching sub-layout, and after rewriting is changed the way the
+//!   larger operand was (TVM v0.18's `TryTransformLike`), with a sub-axis factor of 1 where
+//!   it has extent 1; when the two old layouts do not line up the rule fails;
 //! * concatenate: the `axis` attribute follows the concatenated axis when all inputs agree.
 //!
 //! As in TVM, a rule that leaves any layout unknown has failed ([`infer`] answers `None`), and
@@ -131,11 +132,14 @@ fn rule_of(op: Op) -> Option<Rule> {
         "slice_like" => I(tensor::slice_like),
         "nn.upsampling" | "nn.upsampling3d" => I(nn::upsampling),
         "vision.roi_align" | "vision.roi_pool" => A(nn::roi),
+        "nn.dense" | "nn.matmul" => I(nn::dense),
+        "nn.contrib_dense_pack" => I(nn::dense_pack),
         "qnn.conv2d" | "qnn.conv2d_transpose" => A(qnn::conv),
         "qnn.avg_pool2d" => A(qnn::avg_pool2d),
         "qnn.concatenate" => A(qnn::concatenate),
         "qnn.add" | "qnn.mul" | "qnn.subtract" => I(qnn::binary),
         "qnn.requantize" => I(qnn::requantize),
+        "qnn.dense" => I(qnn::dense),
         _ if matches!(op.type_rel, "BroadcastRel" | "BroadcastCompRel") && op.num_inputs == 2 => {
             Rule::Broadcast
         }
@@ -240,10 +244,12 @@ fn broadcast(
 ) -> Option<Inferred> {
     let shapes: smallvec::SmallVec<[usize; 4]> =
         types.iter().map(shape_len).collect::<Option<_>>()?;
-    let mut ls: Ls = new_in.unwrap_or(old_in).into();
+    let mut ls: Ls = old_in.into();
     if ls.len() != 2 || shapes.len() != 2 {
         return None;
     }
+    // 1. The original layouts: an unknown one is the trailing part of the other.
+    let old_large = if shapes[0] >= shapes[1] { 0 } else { 1 };
     let out = match (&ls[0], &ls[1]) {
         (None, None) => return None,
         (Some(_), None) | (None, Some(_)) => {
@@ -256,37 +262,33 @@ fn broadcast(
             ls[u] = Some(def.sub_layout(shapes[d] - shapes[u], shapes[u]));
             ls[d]
         }
-        (Some(a), Some(b)) if a.ndim() == 0 || b.ndim() == 0 => {
-            let scalar = if a.ndim() == 0 { 0 } else { 1 };
-            ls[1 - scalar]
-        }
-        (Some(a), Some(b)) => {
-            let large = if a.ndim_primal() >= b.ndim_primal() {
-                0
-            } else {
-                1
-            };
-            let small = 1 - large;
-            let ret = ls[large];
-            ls[small] = match (&old_in[0], &old_in[1], &ret) {
-                // The same original layout (NHWC and NHW1): the large layout, with a sub-axis
-                // factor of 1 where the small operand has extent 1.
-                (Some(x), Some(y), Some(r)) if x == y => {
-                    let shape: smallvec::SmallVec<[Option<i64>; 8]> = types[small]
-                        .as_tensor()?
-                        .shape
-                        .iter()
-                        .map(|d| d.as_static())
-                        .collect();
-                    Some(r.adjust_subordinate(x, &shape))
-                }
-                // Otherwise (NHWC and C) the large layout: the small operand is expanded first.
-                _ => ret,
-            };
-            ret
-        }
+        _ => ls[old_large],
     };
-    Some(Inferred::one(ls, out, attrs.clone()))
+    let Some(new_in) = new_in else {
+        return Some(Inferred::one(ls, out, attrs.clone()));
+    };
+    // 2. After rewriting: the smaller operand changes the way the larger one's producer
+    //    changed it, with a sub-axis factor of 1 where it has extent 1 (NHW1 next to NCHW16c
+    //    becomes NCHW1c).
+    let (n0, n1) = (new_in.first().copied()??, new_in.get(1).copied()??);
+    let ret = new_in[old_large];
+    let large = if n0.ndim_primal() >= n1.ndim_primal() {
+        0
+    } else {
+        1
+    };
+    let small = 1 - large;
+    let tgt = ls[small]?.try_transform_like(&ls[large]?, &new_in[large]?)?;
+    let shape: smallvec::SmallVec<[Option<i64>; 8]> = types[small]
+        .as_tensor()?
+        .shape
+        .iter()
+        .map(|d| d.as_static())
+        .collect();
+    let adjusted = tgt.adjust_subordinate(&ls[small]?, &shape);
+    ls[large] = new_in[large];
+    ls[small] = Some(adjusted);
+    Some(Inferred::one(ls, ret, attrs.clone()))
 }
 
 /// TVM's `ConcatenateLayout`.

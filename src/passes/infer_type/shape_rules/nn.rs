@@ -240,3 +240,21 @@ pub(super) fn pad(r: &mut Rel<'_>) -> RuleResult {
     }
     r.done_tensor(out, data.dtype)
 }
+
+/// `DensePackRel` (`nn.contrib_dense_pack`): 2-d data `(M, K)` and a packed 3-d or 4-d weight
+/// `(N / n, K, n[, ...])` give `(M, N)`.
+pub(super) fn dense_pack(r: &mut Rel<'_>) -> RuleResult {
+    let (Some(a), Some(b)) = (r.tensor(0)?, r.tensor(1)?) else {
+        return Ok(false);
+    };
+    if a.shape.len() != 2 {
+        return r.fail(format!("only 2-d data is supported, found {a}"));
+    }
+    if b.shape.len() != 3 && b.shape.len() != 4 {
+        return r.fail(format!("the weight must be 3-d or 4-d, found {b}"));
+    }
+    let mut oshape = a.shape.clone();
+    oshape[1] = dim_op(&b.shape[0], &b.shape[2], |x, y| x.saturating_mul(y));
+    let dt = r.dtype("out_dtype")?.unwrap_or(a.dtype);
+    r.done_tensor(oshape, dt)
+}

@@ -1,7 +1,8 @@
 //! Layout rules of the `nn` and `image` ops (TVM's `ConvInferCorrectLayout`,
 //! `DeformableConvInferCorrectLayout`, `PoolInferCorrectLayout`, `ResizeInferCorrectLayout`,
 //! `BatchNormInferCorrectLayout`, `NormalizationInferCorrectLayout`,
-//! `L2NormalizeInferCorrectLayout`, `PadInferCorrectLayout`), and passlab's rule for
+//! `L2NormalizeInferCorrectLayout`, `PadInferCorrectLayout`, `DenseInferCorrectLayout`,
+//! `DensePackInferCorrectLayout`), and passlab's rule for
 //! `nn.bias_add`.
 
 use super::{layout_attr, norm_axis, Args, Inferred, Layout, Ls};
@@ -213,4 +214,23 @@ pub(super) fn upsampling(a: &Args<'_>) -> Option<Inferred> {
     }
     let l = layout_attr(&attrs, "layout")?;
     Some(Inferred::one(smallvec![Some(l)], Some(l), attrs))
+}
+
+/// `nn.dense` and `nn.matmul` (TVM's `DenseInferCorrectLayout`): data and weight `NC`, the
+/// result `NC`, whatever the inputs' layouts.
+pub(super) fn dense(a: &Args<'_>) -> Option<Inferred> {
+    let nc = Layout::parse("NC");
+    Some(Inferred::one(smallvec![nc, nc], nc, a.attrs.clone()))
+}
+
+/// `nn.contrib_dense_pack` (TVM's `DensePackInferCorrectLayout`): data `NC`, the weight in
+/// its `weight_layout` attribute, the result `NC`.
+pub(super) fn dense_pack(a: &Args<'_>) -> Option<Inferred> {
+    let nc = Layout::parse("NC");
+    let weight = layout_attr(a.attrs, "weight_layout")?;
+    Some(Inferred::one(
+        smallvec![nc, Some(weight)],
+        nc,
+        a.attrs.clone(),
+    ))
 }

@@ -1,8 +1,9 @@
 //! Layout rules of the QNN ops (TVM's `QnnConvInferCorrectLayout`,
 //! `QnnConvTransposeInferCorrectLayout`, `QnnAvgPoolInferCorrectLayout`,
-//! `QnnBinaryBroadcastLayout`, `QnnConcatenateLayout`, `RequantizeInferCorrectLayout`): the data
-//! tensors follow the rule of the float op, and every scale and zero point is `C` (they are
-//! scalars or per-channel vectors that no layout change touches).
+//! `QnnBinaryBroadcastLayout`, `QnnConcatenateLayout`, `RequantizeInferCorrectLayout`,
+//! `QnnDenseInferCorrectLayout`): the data tensors follow the rule of the float op, and every
+//! scale and zero point is `C` (`N` for qnn.dense, as TVM writes it: they are scalars or
+//! per-channel vectors that no layout change touches).
 
 use super::{norm_axis, Args, Inferred, Layout, Ls};
 use crate::ir::AttrValue;
@@ -106,4 +107,15 @@ pub(super) fn requantize(a: &Args<'_>) -> Option<Inferred> {
         Some(layout),
         a.attrs.with("axis", AttrValue::int(new_axis?)),
     ))
+}
+
+/// `qnn.dense` (TVM's `QnnDenseInferCorrectLayout`): dense's rule for data and weight; the
+/// zero points and scales (inputs 3-6) are `N`, as TVM writes it.
+pub(super) fn dense(a: &Args<'_>) -> Option<Inferred> {
+    let mut out = super::nn::dense(&data_args(a, 2, a.new_in))?;
+    out.inputs.truncate(2);
+    let extra = a.old_in.len().checked_sub(2)?;
+    out.inputs
+        .extend(std::iter::repeat_n(Layout::parse("N"), extra));
+    Some(out)
 }

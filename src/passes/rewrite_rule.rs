@@ -1,6 +1,8 @@
-//! Rewrite rules for `function_pass(rewrite=[...])`: `"add(?x, 0f) => ?x"`. Both sides are
-//! Relay expressions in which `?name` stands for any subexpression; a name used twice on the
-//! left must match equal subexpressions. Rules apply bottom-up, repeatedly at each node.
+//! Rewrite rules for `function_pass(rewrite=[...])` and `AlterOpLayout(alter_rewrite={...})`:
+//! `"add(?x, 0f) => ?x"`. Both sides are Relay expressions in which `?name` stands for any
+//! subexpression; a name used twice on the left must match equal subexpressions. A user pass
+//! applies its rules bottom-up, repeatedly at each node ([`apply`]); AlterOpLayout applies an
+//! op's rules once, at each call of that op ([`Rule::apply_at`]).
 //!
 //! In a typed function, a replacement is built typed (`infer_type::typed_node`: calls of ops
 //! by their type rules, tuples, projections, and the rule's constants), and a rebuilt call
@@ -61,6 +63,33 @@ impl Rule {
 
     pub fn text(&self) -> &str {
         &self.text
+    }
+
+    /// The rule's pattern call's op (`None` when the pattern calls something else).
+    pub fn op(&self) -> Option<crate::ir::Op> {
+        match self.lhs.as_call()?.callee.kind() {
+            ExprKind::Op(op) => Some(*op),
+            _ => None,
+        }
+    }
+
+    /// Whether the replacement is a call (what an alter hook must give).
+    pub fn replaces_with_call(&self) -> bool {
+        matches!(self.rhs.kind(), ExprKind::Call(_))
+    }
+
+    /// The replacement of `e` when the pattern matches `e` itself (not its subexpressions),
+    /// built untyped.
+    pub fn apply_at(&self, e: &Expr) -> Option<Expr> {
+        let mut binds = FxHashMap::default();
+        if !matches(&self.lhs, e, &mut binds) {
+            return None;
+        }
+        let mut subst = Subst {
+            binds: &binds,
+            typed: false,
+        };
+        Some(mutate(&mut subst, &self.rhs))
     }
 }
 
