@@ -9,9 +9,16 @@ use passlab::pass::text::write_value;
 use passlab::pass::{pipeline_text, ConfigValue, PassContext, PassManager};
 use passlab::session::Session;
 
-/// A value of `ty` for an option, one that every pass with such an option accepts.
-fn sample(ty: ConfigType) -> ConfigValue {
+/// A value of `ty` for the option `name`, one that every pass with such an option accepts.
+fn sample(name: &str, ty: ConfigType) -> ConfigValue {
     match ty {
+        // Rewrite rules, not layouts: AlterOpLayout's callbacks as rules.
+        ConfigType::StrListMap if name == "alter_rewrite" => ConfigValue::Map(vec![(
+            "nn.conv2d".into(),
+            ConfigValue::List(vec![ConfigValue::Str(
+                "nn.conv2d(?d, ?w) => nn.conv2d(?d, multiply(?w, 2f))".into(),
+            )]),
+        )]),
         ConfigType::Bool => ConfigValue::Bool(true),
         ConfigType::Int => ConfigValue::Int(1),
         ConfigType::IntRange(lo, _) => ConfigValue::Int(lo),
@@ -83,7 +90,7 @@ fn every_registered_pass_and_option_round_trips() {
         assert_eq!(round_trip(&mut s, &entry.name), bare);
         for opt in entry.options {
             let mut text = format!("{}({}=", entry.name, opt.name);
-            write_value(&sample(opt.ty), &mut text);
+            write_value(&sample(opt.name, opt.ty), &mut text);
             text.push(')');
             assert_eq!(round_trip(&mut s, &text), text, "canonical text");
             count += 1;
