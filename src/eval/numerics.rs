@@ -1,6 +1,6 @@
 //! Whether a pass changed what a module computes: `@main` of the module before and after is
-//! evaluated on the same seeded random inputs (made once, from the parameter types of the
-//! first module seen) and the results compared with `allclose`'s rule. Shared by the
+//! evaluated on the same seeded random inputs (made from `@main`'s parameter types, and made
+//! again when a later module's `@main` has other parameter types) and the results compared with `allclose`'s rule. Shared by the
 //! `Verify(numerics=true)` instrument and the debugger's `break numerics`.
 //!
 //! A module that is the very same value as the one before (a pass that changed nothing) is
@@ -26,6 +26,8 @@ pub struct NumericsCheck {
     inputs: Option<Vec<TensorData>>,
     /// The inputs were given, not seeded.
     given: bool,
+    /// The parameter types the seeded inputs were made for.
+    made_for: Vec<Option<crate::ir::Type>>,
     recent: Vec<(Module, Output)>,
 }
 
@@ -37,6 +39,7 @@ impl NumericsCheck {
             seed,
             inputs: None,
             given: false,
+            made_for: Vec::new(),
             recent: Vec::new(),
         }
     }
@@ -62,7 +65,14 @@ impl NumericsCheck {
         let main = m
             .get("main")
             .ok_or_else(|| format!("the module {which} has no @main to evaluate"))?;
-        if self.inputs.is_none() {
+        // Seeded inputs follow `@main`'s parameter types: one check (one `Verify` in a context)
+        // sees every module run under it, and another module may take other tensors.
+        let params: Vec<Option<crate::ir::Type>> = main
+            .as_function()
+            .map(|f| f.params.iter().map(|p| p.ann.clone()).collect())
+            .unwrap_or_default();
+        if !self.given && (self.inputs.is_none() || params != self.made_for) {
+            self.made_for = params;
             self.inputs = Some(
                 super::random::inputs_for(main, self.seed)
                     .map_err(|e| format!("cannot make inputs for @main: {e}"))?,
