@@ -7,7 +7,10 @@
 //! shared types (tensor types are shared, see `ir::types`) again and again; running the rule
 //! was most of their time. A rule's answer is a function of exactly the key, and an entry
 //! holds the key's attribute node and types, so no address in it can be reused for another
-//! value while it is there. Direct-mapped and bounded: a miss only runs the rule.
+//! value while it is there. Two-way set-associative and bounded: a miss only runs the rule. (Two
+//! ways, not one: in a direct-mapped table two hot keys whose addresses share a slot evict each
+//! other on every call, and whether they do depends on where the heap put their nodes, so the
+//! work of a pass moved by 10% with the length of a file's path.)
 
 use crate::ir::{Attrs, Type};
 use std::cell::RefCell;
@@ -24,7 +27,8 @@ struct Entry<V> {
     value: V,
 }
 
-/// A direct-mapped table of rule answers.
+/// A two-way set-associative table of rule answers: a key's set is two adjacent slots, the
+/// newer entry first.
 pub struct Recent<V> {
     slots: Vec<Option<Entry<V>>>,
 }
@@ -43,14 +47,15 @@ fn same(a: &Option<Type>, b: &Option<Type>) -> bool {
 }
 
 impl<V> Recent<V> {
+    /// A table of `slots` entries (rounded up to an even number: sets of two).
     pub fn new(slots: usize) -> Recent<V> {
         Recent {
-            slots: (0..slots).map(|_| None).collect(),
+            slots: (0..slots.max(2).next_multiple_of(2)).map(|_| None).collect(),
         }
     }
 
-    /// The slot of a key (`op` is any address that tells the rule apart), or `None` when it
-    /// has too many types.
+    /// The set of a key (its first slot; `op` is any address that tells the rule apart), or
+    /// `None` when it has too many types.
     pub fn slot(&self, op: usize, attrs: &Attrs, types: &[Option<Type>]) -> Option<usize> {
         if types.len() > ARGS {
             return None;
@@ -62,25 +67,27 @@ impl<V> Recent<V> {
             h.write_usize(t.as_ref().map_or(0, Type::addr));
         }
         // FxHash mixes into the high bits.
-        Some((h.finish() >> 40) as usize % self.slots.len())
+        Some((h.finish() >> 40) as usize % (self.slots.len() / 2) * 2)
     }
 
     /// The answer remembered for exactly this key, if any.
     pub fn get(&self, slot: usize, op: usize, attrs: &Attrs, types: &[Option<Type>]) -> Option<&V> {
-        let e = self.slots[slot].as_ref()?;
-        let hit = e.op == op
-            && e.n == types.len()
-            && attrs_addr(&e.attrs) == attrs_addr(attrs)
-            && e.types.iter().zip(types).all(|(a, b)| same(a, b));
-        hit.then_some(&e.value)
+        self.slots[slot..slot + 2].iter().flatten().find_map(|e| {
+            let hit = e.op == op
+                && e.n == types.len()
+                && attrs_addr(&e.attrs) == attrs_addr(attrs)
+                && e.types.iter().zip(types).all(|(a, b)| same(a, b));
+            hit.then_some(&e.value)
+        })
     }
 
-    /// Remembers `value` for the key, replacing whatever the slot held.
+    /// Remembers `value` for the key as its set's newer entry; the older one goes.
     pub fn put(&mut self, slot: usize, op: usize, attrs: &Attrs, types: &[Option<Type>], value: V) {
         let mut held: [Option<Type>; ARGS] = Default::default();
         for (h, t) in held.iter_mut().zip(types) {
             *h = t.clone();
         }
+        self.slots.swap(slot, slot + 1);
         self.slots[slot] = Some(Entry {
             op,
             attrs: attrs.clone(),
