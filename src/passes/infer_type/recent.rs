@@ -50,7 +50,9 @@ impl<V> Recent<V> {
     /// A table of `slots` entries (rounded up to an even number: sets of two).
     pub fn new(slots: usize) -> Recent<V> {
         Recent {
-            slots: (0..slots.max(2).next_multiple_of(2)).map(|_| None).collect(),
+            slots: (0..slots.max(2).next_multiple_of(2))
+                .map(|_| None)
+                .collect(),
         }
     }
 
