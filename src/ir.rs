@@ -12,6 +12,7 @@ pub mod node_hash;
 pub mod op;
 mod op_table;
 pub mod scratch;
+pub mod sharing;
 pub mod structural;
 pub mod tensor;
 pub mod types;

@@ -204,9 +204,10 @@ impl Attrs {
     /// attributes share one node (less memory, better locality, cheaper equality). The cache is
     /// bounded; a miss only costs a new node.
     pub fn shared(type_key: &'static str, fields: Vec<(Arc<str>, AttrValue)>) -> Attrs {
+        type Cache = rustc_hash::FxHashMap<AttrsNode, Attrs>;
         thread_local! {
-            static CACHE: std::cell::RefCell<rustc_hash::FxHashMap<AttrsNode, Attrs>> =
-                Default::default();
+            static CACHE: std::cell::RefCell<super::sharing::Epoched<Cache>> =
+                std::cell::RefCell::new(super::sharing::Epoched::new(Cache::default()));
         }
         let node = AttrsNode {
             type_key: Some(static_str(type_key)),
@@ -214,6 +215,7 @@ impl Attrs {
         };
         CACHE.with(|c| {
             let mut c = c.borrow_mut();
+            let c = c.get(Cache::clear);
             if let Some(a) = c.get(&node) {
                 // Equality treats 0.0 and -0.0 alike; sharing must not change a printed sign.
                 let same_bits = a.fields().len() == node.fields.len()

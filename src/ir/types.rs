@@ -3,6 +3,7 @@
 //! (`ref(T)`) and the incomplete type `_`. Types are small immutable values, cheap to clone.
 
 use super::dtype::DType;
+use super::sharing::Epoched;
 use std::fmt;
 use std::sync::Arc;
 
@@ -256,8 +257,13 @@ impl From<TensorType> for Type {
 const RECENT_TENSORS: usize = 256;
 
 thread_local! {
-    static RECENT: std::cell::RefCell<Vec<Option<Type>>> =
-        std::cell::RefCell::new(vec![None; RECENT_TENSORS]);
+    static RECENT: std::cell::RefCell<Epoched<Vec<Option<Type>>>> =
+        std::cell::RefCell::new(Epoched::new(vec![None; RECENT_TENSORS]));
+}
+
+/// Empties a table of remembered types (a new sharing epoch, see `ir::sharing`).
+fn forget(table: &mut Vec<Option<Type>>) {
+    table.iter_mut().for_each(|t| *t = None);
 }
 
 fn recent_slot(t: &TensorType) -> usize {
@@ -272,8 +278,11 @@ fn recent_tensor(t: &TensorType) -> Option<Type> {
     let i = recent_slot(t);
     RECENT
         .try_with(|r| {
-            let r = r.borrow();
-            r[i].as_ref().filter(|c| c.as_tensor() == Some(t)).cloned()
+            let mut r = r.borrow_mut();
+            r.get(forget)[i]
+                .as_ref()
+                .filter(|c| c.as_tensor() == Some(t))
+                .cloned()
         })
         .ok()
         .flatten()
@@ -283,7 +292,7 @@ fn remember(ty: Type) -> Type {
     if let Some(t) = ty.as_tensor() {
         let i = recent_slot(t);
         // During thread teardown there is nothing to remember in; the type is still right.
-        let _ = RECENT.try_with(|r| r.borrow_mut()[i] = Some(ty.clone()));
+        let _ = RECENT.try_with(|r| r.borrow_mut().get(forget)[i] = Some(ty.clone()));
     }
     ty
 }
@@ -292,8 +301,8 @@ fn remember(ty: Type) -> Type {
 const RECENT_COMPOSITES: usize = 64;
 
 thread_local! {
-    static RECENT_COMPOSITE: std::cell::RefCell<Vec<Option<Type>>> =
-        std::cell::RefCell::new(vec![None; RECENT_COMPOSITES]);
+    static RECENT_COMPOSITE: std::cell::RefCell<Epoched<Vec<Option<Type>>>> =
+        std::cell::RefCell::new(Epoched::new(vec![None; RECENT_COMPOSITES]));
 }
 
 /// The shared tuple (`ret` is `None`) or function type with exactly these parts (the same
@@ -337,13 +346,18 @@ fn composite(parts: Vec<Type>, ret: Option<Type>) -> Type {
             && ps.iter().zip(&parts).all(|(a, b)| a.ptr_eq(b))
     };
     let found = RECENT_COMPOSITE
-        .try_with(|r| r.borrow()[slot].as_ref().filter(|t| same(t)).cloned())
+        .try_with(|r| {
+            r.borrow_mut().get(forget)[slot]
+                .as_ref()
+                .filter(|t| same(t))
+                .cloned()
+        })
         .ok()
         .flatten();
     found.unwrap_or_else(|| {
         let ty = make(parts, ret);
         // During thread teardown there is nothing to remember in; the type is still right.
-        let _ = RECENT_COMPOSITE.try_with(|r| r.borrow_mut()[slot] = Some(ty.clone()));
+        let _ = RECENT_COMPOSITE.try_with(|r| r.borrow_mut().get(forget)[slot] = Some(ty.clone()));
         ty
     })
 }

@@ -126,9 +126,10 @@ pub fn map_functions(
     }
     let first_failure = AtomicUsize::new(usize::MAX);
     let parent: &PassCx = cx;
+    let size = run_size(funcs.len(), threads);
     let run = || {
         funcs
-            .par_iter()
+            .par_chunks(size)
             .enumerate()
             .map_init(
                 || {
@@ -136,40 +137,48 @@ pub fn map_functions(
                     let fork = parent.fork(recorder.clone());
                     (recorder, fork)
                 },
-                |(recorder, fork), (i, (g, e))| {
-                    if i > first_failure.load(Ordering::Relaxed) {
-                        return Slot {
-                            outcome: Outcome::NotRun,
-                            diagnostics: Vec::new(),
-                            output: Vec::new(),
+                |(recorder, fork), (k, run)| {
+                    crate::ir::sharing::begin();
+                    let mut slots = Vec::with_capacity(run.len());
+                    for (j, (g, e)) in run.iter().enumerate() {
+                        let i = k * size + j;
+                        if i > first_failure.load(Ordering::Relaxed) {
+                            slots.push(Slot {
+                                outcome: Outcome::NotRun,
+                                diagnostics: Vec::new(),
+                                output: Vec::new(),
+                            });
+                            continue;
+                        }
+                        let start = fork.diagnostics_len();
+                        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            body(g, e, fork)
+                        }));
+                        let outcome = match result {
+                            Ok(Ok(new)) => Outcome::Done(new),
+                            Ok(Err(err)) => Outcome::Failed(err),
+                            Err(payload) => Outcome::Panicked(payload),
                         };
+                        if !matches!(outcome, Outcome::Done(_)) {
+                            first_failure.fetch_min(i, Ordering::Relaxed);
+                        }
+                        slots.push(Slot {
+                            outcome,
+                            diagnostics: fork.take_diagnostics(start),
+                            output: recorder.take(),
+                        });
                     }
-                    let start = fork.diagnostics_len();
-                    let result =
-                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(g, e, fork)));
-                    let outcome = match result {
-                        Ok(Ok(new)) => Outcome::Done(new),
-                        Ok(Err(err)) => Outcome::Failed(err),
-                        Err(payload) => Outcome::Panicked(payload),
-                    };
-                    if !matches!(outcome, Outcome::Done(_)) {
-                        first_failure.fetch_min(i, Ordering::Relaxed);
-                    }
-                    Slot {
-                        outcome,
-                        diagnostics: fork.take_diagnostics(start),
-                        output: recorder.take(),
-                    }
+                    slots
                 },
             )
-            .collect::<Vec<Slot>>()
+            .collect::<Vec<Vec<Slot>>>()
     };
     let slots = match pool(threads) {
         Some(pool) => after_map(&pool, pool.install(run)),
         None => run(),
     };
-    let mut out = Vec::with_capacity(slots.len());
-    for slot in slots {
+    let mut out = Vec::with_capacity(funcs.len());
+    for slot in slots.into_iter().flatten() {
         for chunk in &slot.output {
             cx.sink().write(Chunk {
                 kind: chunk.kind,
@@ -202,11 +211,35 @@ pub fn map_pure<T: Sync, R: Send>(
     if items.len() < 2 {
         return items.iter().enumerate().map(|(i, x)| f(i, x)).collect();
     }
-    let run = || items.par_iter().enumerate().map(|(i, x)| f(i, x)).collect();
-    match pool(threads) {
+    let size = run_size(items.len(), threads);
+    let run = || {
+        items
+            .par_chunks(size)
+            .enumerate()
+            .map(|(k, run)| {
+                crate::ir::sharing::begin();
+                let at = k * size;
+                run.iter()
+                    .enumerate()
+                    .map(|(j, x)| f(at + j, x))
+                    .collect::<Vec<R>>()
+            })
+            .collect::<Vec<Vec<R>>>()
+    };
+    let runs = match pool(threads) {
         Some(pool) => after_map(&pool, pool.install(run)),
         None => run(),
-    }
+    };
+    runs.into_iter().flatten().collect()
+}
+
+/// Runs per thread: enough for the threads to even out uneven functions.
+const RUNS_PER_THREAD: usize = 8;
+
+/// How many consecutive items a worker takes at once: a run, in which equal nodes are shared
+/// (each run starts a sharing epoch, see `ir::sharing`).
+fn run_size(items: usize, threads: usize) -> usize {
+    items.div_ceil(threads * RUNS_PER_THREAD).max(1)
 }
 
 /// `result`, once the pool's workers have freed the traversal buffers the map left them: the

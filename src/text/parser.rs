@@ -27,6 +27,9 @@ use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::sync::Arc;
 
+/// How many consecutive definitions share the parser's equal types (see `ir::sharing`).
+const DEFS_PER_EPOCH: usize = 64;
+
 /// Parses a module. `source_name` is used in spans' rendering only.
 pub fn parse_module(text: &str, source_name: &str) -> Result<Module, ParseError> {
     parse_module_with_meta(text, source_name, None)
@@ -324,6 +327,12 @@ impl<'s> P<'s> {
                 break;
             }
             if keyword("def")(r).is_ok() {
+                if m.len() % DEFS_PER_EPOCH == 0 {
+                    // Equal types are shared within a block of definitions, not across the
+                    // module: threads that run a pass on different functions then do not
+                    // write the same reference counts (see `ir::sharing`).
+                    crate::ir::sharing::begin();
+                }
                 let (r2, _) = keyword("def")(r)?;
                 let (r2, _) = ws(r2)?;
                 let name_at = r2;

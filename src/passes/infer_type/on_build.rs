@@ -29,8 +29,10 @@ use std::cell::RefCell;
 /// The type InferType gives a constant (`None` for an opaque constant of unknown type). Scalar
 /// types are allocated once per dtype and thread (passes build many scalar constants).
 pub fn constant_type(c: &Constant) -> Option<Type> {
+    type Scalars = FxHashMap<DType, Type>;
     thread_local! {
-        static SCALARS: RefCell<FxHashMap<DType, Type>> = RefCell::default();
+        static SCALARS: RefCell<crate::ir::sharing::Epoched<Scalars>> =
+            RefCell::new(crate::ir::sharing::Epoched::new(Scalars::default()));
     }
     let t = c.ty.as_ref()?;
     if !t.shape.is_empty() {
@@ -38,6 +40,7 @@ pub fn constant_type(c: &Constant) -> Option<Type> {
     }
     Some(SCALARS.with(|s| {
         s.borrow_mut()
+            .get(Scalars::clear)
             .entry(t.dtype)
             .or_insert_with(|| Type::scalar(t.dtype))
             .clone()

@@ -31,6 +31,8 @@ struct Entry<V> {
 /// newer entry first.
 pub struct Recent<V> {
     slots: Vec<Option<Entry<V>>>,
+    /// The sharing epoch of the entries (see `ir::sharing`): a new one empties the table.
+    epoch: u64,
 }
 
 fn attrs_addr(a: &Attrs) -> usize {
@@ -53,6 +55,16 @@ impl<V> Recent<V> {
             slots: (0..slots.max(2).next_multiple_of(2))
                 .map(|_| None)
                 .collect(),
+            epoch: crate::ir::sharing::current(),
+        }
+    }
+
+    /// Empties the table when its entries are from an earlier sharing epoch.
+    fn current(&mut self) {
+        let now = crate::ir::sharing::current();
+        if self.epoch != now {
+            self.slots.iter_mut().for_each(|s| *s = None);
+            self.epoch = now;
         }
     }
 
@@ -85,6 +97,7 @@ impl<V> Recent<V> {
 
     /// Remembers `value` for the key as its set's newer entry; the older one goes.
     pub fn put(&mut self, slot: usize, op: usize, attrs: &Attrs, types: &[Option<Type>], value: V) {
+        self.current();
         let mut held: [Option<Type>; ARGS] = Default::default();
         for (h, t) in held.iter_mut().zip(types) {
             *h = t.clone();
@@ -124,7 +137,8 @@ pub fn remembered<V: Clone + 'static, E>(
 ) -> Result<V, E> {
     let known = table
         .try_with(|r| {
-            let r = r.borrow();
+            let mut r = r.borrow_mut();
+            r.current();
             let slot = r.slot(op, attrs, types)?;
             Some((slot, r.get(slot, op, attrs, types).cloned()))
         })
