@@ -400,20 +400,36 @@ impl Expr {
     /// The reference to `op`: one node per op, shared by every call of it (as TVM's `Op`
     /// objects are global singletons), so a million calls cost no op nodes.
     pub fn op(op: Op) -> Expr {
-        // Indexed by the op's position in this copy's table, found from its address (no hash
-        // lookup: every rebuilt call of a pass that makes calls by op name comes here).
-        static NODES: OnceLock<Vec<Expr>> = OnceLock::new();
-        let nodes = NODES.get_or_init(|| {
-            super::op::all()
-                .map(|o| Expr::new(ExprKind::Op(o)))
-                .collect()
-        });
-        // `op_position` checks the address: an op of another copy of the table (evcxr) is
-        // not ours.
-        match op_position(op).and_then(|at| nodes.get(at)) {
-            Some(e) => e.clone(),
-            None => Expr::new(ExprKind::Op(op)),
+        // One node per op and sharing epoch of this thread (see `ir::sharing`: a node shared
+        // by every call of the module would have its count written by every thread of a
+        // parallel pass). Indexed by the op's position in this copy's table, found from its
+        // address (no hash lookup: every rebuilt call of a pass that makes calls by op name
+        // comes here); `op_position` checks the address, so an op of another copy of the
+        // table (evcxr) is not ours.
+        thread_local! {
+            static NODES: std::cell::RefCell<Vec<(u64, Option<Expr>)>> =
+                const { std::cell::RefCell::new(Vec::new()) };
         }
+        let Some(at) = op_position(op) else {
+            return Expr::new(ExprKind::Op(op));
+        };
+        let epoch = super::sharing::current();
+        NODES
+            .try_with(|nodes| {
+                let mut nodes = nodes.borrow_mut();
+                if nodes.len() <= at {
+                    nodes.resize_with(at + 1, || (0, None));
+                }
+                match &mut nodes[at] {
+                    (e, Some(node)) if *e == epoch => node.clone(),
+                    slot => {
+                        let node = Expr::new(ExprKind::Op(op));
+                        *slot = (epoch, Some(node.clone()));
+                        node
+                    }
+                }
+            })
+            .unwrap_or_else(|_| Expr::new(ExprKind::Op(op)))
     }
 
     /// A constant node (untyped until type inference runs, as in TVM).
