@@ -240,7 +240,7 @@ fn the_interrupt_flag_stops_the_run_at_the_next_pass() {
 #[test]
 fn num_threads_is_a_checked_config_key() {
     let key = passlab::pass::config::config_key("passlab.num_threads").expect("registered");
-    assert_eq!((key.default)(), passlab::pass::ConfigValue::Int(1));
+    assert_eq!((key.default)(), passlab::pass::ConfigValue::Int(0));
     for bad in [-1i64, 257, 1 << 40] {
         let err = PassContext::builder()
             .config("passlab.num_threads", bad)

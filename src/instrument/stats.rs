@@ -37,14 +37,15 @@ struct StatsState {
     records: Vec<StatRecord>,
 }
 
-/// The number of unique expression nodes of a module's functions.
+/// The number of unique expression nodes of a module's functions (an op counts once, see
+/// [`crate::ir::visit::count_nodes`]).
 pub fn module_node_count(m: &Module) -> usize {
     let mut seen = FxHashSet::default();
-    let mut n = 0;
+    let mut counter = crate::ir::visit::NodeCounter::default();
     for (_, e) in m.functions() {
-        post_order_with(e, &mut seen, &mut |_| n += 1);
+        post_order_with(e, &mut seen, &mut |e| counter.add(e));
     }
-    n
+    counter.n
 }
 
 impl Stats {

@@ -1,7 +1,7 @@
 //! Stack-safe traversals shared by the analyses: post-order over the unique nodes of a DAG,
 //! with no recursion, so million-deep programs are visited in constant stack.
 
-use super::expr::Expr;
+use super::expr::{Expr, ExprKind};
 use rustc_hash::FxHashSet;
 
 /// Calls `f` once on every unique node reachable from `root`, children before parents
@@ -69,9 +69,28 @@ pub fn post_order_with(root: &Expr, seen: &mut FxHashSet<usize>, f: &mut impl Fn
     }
 }
 
-/// The number of unique nodes reachable from `root` (a DAG counts shared nodes once).
+/// The number of unique nodes reachable from `root` (a DAG counts shared nodes once; an op
+/// counts once, as one node per op, however many nodes stand for it: which calls share an op
+/// node depends on the thread that built them, see `ir::sharing`).
 pub fn count_nodes(root: &Expr) -> usize {
-    let mut n = 0;
-    post_order(root, |_| n += 1);
-    n
+    let mut counter = NodeCounter::default();
+    post_order(root, |e| counter.add(e));
+    counter.n
+}
+
+/// Counts visited nodes as [`count_nodes`] does: ops by op, other nodes by identity (the
+/// caller visits each node once).
+#[derive(Default)]
+pub struct NodeCounter {
+    pub n: usize,
+    ops: FxHashSet<&'static str>,
+}
+
+impl NodeCounter {
+    pub fn add(&mut self, e: &Expr) {
+        match e.kind() {
+            ExprKind::Op(op) => self.n += usize::from(self.ops.insert(op.name())),
+            _ => self.n += 1,
+        }
+    }
 }

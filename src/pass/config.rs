@@ -274,10 +274,8 @@ pub static BUILTIN_CONFIG_KEYS: &[ConfigKey] = &[
     ConfigKey {
         name: "passlab.num_threads",
         ty: ConfigType::IntRange(0, crate::limits::MAX_THREADS as i64),
-        // 1: on 2 cores, two threads measured slower (benches/README.md, "Parallel function
-        // passes"); parallel runs are asked for.
-        default: || ConfigValue::Int(1),
-        doc: "threads of a function pass (1, the default: sequential; 0: one per core); any count gives the same result",
+        default: || ConfigValue::Int(0),
+        doc: "threads of a function pass (0, the default: one per core; 1: sequential); any count gives the same result",
     },
     ConfigKey {
         name: "relay.FuseOps.max_depth",

@@ -35,13 +35,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// The config key.
 pub const NUM_THREADS: &str = "passlab.num_threads";
 
-/// The number of threads a function pass of this run uses: `passlab.num_threads` (default 1,
-/// sequential: two threads measured slower on 2 cores), with 0 meaning one per core. A
-/// negative or too large value is an error.
+/// The number of threads a function pass of this run uses: `passlab.num_threads`, with 0 (the
+/// default) meaning one per core. A negative or too large value is an error.
 pub fn num_threads(cx: &PassCx) -> Result<usize, PassError> {
     let n = match cx.context().config().get(NUM_THREADS) {
-        None => 1,
-        Some(v) => v.as_int().unwrap_or(1),
+        None => 0,
+        Some(v) => v.as_int().unwrap_or(0),
     };
     match usize::try_from(n) {
         Ok(0) => Ok(cores()),
