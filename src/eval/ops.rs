@@ -77,6 +77,7 @@ const KERNELS: &[&str] = &[
     "nn.conv2d",
     "nn.conv3d",
     "nn.contrib_conv2d_NCHWc",
+    "nn.contrib_depthwise_conv2d_NCHWc",
     "nn.contrib_dense_pack",
     "nn.conv1d_transpose",
     "nn.conv2d_transpose",
@@ -345,9 +346,11 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "nn.contrib_dense_pack" => one(layout::dense_pack(attrs, t(0)?, t(1)?)),
         "nn.matmul" => one(nn::matmul(attrs, t(0)?, t(1)?)),
         "nn.batch_matmul" => one(nn::batch_matmul(attrs, t(0)?, t(1)?)),
-        "nn.conv1d" | "nn.conv2d" | "nn.conv3d" | "nn.contrib_conv2d_NCHWc" => {
-            one(layout::conv(op, attrs, t(0)?, t(1)?))
-        }
+        "nn.conv1d"
+        | "nn.conv2d"
+        | "nn.conv3d"
+        | "nn.contrib_conv2d_NCHWc"
+        | "nn.contrib_depthwise_conv2d_NCHWc" => one(layout::conv(op, attrs, t(0)?, t(1)?)),
         "nn.conv1d_transpose" | "nn.conv2d_transpose" | "nn.conv3d_transpose" => {
             one(nn::conv_transpose(attrs, t(0)?, t(1)?))
         }

@@ -90,6 +90,7 @@ fn lookup(op: Op) -> Option<Rule> {
         "full_like" => elemwise::full_like,
         "ndarray_size" => elemwise::ndarray_size,
         "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => conv::conv,
+        "nn.contrib_depthwise_conv2d_NCHWc" => conv::conv,
         "nn.conv1d_transpose" | "nn.conv2d_transpose" | "nn.conv3d_transpose" => {
             conv::conv_transpose
         }
@@ -149,6 +150,7 @@ fn lookup(op: Op) -> Option<Rule> {
         "qnn.dequantize" => qnn::dequantize,
         "qnn.requantize" => qnn::requantize,
         "qnn.simulated_quantize" | "qnn.simulated_dequantize" => qnn::simulated,
+        "relay.op.annotation.simulated_quantize" => qnn::annotation_simulated_quantize,
         "qnn.add" | "qnn.mul" | "qnn.subtract" => qnn::binary,
         "qnn.conv2d" => qnn::conv2d,
         "qnn.conv2d_transpose" => qnn::conv2d_transpose,
