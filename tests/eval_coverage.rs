@@ -22,6 +22,14 @@ const NO_KERNEL: &[(&str, &str)] = &[
         "not written yet: max over quantized regions; left unfolded",
     ),
     (
+        "image.resize1d",
+        "not written yet: image.resize2d's kernel covers 2-d NCHW only",
+    ),
+    (
+        "image.resize3d",
+        "not written yet: image.resize2d's kernel covers 2-d NCHW only",
+    ),
+    (
         "qnn.avg_pool2d",
         "not written yet; TVM folds it only with fold_qnn (it is QNN-canonicalized)",
     ),

@@ -111,7 +111,7 @@ fn lookup(op: Op) -> Option<Rule> {
         "nn.max_pool1d" | "nn.max_pool2d" | "nn.max_pool3d" | "nn.avg_pool1d" | "nn.avg_pool2d"
         | "nn.avg_pool3d" => pool::pool,
         "nn.upsampling" => pool::upsampling,
-        "image.resize2d" => pool::resize2d,
+        "image.resize1d" | "image.resize2d" | "image.resize3d" => pool::resize2d,
         "image.grid_sample" => pool::grid_sample,
         "reshape" => reshape::reshape,
         "reshape_like" => reshape::reshape_like,
