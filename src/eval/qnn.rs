@@ -66,11 +66,8 @@ pub(crate) fn annotation_simulated_quantize(
         return Some(x.clone());
     }
     let scaled = elementwise::binary("divide", x, scale)?;
-    let clipped = elementwise::binary(
-        "maximum",
-        &elementwise::binary("minimum", &scaled, hi)?,
-        lo,
-    )?;
+    let clipped =
+        elementwise::binary("maximum", &elementwise::binary("minimum", &scaled, hi)?, lo)?;
     let rounded = elementwise::unary("round", &Attrs::default(), &clipped)?;
     elementwise::binary("multiply", &rounded, scale)
 }

@@ -91,6 +91,8 @@ fn lookup(op: Op) -> Option<Rule> {
         "ndarray_size" => elemwise::ndarray_size,
         "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => conv::conv,
         "nn.contrib_depthwise_conv2d_NCHWc" => conv::conv,
+        "nn.contrib_conv2d_gemm_weight_transform" => conv::conv2d_gemm_weight_transform,
+        "nn.contrib_conv2d_gemm_without_weight_transform" => conv::conv2d_gemm,
         "nn.conv1d_transpose" | "nn.conv2d_transpose" | "nn.conv3d_transpose" => {
             conv::conv_transpose
         }

@@ -107,6 +107,7 @@ fn rule_of(op: Op) -> Option<Rule> {
         "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => A(nn::conv),
         "nn.conv2d_transpose" | "nn.conv3d_transpose" => A(nn::conv),
         "nn.contrib_conv2d_NCHWc" | "nn.contrib_depthwise_conv2d_NCHWc" => A(nn::conv),
+        "nn.contrib_conv2d_gemm_without_weight_transform" => A(nn::conv),
         "nn.deformable_conv2d" => A(nn::deformable_conv),
         "nn.max_pool1d" | "nn.max_pool2d" | "nn.max_pool3d" => A(nn::pool),
         "nn.avg_pool1d" | "nn.avg_pool2d" | "nn.avg_pool3d" => A(nn::pool),
@@ -358,6 +359,6 @@ mod tests {
                 o.name()
             );
         }
-        assert_eq!(sources, 32);
+        assert_eq!(sources, 33);
     }
 }
