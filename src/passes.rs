@@ -306,6 +306,10 @@ pub static BUILTIN_PASSES: &[PassEntry] = &[
             name: "desired_layouts",
             ty: ConfigType::StrListMap,
             doc: "op name -> [data_layout, kernel_layout], e.g. {\"nn.conv2d\": [\"NCHW\", \"default\"]}",
+        }, OptionSpec {
+            name: "skip_layers",
+            ty: ConfigType::IntList,
+            doc: "the nn.conv2d / nn.deformable_conv2d calls to leave unconverted, numbered from 0 in each function (TVM's LayoutConfig)",
         }],
         constructor: convert_layout::create,
     },

@@ -22,6 +22,22 @@ const NO_KERNEL: &[(&str, &str)] = &[
         "not written yet: max over quantized regions; left unfolded",
     ),
     (
+        "image.resize1d",
+        "not written yet: image.resize2d's kernel covers 2-d NCHW only",
+    ),
+    (
+        "image.resize3d",
+        "not written yet: image.resize2d's kernel covers 2-d NCHW only",
+    ),
+    (
+        "nn.contrib_conv2d_gemm_weight_transform",
+        "not written yet: ARM's interleaved gemm packing of a kernel (target code)",
+    ),
+    (
+        "nn.contrib_conv2d_gemm_without_weight_transform",
+        "not written yet: a convolution over ARM's interleaved gemm packing (target code)",
+    ),
+    (
         "qnn.avg_pool2d",
         "not written yet; TVM folds it only with fold_qnn (it is QNN-canonicalized)",
     ),

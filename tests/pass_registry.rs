@@ -83,7 +83,7 @@ fn the_table_lists_every_builtin_pass() {
         CombineParallelBatchMatmul function opt_level=4 required=["InferType"] options=[min_num_branches: int] - combine batch_matmul calls on one left operand into one batch_matmul
         CombineParallelConv2D function opt_level=4 required=["InferType"] options=[min_num_branches: int] - combine conv2d calls on one input (and what follows them alike) into one conv2d
         CombineParallelDense function opt_level=4 required=["InferType"] options=[min_num_branches: int, to_batch: bool] - combine dense calls on one input into one batch_matmul (or one dense)
-        ConvertLayout function opt_level=3 required=["InferType", "CanonicalizeOps"] options=[desired_layouts: dict of str to list of str] - convert ops to desired data/kernel layouts, inserting layout_transform
+        ConvertLayout function opt_level=3 required=["InferType", "CanonicalizeOps"] options=[desired_layouts: dict of str to list of str, skip_layers: list of int] - convert ops to desired data/kernel layouts, inserting layout_transform
         DeadCodeElimination module opt_level=1 required=["InferType"] options=[inline_once: bool, ignore_impurity: bool] - remove unused pure let bindings (and inline single-use ones with inline_once)
         DynamicToStatic function opt_level=2 required=[] options=[] - turn dyn.* calls whose shape arguments are constants into static ops
         EliminateCommonSubexpr function opt_level=3 required=["InferType"] options=[skip_ops: list of str] - merge identical calls (same op, attributes and arguments)

@@ -26,6 +26,7 @@ fn sample(name: &str, ty: ConfigType) -> ConfigValue {
         ConfigType::Str => ConfigValue::Str("a \"quoted\"\\ line\n\tend".into()),
         ConfigType::Choice(choices) => ConfigValue::Str(choices[0].into()),
         ConfigType::StrList => ConfigValue::List(vec![ConfigValue::Str("add".into())]),
+        ConfigType::IntList => ConfigValue::List(vec![ConfigValue::Int(0), ConfigValue::Int(2)]),
         ConfigType::StrListMap => ConfigValue::Map(vec![(
             "nn.conv2d".into(),
             ConfigValue::List(vec![

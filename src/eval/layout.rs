@@ -4,7 +4,8 @@
 //! `nn.contrib_conv2d_NCHWc`), computed as the canonical convolution between two transforms.
 //!
 //! A layout is a string of axes: an upper-case letter is a primal axis, a lower-case letter
-//! preceded by its factor (`16c`) is a block of that primal axis. A transform whose split
+//! preceded by its factor (`16c`) is a block of that primal axis; an axis split twice
+//! (`OHWI16i64o2i`) has its earlier block outside its later one. A transform whose split
 //! does not divide an axis is rejected (`None`), as TVM's type relation rejects it.
 
 use super::nn;
@@ -22,7 +23,8 @@ struct Axis {
 }
 
 /// The axes of a layout string, `None` when it is malformed (a primal axis twice, a block
-/// without a factor or of an axis the layout does not have).
+/// without a factor or of an axis the layout does not have). A primal axis may be split more
+/// than once (`OHWI16i64o2i`), the earlier block the outer one, as in TVM's `Layout`.
 fn parse(layout: &str) -> Option<Vec<Axis>> {
     let mut axes = Vec::new();
     let mut factor: Option<usize> = None;
@@ -57,16 +59,27 @@ fn parse(layout: &str) -> Option<Vec<Axis>> {
     let blocks_ok = axes
         .iter()
         .filter(|a| a.factor.is_some())
-        .all(|a| primals.contains(&a.primal) && axes.iter().filter(|b| *b == a).count() == 1);
+        .all(|a| primals.contains(&a.primal));
     (factor.is_none() && sorted.len() == primals.len() && blocks_ok).then_some(axes)
 }
 
-/// The block factor of `primal` in `axes` (1 when it is not split).
-fn factor(axes: &[Axis], primal: u8) -> usize {
+/// How each axis of a layout maps to the logical index `l` of its primal axis: the axis's
+/// index is `(l / inner) % modulus` (`modulus` 0: no modulus, for a primal axis), where `inner`
+/// is the product of the factors of the blocks of the same primal axis after it (all of them
+/// for a primal axis), TVM's `GetStoreRule`. `None` when a product overflows.
+fn strides_within(axes: &[Axis]) -> Option<Vec<(usize, usize)>> {
     axes.iter()
-        .find(|a| a.primal == primal && a.factor.is_some())
-        .and_then(|a| a.factor)
-        .unwrap_or(1)
+        .enumerate()
+        .map(|(k, ax)| {
+            let later = |j: usize| j > k || ax.factor.is_none();
+            let inner = axes
+                .iter()
+                .enumerate()
+                .filter(|(j, b)| later(*j) && b.primal == ax.primal && b.factor.is_some())
+                .try_fold(1usize, |acc, (_, b)| acc.checked_mul(b.factor?))?;
+            Some((inner, ax.factor.unwrap_or(0)))
+        })
+        .collect()
 }
 
 /// `layout_transform(x, src_layout, dst_layout)`.
@@ -103,25 +116,25 @@ pub(crate) fn transform(x: &Value, src: &str, dst: &str) -> Option<Value> {
     if primals != dprimals {
         return None;
     }
+    let (ss, ds) = (strides_within(&s)?, strides_within(&d)?);
     // The logical extent of each primal axis (A-Z), checked against the source's blocks.
     let mut extent = [0usize; 26];
-    for (ax, &dim) in s.iter().zip(shape) {
+    for ((ax, &dim), &(inner, _)) in s.iter().zip(shape).zip(&ss) {
         match ax.factor {
             Some(f) if f != dim => return None,
             Some(_) => {}
-            None => extent[(ax.primal - b'A') as usize] = dim.checked_mul(factor(&s, ax.primal))?,
+            None => extent[(ax.primal - b'A') as usize] = dim.checked_mul(inner)?,
         }
     }
     let out_shape: Vec<usize> = d
         .iter()
-        .map(|ax| {
+        .zip(&ds)
+        .map(|(ax, &(inner, _))| {
             let e = extent[(ax.primal - b'A') as usize];
             match ax.factor {
-                Some(f) => e.is_multiple_of(f).then_some(f),
-                None => {
-                    let f = factor(&d, ax.primal);
-                    e.is_multiple_of(f).then_some(e / f)
-                }
+                // Every block of an axis divides its extent when the primal's total does.
+                Some(f) => e.is_multiple_of(inner.checked_mul(f)?).then_some(f),
+                None => e.is_multiple_of(inner).then_some(e / inner),
             }
         })
         .collect::<Option<_>>()?;
@@ -137,18 +150,13 @@ pub(crate) fn transform(x: &Value, src: &str, dst: &str) -> Option<Value> {
     let mut logical = [0usize; 26];
     for _ in 0..total {
         logical.fill(0);
-        for (ax, &i) in d.iter().zip(&idx) {
-            let slot = &mut logical[(ax.primal - b'A') as usize];
-            match ax.factor {
-                Some(_) => *slot += i,
-                None => *slot += i * factor(&d, ax.primal),
-            }
+        for ((ax, &i), &(inner, _)) in d.iter().zip(&idx).zip(&ds) {
+            logical[(ax.primal - b'A') as usize] += i * inner;
         }
         let mut off = 0;
-        for (k, ax) in s.iter().enumerate() {
-            let l = logical[(ax.primal - b'A') as usize];
-            let f = factor(&s, ax.primal);
-            off += strides[k] * if ax.factor.is_some() { l % f } else { l / f };
+        for (k, (ax, &(inner, modulus))) in s.iter().zip(&ss).enumerate() {
+            let l = logical[(ax.primal - b'A') as usize] / inner;
+            off += strides[k] * if modulus > 0 { l % modulus } else { l };
         }
         offsets.push(off);
         for k in (0..idx.len()).rev() {

@@ -77,6 +77,8 @@ const KERNELS: &[&str] = &[
     "nn.conv2d",
     "nn.conv3d",
     "nn.contrib_conv2d_NCHWc",
+    "nn.contrib_depthwise_conv2d_NCHWc",
+    "relay.op.annotation.simulated_quantize",
     "nn.contrib_dense_pack",
     "nn.conv1d_transpose",
     "nn.conv2d_transpose",
@@ -286,6 +288,7 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "where" | "nn.layer_norm" | "nn.instance_norm" | "nn.group_norm" | "one_hot"
         | "sparse_to_dense" | "scatter_elements" | "scatter_nd" => 3,
         "nn.batch_norm" => 5,
+        "relay.op.annotation.simulated_quantize" => 4,
         _ if reduce::is_reduction(op) || shape_ops::is_layout(op) || pool::is_pool(op) => 1,
         _ => 2,
     };
@@ -343,11 +346,20 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "fixed_point_multiply" => one(qnn::fixed_point_multiply_op(attrs, t(0)?)),
         "nn.dense" => one(nn::dense(attrs, t(0)?, t(1)?)),
         "nn.contrib_dense_pack" => one(layout::dense_pack(attrs, t(0)?, t(1)?)),
+        "relay.op.annotation.simulated_quantize" => one(qnn::annotation_simulated_quantize(
+            attrs,
+            t(0)?,
+            t(1)?,
+            t(2)?,
+            t(3)?,
+        )),
         "nn.matmul" => one(nn::matmul(attrs, t(0)?, t(1)?)),
         "nn.batch_matmul" => one(nn::batch_matmul(attrs, t(0)?, t(1)?)),
-        "nn.conv1d" | "nn.conv2d" | "nn.conv3d" | "nn.contrib_conv2d_NCHWc" => {
-            one(layout::conv(op, attrs, t(0)?, t(1)?))
-        }
+        "nn.conv1d"
+        | "nn.conv2d"
+        | "nn.conv3d"
+        | "nn.contrib_conv2d_NCHWc"
+        | "nn.contrib_depthwise_conv2d_NCHWc" => one(layout::conv(op, attrs, t(0)?, t(1)?)),
         "nn.conv1d_transpose" | "nn.conv2d_transpose" | "nn.conv3d_transpose" => {
             one(nn::conv_transpose(attrs, t(0)?, t(1)?))
         }

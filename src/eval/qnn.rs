@@ -52,6 +52,26 @@ pub(crate) const QNN_KERNELS: &[&str] = &[
     "qnn.tanh",
 ];
 
+/// `relay.op.annotation.simulated_quantize(data, dom_scale, clip_min, clip_max)` (TVM's
+/// `simulated_quantize_compute` of the quantize pass): the data for kind 0 (`IDENTITY`),
+/// otherwise `round(max(min(data / dom_scale, clip_max), clip_min)) * dom_scale`.
+pub(crate) fn annotation_simulated_quantize(
+    attrs: &Attrs,
+    x: &Value,
+    scale: &Value,
+    lo: &Value,
+    hi: &Value,
+) -> Option<Value> {
+    if attrs.get_int("kind").unwrap_or(0) == 0 {
+        return Some(x.clone());
+    }
+    let scaled = elementwise::binary("divide", x, scale)?;
+    let clipped =
+        elementwise::binary("maximum", &elementwise::binary("minimum", &scaled, hi)?, lo)?;
+    let rounded = elementwise::unary("round", &Attrs::default(), &clipped)?;
+    elementwise::binary("multiply", &rounded, scale)
+}
+
 /// Evaluates a QNN op; `None` when it is not one of [`QNN_KERNELS`] or its arguments are not
 /// what its canonicalization accepts.
 pub(crate) fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<Value> {

@@ -337,6 +337,8 @@ impl Op {
             | "nn.conv2d_transpose"
             | "nn.conv3d_transpose"
             | "nn.contrib_conv2d_NCHWc"
+            | "nn.contrib_depthwise_conv2d_NCHWc"
+            | "nn.contrib_conv2d_gemm_without_weight_transform"
             | "nn.deformable_conv2d"
             | "qnn.conv2d"
             | "qnn.conv2d_transpose" => LayoutRole::Conv,

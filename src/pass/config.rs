@@ -155,6 +155,8 @@ pub enum ConfigType {
     Choice(&'static [&'static str]),
     /// A list of strings.
     StrList,
+    /// A list of ints.
+    IntList,
     /// A dictionary from strings to lists of strings.
     StrListMap,
     /// A dictionary from strings to dictionaries (of attribute values: numbers, strings,
@@ -175,6 +177,7 @@ impl fmt::Display for ConfigType {
                 f.write_str(&quoted.join(" | "))
             }
             ConfigType::StrList => f.write_str("list of str"),
+            ConfigType::IntList => f.write_str("list of int"),
             ConfigType::StrListMap => f.write_str("dict of str to list of str"),
             ConfigType::MapMap => f.write_str("dict of str to dict"),
         }
@@ -214,6 +217,15 @@ impl ConfigType {
                 if let Some(bad) = l.iter().find(|x| !matches!(x, ConfigValue::Str(_))) {
                     return Err(format!(
                         "{what} expects a list of str, got a list holding {}",
+                        bad.type_name()
+                    ));
+                }
+                ConfigValue::List(l)
+            }
+            (ConfigType::IntList, ConfigValue::List(l)) => {
+                if let Some(bad) = l.iter().find(|x| !matches!(x, ConfigValue::Int(_))) {
+                    return Err(format!(
+                        "{what} expects a list of int, got a list holding {}",
                         bad.type_name()
                     ));
                 }

@@ -23,7 +23,10 @@
 //! `desired_layouts` are ignored, as TVM warns and ignores ops without a conversion; so is a
 //! desired layout that is not a layout name (TVM asserts).
 //!
-//! Deliberately not done: `LayoutConfig` skip scopes (a Python context in TVM).
+//! `skip_layers` is TVM's `LayoutConfig(skip_layers=[...])` scope: the calls of `nn.conv2d` and
+//! `nn.deformable_conv2d` that have a desired layout are numbered from 0 in the order the
+//! rewriter meets them (inputs first), and the ones listed keep their layouts. The count starts
+//! again for each function (TVM's lives in the Python scope object, across functions and runs).
 
 use super::layout_rewrite::{parse_layout, LayoutHook, Rewriter};
 use crate::ir::mutate::mutate;
@@ -125,6 +128,41 @@ fn default_kernel(op: &str, data: &str) -> Option<&'static str> {
     })
 }
 
+/// The desired layouts with TVM's `LayoutConfig` skip list, for one function: counts the
+/// convolutions the conversion is asked for and leaves the listed ones as they are.
+struct Converter<'a> {
+    desired: &'a DesiredLayouts,
+    skip_layers: &'a [i64],
+    /// How many `nn.conv2d` / `nn.deformable_conv2d` calls the conversion was asked for so far.
+    seen: std::cell::Cell<i64>,
+    /// Whether the last call asked for was skipped (so its op is kept as well).
+    skipped: std::cell::Cell<bool>,
+}
+
+impl LayoutHook for Converter<'_> {
+    fn new_attrs(&self, op: Op, call: &Expr, attrs: &Attrs) -> Attrs {
+        let counted = matches!(op.name(), "nn.conv2d" | "nn.deformable_conv2d")
+            && self.desired.get(op.name()).is_some();
+        self.skipped.set(false);
+        if counted {
+            let n = self.seen.get();
+            self.seen.set(n.saturating_add(1));
+            if self.skip_layers.contains(&n) {
+                self.skipped.set(true);
+                return attrs.clone();
+            }
+        }
+        self.desired.new_attrs(op, call, attrs)
+    }
+
+    fn new_op(&self, op: Op, new_attrs: &Attrs) -> Op {
+        if self.skipped.get() {
+            return op;
+        }
+        self.desired.new_op(op, new_attrs)
+    }
+}
+
 impl LayoutHook for DesiredLayouts {
     fn new_attrs(&self, op: Op, call: &Expr, attrs: &Attrs) -> Attrs {
         let Some(want) = self.get(op.name()) else {
@@ -186,13 +224,20 @@ impl LayoutHook for DesiredLayouts {
     }
 }
 
-/// Converts the layouts of one typed function.
-pub fn convert_layout(f: &Expr, desired: &DesiredLayouts) -> Expr {
-    mutate(&mut Rewriter::new(desired), f)
+/// Converts the layouts of one typed function, leaving the convolutions numbered in
+/// `skip_layers` as they are (see the module's documentation).
+pub fn convert_layout(f: &Expr, desired: &DesiredLayouts, skip_layers: &[i64]) -> Expr {
+    let converter = Converter {
+        desired,
+        skip_layers,
+        seen: std::cell::Cell::new(0),
+        skipped: std::cell::Cell::new(false),
+    };
+    mutate(&mut Rewriter::new(&converter), f)
 }
 
 /// The ConvertLayout pass.
-pub fn pass(desired: DesiredLayouts) -> Pass {
+pub fn pass(desired: DesiredLayouts, skip_layers: Vec<i64>) -> Pass {
     let info = super::builtin_info("ConvertLayout");
     function_pass(info, move |g, f, m, _cx| {
         let typed = super::typed::typed_function("ConvertLayout", g, f, m)?;
@@ -202,13 +247,14 @@ pub fn pass(desired: DesiredLayouts) -> Pass {
         if !typed.contains().any(Contains::LAYOUT_OP) {
             return Ok(f.clone());
         }
-        let out = convert_layout(&typed, &desired);
+        let out = convert_layout(&typed, &desired, &skip_layers);
         Ok(if out.ptr_eq(&typed) { f.clone() } else { out })
     })
 }
 
 /// The registry's constructor: `ConvertLayout(desired_layouts={"nn.conv2d": ["NCHW",
-/// "default"]})`. Without `desired_layouts` (TVM requires it) nothing is converted.
+/// "default"]}, skip_layers=[0])`. Without `desired_layouts` (TVM requires it) nothing is
+/// converted.
 pub fn create(options: &PassOptions) -> Result<Pass, PassError> {
     let map = options
         .get("desired_layouts")
@@ -226,5 +272,12 @@ pub fn create(options: &PassOptions) -> Result<Pass, PassError> {
             (k.to_string(), layouts)
         })
         .collect();
-    Ok(pass(DesiredLayouts(desired)))
+    let skip_layers = options
+        .get("skip_layers")
+        .and_then(|v| v.as_list())
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|x| x.as_int())
+        .collect();
+    Ok(pass(DesiredLayouts(desired), skip_layers))
 }

@@ -90,6 +90,9 @@ fn lookup(op: Op) -> Option<Rule> {
         "full_like" => elemwise::full_like,
         "ndarray_size" => elemwise::ndarray_size,
         "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => conv::conv,
+        "nn.contrib_depthwise_conv2d_NCHWc" => conv::conv,
+        "nn.contrib_conv2d_gemm_weight_transform" => conv::conv2d_gemm_weight_transform,
+        "nn.contrib_conv2d_gemm_without_weight_transform" => conv::conv2d_gemm,
         "nn.conv1d_transpose" | "nn.conv2d_transpose" | "nn.conv3d_transpose" => {
             conv::conv_transpose
         }
@@ -110,7 +113,7 @@ fn lookup(op: Op) -> Option<Rule> {
         "nn.max_pool1d" | "nn.max_pool2d" | "nn.max_pool3d" | "nn.avg_pool1d" | "nn.avg_pool2d"
         | "nn.avg_pool3d" => pool::pool,
         "nn.upsampling" => pool::upsampling,
-        "image.resize2d" => pool::resize2d,
+        "image.resize1d" | "image.resize2d" | "image.resize3d" => pool::resize2d,
         "image.grid_sample" => pool::grid_sample,
         "reshape" => reshape::reshape,
         "reshape_like" => reshape::reshape_like,
@@ -149,6 +152,7 @@ fn lookup(op: Op) -> Option<Rule> {
         "qnn.dequantize" => qnn::dequantize,
         "qnn.requantize" => qnn::requantize,
         "qnn.simulated_quantize" | "qnn.simulated_dequantize" => qnn::simulated,
+        "relay.op.annotation.simulated_quantize" => qnn::annotation_simulated_quantize,
         "qnn.add" | "qnn.mul" | "qnn.subtract" => qnn::binary,
         "qnn.conv2d" => qnn::conv2d,
         "qnn.conv2d_transpose" => qnn::conv2d_transpose,

@@ -1,5 +1,6 @@
 //! Layout names as the layout rewriter manipulates them (TVM's `tir::Layout`): a sequence of
-//! axes, each a primal axis (`N`, `C`, upper case) or a sub-axis with its factor (`16c`).
+//! axes, each a primal axis (`N`, `C`, upper case) or a sub-axis with its factor (`16c`). A
+//! primal axis appears once; it may be split more than once (`OHWI16i64o2i`), as in TVM.
 //! `""` is the defined layout of a scalar; an unknown layout is `None` at the use sites.
 //!
 //! Only the operations the rewriter needs: index of an axis, sub-layouts, prepending the
@@ -79,7 +80,8 @@ fn interned(axes: &[Axis], limit: usize) -> Option<&'static [Axis]> {
 }
 
 impl Layout {
-    /// Parses `NCHW`, `NCHW16c`, `OIHW16i16o` or `""`; `None` for anything else.
+    /// Parses `NCHW`, `NCHW16c`, `OIHW16i16o`, `OHWI16i64o2i` or `""`; `None` for anything else
+    /// (a primal axis twice, a sub-axis without a factor).
     ///
     /// A model names a handful of layouts on thousands of calls, so each thread keeps the
     /// layouts it parsed (a bounded cache): equal names share one set of axes, parsing is a
@@ -127,7 +129,10 @@ impl Layout {
         if factor.is_some() {
             return None;
         }
-        let unique = axes.iter().enumerate().all(|(i, a)| !axes[..i].contains(a));
+        let unique = axes
+            .iter()
+            .enumerate()
+            .all(|(i, a)| a.factor.is_some() || !axes[..i].contains(a));
         unique.then(|| Layout::intern_parsed(&axes)).flatten()
     }
 
@@ -188,13 +193,17 @@ impl Layout {
         })
     }
 
-    /// The factor of the sub-axis of primal axis `c` (`16` for `C` in `NCHW16c`), if any.
+    /// The factor of the sub-axes of primal axis `c` (`16` for `C` in `NCHW16c`, `32` for `I`
+    /// in `OHWI16i64o2i`: TVM's `FactorOf`, the product of all of them), if any.
     pub fn factor_of(&self, c: char) -> Option<u32> {
         let letter = c.to_ascii_uppercase();
         self.axes
             .iter()
-            .find(|a| a.letter == letter && a.factor.is_some())
-            .and_then(|a| a.factor)
+            .filter(|a| a.letter == letter)
+            .filter_map(|a| a.factor)
+            .fold(None, |acc: Option<u32>, f| {
+                Some(acc.unwrap_or(1).saturating_mul(f))
+            })
     }
 
     /// The layout of the axes at `positions`, in that order.
@@ -415,6 +424,11 @@ mod tests {
         assert_eq!(l("").ndim(), 0);
         assert!(Layout::parse("NCHWc").is_none());
         assert!(Layout::parse("NN").is_none());
+        let multi = l("OHWI16i64o2i");
+        assert_eq!(multi.to_string(), "OHWI16i64o2i");
+        assert_eq!(multi.factor_of('I'), Some(32));
+        assert_eq!(multi.factor_of('O'), Some(64));
+        assert!(l("OIHW").convertible(&multi));
     }
 
     /// Equal layouts share one interned set of axes, however and on whichever thread they

@@ -13,7 +13,9 @@
 //!   the other one gets the matching sub-layout, and after rewriting is changed the way the
 //!   larger operand was (TVM v0.18's `TryTransformLike`), with a sub-axis factor of 1 where
 //!   it has extent 1; when the two old layouts do not line up the rule fails;
-//! * concatenate: the `axis` attribute follows the concatenated axis when all inputs agree.
+//! * concatenate: the `axis` attribute follows the concatenated axis when all inputs agree;
+//! * `relay.op.annotation.simulated_quantize` (TVM's `SimQuantizeLayout` of
+//!   `quantize/realize.cc`): the data follows its input, the three scalars are `C`.
 //!
 //! As in TVM, a rule that leaves any layout unknown has failed ([`infer`] answers `None`), and
 //! ops without a rule are not rewritten: their inputs go back to the original layouts.
@@ -104,7 +106,8 @@ fn rule_of(op: Op) -> Option<Rule> {
     Some(match op.name() {
         "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => A(nn::conv),
         "nn.conv2d_transpose" | "nn.conv3d_transpose" => A(nn::conv),
-        "nn.contrib_conv2d_NCHWc" => A(nn::conv),
+        "nn.contrib_conv2d_NCHWc" | "nn.contrib_depthwise_conv2d_NCHWc" => A(nn::conv),
+        "nn.contrib_conv2d_gemm_without_weight_transform" => A(nn::conv),
         "nn.deformable_conv2d" => A(nn::deformable_conv),
         "nn.max_pool1d" | "nn.max_pool2d" | "nn.max_pool3d" => A(nn::pool),
         "nn.avg_pool1d" | "nn.avg_pool2d" | "nn.avg_pool3d" => A(nn::pool),
@@ -140,6 +143,7 @@ fn rule_of(op: Op) -> Option<Rule> {
         "qnn.add" | "qnn.mul" | "qnn.subtract" => I(qnn::binary),
         "qnn.requantize" => I(qnn::requantize),
         "qnn.dense" => I(qnn::dense),
+        "relay.op.annotation.simulated_quantize" => I(simulated_quantize),
         _ if matches!(op.type_rel, "BroadcastRel" | "BroadcastCompRel") && op.num_inputs == 2 => {
             Rule::Broadcast
         }
@@ -291,6 +295,21 @@ fn broadcast(
     Some(Inferred::one(ls, ret, attrs.clone()))
 }
 
+/// TVM's `SimQuantizeLayout`: the data's layout (the current one, else the original one)
+/// for the data and the result, `C` for `dom_scale`, `clip_min` and `clip_max`.
+fn simulated_quantize(a: &Args<'_>) -> Option<Inferred> {
+    let ret = match a.new_in {
+        Some(n) => *n.first()?,
+        None => *a.old_in.first()?,
+    };
+    let c = Layout::parse("C");
+    Some(Inferred::one(
+        smallvec::smallvec![ret, c, c, c],
+        ret,
+        a.attrs.clone(),
+    ))
+}
+
 /// TVM's `ConcatenateLayout`.
 fn concatenate(a: &Args<'_>) -> Option<Inferred> {
     let (attrs, new_in, old_in, types) = (a.attrs, a.new_in, a.old_in, a.types);
@@ -340,6 +359,6 @@ mod tests {
                 o.name()
             );
         }
-        assert_eq!(sources, 31);
+        assert_eq!(sources, 33);
     }
 }

@@ -365,3 +365,83 @@ pub(super) fn deformable_conv2d(r: &mut Rel<'_>) -> RuleResult {
     let out = convert(r, &nchw, &[d[0].clone(), channels, oh, ow], &out_layout)?;
     r.done_tensor(out, out_dtype)
 }
+
+/// `nn.contrib_conv2d_gemm_weight_transform` (`Conv2DGemmWeightTransformRel`): an HWIO kernel
+/// flattened to `K = H * W * I` by `N = O`, padded (K to a multiple of `4 * tile_K`, N to one
+/// of `tile_N`) and tiled: `(N / tile_N, K / tile_K, tile_N, tile_K)` for 8-bit integer
+/// weights, `(N / tile_N, K / tile_K, tile_K, tile_N)` otherwise.
+pub(super) fn conv2d_gemm_weight_transform(r: &mut Rel<'_>) -> RuleResult {
+    let Some(w) = r.tensor(0)? else {
+        return Ok(false);
+    };
+    if w.shape.len() != 4 {
+        return r.fail(format!("only an HWIO kernel is supported, found {w}"));
+    }
+    let (n, k) = (r.int("tile_N")?, r.int("tile_K")?);
+    if n <= 0 || k <= 0 || k > i64::MAX / 4 {
+        return r.fail(format!("tile_N ({n}) and tile_K ({k}) must be positive"));
+    }
+    let big_k = dim_op(
+        &dim_op(&w.shape[0], &w.shape[1], i64::saturating_mul),
+        &w.shape[2],
+        i64::saturating_mul,
+    );
+    let pad_to = |d: &Dim, m: i64| dim_map(d, |x| x.saturating_add((m - x % m) % m));
+    let (k_padded, n_padded) = (pad_to(&big_k, 4 * k), pad_to(&w.shape[3], n));
+    let (rows, cols) = (
+        dim_map(&n_padded, |x| floordiv(x, n)),
+        dim_map(&k_padded, |x| floordiv(x, k)),
+    );
+    let int8 = w.dtype.bits == 8
+        && matches!(
+            w.dtype.code,
+            crate::ir::dtype::DTypeCode::Int | crate::ir::dtype::DTypeCode::UInt
+        );
+    let tiles = if int8 {
+        [Dim::Static(n), Dim::Static(k)]
+    } else {
+        [Dim::Static(k), Dim::Static(n)]
+    };
+    let out = vec![rows, cols, tiles[0].clone(), tiles[1].clone()];
+    r.done_tensor(out, w.dtype)
+}
+
+/// `nn.contrib_conv2d_gemm_without_weight_transform` (`Conv2DGemmRel`): the convolution's
+/// output from the data, `channels`, `kernel_size`, strides, padding and dilation, in the
+/// data's (or `out_layout`'s) layout; the transformed weight is not checked, as in TVM.
+pub(super) fn conv2d_gemm(r: &mut Rel<'_>) -> RuleResult {
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
+    let nhwc = Layout::parse("NHWC").or_else(|e| r.fail(e))?;
+    let data_layout = r.layout("data_layout", "NCHW")?;
+    let out_layout = match r.str_or("out_layout", "") {
+        "" => data_layout.clone(),
+        s => Layout::parse(s).or_else(|e| r.fail(e))?,
+    };
+    let d = convert(r, &data_layout, &data.shape, &nhwc)?;
+    let (Some(ks), Some(channels)) = (r.dims("kernel_size")?, r.dim("channels")?) else {
+        return r.fail("the kernel size and channels must be set");
+    };
+    if ks.len() != 2 {
+        return r.fail(format!("kernel_size needs 2 values, found {}", ks.len()));
+    }
+    let strides = per_axis(r, "strides", 2, 1)?;
+    let dilation = per_axis(r, "dilation", 2, 1)?;
+    let pad = total_padding(r, 2)?;
+    let mut out = vec![d[0].clone()];
+    for i in 0..2 {
+        let dk = dim_map(&ks[i], |k| 1 + (k - 1) * dilation[i]);
+        let x = dim_map(&d[1 + i], |x| x + pad[i]);
+        let o = dim_op(&x, &dk, |x, k| floordiv(x - k, strides[i]) + 1);
+        out.push(if matches!(d[1 + i], Dim::Any) {
+            Dim::Any
+        } else {
+            o
+        });
+    }
+    out.push(channels);
+    let out = convert(r, &nhwc, &out, &out_layout)?;
+    let out_dtype = r.dtype("out_dtype")?.unwrap_or(data.dtype);
+    r.done_tensor(out, out_dtype)
+}

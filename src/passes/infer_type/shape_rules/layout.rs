@@ -1,8 +1,11 @@
 //! Data layouts as TVM writes them (`NCHW`, `NHWC`, `OIHW`, `NCHW16c`, `OIHW16i16o`): upper-case
 //! letters are primal axes, a number followed by a lower-case letter is a sub-axis that splits
-//! the primal axis of the same letter by that factor. Converting a shape between two layouts
-//! with the same primal axes is TVM's `BijectiveLayout::ForwardShape`: each primal extent is
-//! rebuilt in full (`C * c`), then split again by the target's factor.
+//! the primal axis of the same letter by that factor. A primal axis may be split more than once
+//! (`OHWI16i64o2i`: `I` is `I * 32 + 16i * 2 + 2i`, the earlier sub-axis the outer one), and its
+//! factor is then the product of its sub-axes' factors, as TVM's `Layout::FactorOf`. Converting
+//! a shape between two layouts with the same primal axes is TVM's
+//! `BijectiveLayout::ForwardShape`: each primal extent is rebuilt in full (`C * c`), then split
+//! again by the target's factors.
 //!
 //! Not supported: sub-axes without a factor (`NCHWc`) — TVM cannot convert those either.
 
@@ -76,10 +79,11 @@ impl Layout {
         }
         let layout = Layout { axes: axes.into() };
         for (c, f) in layout.axes.iter() {
+            // A primal axis appears once; a sub-axis may repeat (two splits of one axis).
             let dup = layout
                 .axes
                 .iter()
-                .filter(|(d, g)| d == c && g.is_some() == f.is_some())
+                .filter(|(d, g)| d == c && g.is_none() && f.is_none())
                 .count();
             if dup > 1 {
                 return Err(format!("invalid layout \"{s}\": axis `{c}` appears twice"));
@@ -105,13 +109,17 @@ impl Layout {
             .position(|(d, f)| *d == c && f.is_none() == primal)
     }
 
-    /// The split factor of primal axis `c`, when the layout has its sub-axis.
+    /// The split factor of primal axis `c`, when the layout has its sub-axis: the product of
+    /// the factors of all its sub-axes (TVM's `FactorOf`).
     pub fn factor_of(&self, c: char) -> Option<i64> {
         let lower = c.to_ascii_lowercase();
         self.axes
             .iter()
-            .find(|(d, f)| *d == lower && f.is_some())
-            .and_then(|(_, f)| *f)
+            .filter(|(d, _)| *d == lower)
+            .filter_map(|(_, f)| *f)
+            .fold(None, |acc: Option<i64>, f| {
+                Some(acc.unwrap_or(1).saturating_mul(f))
+            })
     }
 
     fn primals(&self) -> Vec<char> {
@@ -206,6 +214,19 @@ mod tests {
             s(&[32, 64, 3, 3])
         );
         assert!(Layout::parse("NCHWc").is_err());
+        assert!(Layout::parse("NCHWN").is_err());
+        // Two splits of one axis: I is 2 * 16i * 2i, O is 2 * 64o.
+        let multi = Layout::parse("OHWI16i64o2i").unwrap();
+        assert_eq!(multi.factor_of('I'), Some(32));
+        assert_eq!(
+            oihw.convert(&s(&[128, 64, 3, 3]), &multi).unwrap(),
+            s(&[2, 3, 3, 2, 16, 64, 2])
+        );
+        assert_eq!(
+            multi.convert(&s(&[2, 3, 3, 2, 16, 64, 2]), &oihw).unwrap(),
+            s(&[128, 64, 3, 3])
+        );
+        assert_eq!(multi.to_string(), "OHWI16i64o2i");
         assert!(nchw.convert(&s(&[1, 2, 3, 4]), &oihw).is_err());
         assert_eq!(nchw16c.to_string(), "NCHW16c");
     }

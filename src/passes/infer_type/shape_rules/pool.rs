@@ -141,18 +141,25 @@ pub(super) fn upsampling(r: &mut Rel<'_>) -> RuleResult {
     r.done_tensor(out, data.dtype)
 }
 
-/// `image.resize2d`: H and W from `size`.
+/// `image.resize1d/2d/3d` (`Resize1DRel`, `Resize2DRel`, `Resize3DRel`): the spatial axes of
+/// `layout` (default `NCW`, `NCHW`, `NCDHW`) from `size`.
 pub(super) fn resize2d(r: &mut Rel<'_>) -> RuleResult {
     let Some(data) = r.tensor(0)? else {
         return Ok(false);
     };
-    let idx = spatial_indices(r, "HW", "NCHW", data.shape.len())?;
-    let Some(size) = r.dims("size")?.filter(|s| s.len() == 2) else {
-        return r.fail("needs `size` with two values");
+    let (sp, default) = match r.op {
+        "image.resize1d" => ("W", "NCW"),
+        "image.resize3d" => ("DHW", "NCDHW"),
+        _ => ("HW", "NCHW"),
+    };
+    let idx = spatial_indices(r, sp, default, data.shape.len())?;
+    let Some(size) = r.dims("size")?.filter(|s| s.len() == sp.len()) else {
+        return r.fail(format!("needs `size` with {} values", sp.len()));
     };
     let mut out = data.shape.clone();
-    out[idx[0]] = size[0].clone();
-    out[idx[1]] = size[1].clone();
+    for (i, d) in idx.iter().zip(size) {
+        out[*i] = d;
+    }
     let dt = r.dtype("out_dtype")?.unwrap_or(data.dtype);
     r.done_tensor(out, dt)
 }

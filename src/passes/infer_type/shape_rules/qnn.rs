@@ -220,6 +220,25 @@ pub(super) fn simulated(r: &mut Rel<'_>) -> RuleResult {
     r.done(t)
 }
 
+/// `relay.op.annotation.simulated_quantize(data, dom_scale, clip_min, clip_max)` (TVM's
+/// `SimulatedQuantizeRel` of the quantize pass): the three bounds are float32 scalars
+/// (assigned, so an untyped variable gets that type), the result has the data's type.
+pub(super) fn annotation_simulated_quantize(r: &mut Rel<'_>) -> RuleResult {
+    let Some(data) = r.tensor(0)? else {
+        return Ok(false);
+    };
+    if data.shape.is_empty() {
+        return r.fail("the input shape cannot be empty");
+    }
+    for i in 1..4 {
+        r.assign(i, Type::tensor(Vec::new(), F32));
+    }
+    let t = r.types[0]
+        .clone()
+        .unwrap_or_else(|| Type::tensor(data.shape.clone(), data.dtype));
+    r.done(t)
+}
+
 /// `qnn.add` / `qnn.mul` / `qnn.subtract` (`QnnBroadcastRel`): the inputs' scales and zero
 /// points per their channel axis (`lhs_axis`, `rhs_axis`), the output's scalar.
 pub(super) fn binary(r: &mut Rel<'_>) -> RuleResult {
