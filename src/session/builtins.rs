@@ -318,8 +318,14 @@ fn b_parse(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
         }
         Some(v) => return Err(a.type_err("meta", "a list of tensors", v)),
     }
+    // `init_module=m`: the text's definitions are added to a copy of m (TVM's init_module).
+    let init = match a.get("init_module") {
+        None | Some(Value::None) => None,
+        Some(Value::Module(m)) => Some(m.clone()),
+        Some(v) => return Err(a.type_err("init_module", "a module", v)),
+    };
     // Errors point into the IR text: the caret is placed on the text's own line and column.
-    crate::text::parse_module_with_meta(&text, "<ir>", Some(&table))
+    crate::text::parse_module_into(&text, "<ir>", Some(&table), init.as_ref())
         .map(Value::Module)
         .map_err(|e| {
             SessionError::at(
@@ -920,7 +926,7 @@ macro_rules! builtin {
 
 /// Every builtin.
 pub static BUILTINS: &[Builtin] = &[
-    builtin!("parse", Function, ["text", "meta"], "parse(\"\"\"<Relay text>\"\"\", meta=[const(...), ...])", "a module from Relay text (meta supplies meta[relay.Constant][i])", b_parse),
+    builtin!("parse", Function, ["text", "meta", "init_module"], "parse(\"\"\"<Relay text>\"\"\", meta=[const(...), ...], init_module=m)", "a module from Relay text (meta supplies meta[relay.Constant][i]; init_module: the text adds to a copy of m and sees its functions, types and constructors)", b_parse),
     builtin!("const", Function, ["data", "dtype"], "const([1, 2, 3], dtype=\"float32\")", "a constant tensor (nested lists give the shape)", b_const),
     builtin!("tensor", Function, ["data", "dtype"], "tensor(\"x.npy\") | tensor([[1, 2], [3, 4]], dtype=\"float32\")", "a tensor from a NumPy .npy file, or from nested lists of numbers", b_tensor),
     builtin!("save_tensor", Function, ["tensor", "path"], "save_tensor(t, \"x.npy\")", "write a tensor as a NumPy .npy file (atomically)", b_save_tensor),
