@@ -192,6 +192,36 @@ fn million_deep_programs_on_a_small_stack() {
     });
 }
 
+/// Algebraic data types: a list of half a million cells built by recursion, measured by a
+/// recursive match, returned whole (its text) and dropped, all on a 2 MiB stack.
+#[test]
+fn long_lists_on_a_small_stack() {
+    common::on_small_stack(|| {
+        let m = module(
+            "type List[A] { Cons(A, List[A]), Nil }\n\
+             def @build(%n: int32, %acc: List[int32]) -> List[int32] {\n  \
+               if (%n == 0) { %acc } else { @build(%n - 1, Cons(%n, %acc)) }\n}\n\
+             def @len[A](%xs: List[A]) -> int32 {\n  \
+               match (%xs) { Cons(_, %rest) => 1 + @len(%rest), Nil => 0 }\n}\n\
+             def @main(%n: int32) { (@len(@build(%n, Nil)), @build(%n, Nil)) }",
+        );
+        let n = 500_000;
+        let arg = TensorData::from_i64(DType::INT32, vec![], &[n]);
+        let Output::Tuple(items) = run(&m, &[arg]) else {
+            panic!("a tuple")
+        };
+        assert_eq!(items[0].tensors()[0].to_i64_vec(), vec![n]);
+        let Output::Adt(list) = &items[1] else {
+            panic!("a data value")
+        };
+        assert_eq!(list.tensors.len(), n as usize);
+        assert_eq!(list.tensors[n as usize - 1].to_i64_vec(), vec![n]);
+        let text = list.text();
+        assert!(text.starts_with("Cons(1, Cons(2, "), "{}", &text[..40]);
+        assert!(text.ends_with(&format!("Cons({n}, Nil){}", ")".repeat(n as usize - 1))));
+    });
+}
+
 /// Deterministic data in [-2, 2).
 fn data(n: usize, seed: u64) -> Vec<f64> {
     let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1);

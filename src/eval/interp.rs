@@ -671,6 +671,7 @@ fn describe_value(v: &RV) -> String {
         RV::Tuple(t) => format!("a tuple of {} field(s)", t.0.len()),
         RV::Closure(_) => "a function".to_string(),
         RV::Ref(_) => "a reference".to_string(),
+        RV::Adt(a) if a.fields.is_empty() => format!("{} of type {}", a.ctor.name, a.ctor.adt),
         RV::Adt(a) => format!("{}(...) of type {}", a.ctor.name, a.ctor.adt),
     }
 }

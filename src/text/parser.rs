@@ -1216,9 +1216,9 @@ impl<'s> P<'s> {
             _ => {
                 if let Some((ctor, arity)) = self.ctors.borrow().get(name) {
                     let c = Expr::with_info(ExprKind::Constructor(ctor.clone()), None, span);
-                    if *arity == 0 {
+                    if *arity == 0 && !peek(r, "(") {
                         // A constructor without fields stands for its value (TVM's parser
-                        // applies it).
+                        // applies it); `Nil()` is the same call, written out.
                         let call = Expr::with_info(
                             ExprKind::Call(Call {
                                 callee: c,
