@@ -524,7 +524,9 @@ impl<'s> P<'s> {
                     }
                     i = sym(")")(i)?.0;
                 }
-                if self.type_names.borrow().iter().any(|t| t == c) {
+                // A constructor may share its own type's name (`type box[A] { box(A) }`), not
+                // another type's.
+                if *adt != *c && self.type_names.borrow().iter().any(|t| t == c) {
                     return fatal(
                         c_at,
                         c.len(),
