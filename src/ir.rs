@@ -14,6 +14,7 @@ mod op_table;
 pub mod scratch;
 pub mod structural;
 pub mod tensor;
+pub mod type_args;
 pub mod types;
 pub mod var_map;
 pub mod visit;

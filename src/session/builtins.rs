@@ -595,6 +595,31 @@ fn b_equal(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
     }))
 }
 
+fn b_type_args(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let (func, module) = match a.require("func")? {
+        Value::Function { func, module, .. } => (func.clone(), module.clone()),
+        v => return Err(a.type_err("func", "a function of a module (m[\"main\"])", v)),
+    };
+    let calls = crate::ir::type_args::call_type_args(&module, &func)
+        .map_err(|e| at(format!("type_args: {e}"), a.span_of("func")))?;
+    Ok(Value::List(
+        calls
+            .into_iter()
+            .map(|c| {
+                Value::List(vec![
+                    Value::Str(c.callee),
+                    Value::List(
+                        c.type_args
+                            .iter()
+                            .map(|t| Value::Str(t.to_string()))
+                            .collect(),
+                    ),
+                ])
+            })
+            .collect(),
+    ))
+}
+
 fn b_print(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
     let Some(Value::List(items)) = a.get("values") else {
         return Ok(Value::None);
@@ -935,6 +960,7 @@ pub static BUILTINS: &[Builtin] = &[
     builtin!("load", Function, ["path", "freeze_params"], "load(\"path.relay\") or load(\"model.onnx\", freeze_params=true)", "a module from a Relay file or an ONNX model (by extension)", b_load),
     builtin!("save", Function, ["module", "path"], "save(mod, \"path.relay\")", "write the printed module (atomically)", b_save),
     builtin!("equal", Function, ["a", "b"], "equal(a, b)", "structural equality up to variable names", b_equal),
+    builtin!("type_args", Function, ["func"], "type_args(m[\"main\"])", "the type arguments of each call of a typed function (TVM's Call.type_args): [callee, [types]] per call, arguments first", b_type_args),
     Builtin {
         name: "print",
         kind: BuiltinKind::Function,
