@@ -256,11 +256,13 @@ fn adt_output(v: &RV) -> Option<AdtOutput> {
             Item::Val(RV::Tuple(t)) => &t.0,
         };
         piece.push('(');
-        stack.push(Item::Text(if fields.len() == 1 && matches!(item, Item::Val(RV::Tuple(_))) {
-            ",)"
-        } else {
-            ")"
-        }));
+        stack.push(Item::Text(
+            if fields.len() == 1 && matches!(item, Item::Val(RV::Tuple(_))) {
+                ",)"
+            } else {
+                ")"
+            },
+        ));
         for (i, f) in fields.iter().enumerate().rev() {
             stack.push(Item::Val(f));
             if i > 0 {

@@ -31,8 +31,8 @@ use crate::ir::adt::{Constructor, Pattern};
 use crate::ir::{DType, Expr, ExprKind, Module, NodeMap, TensorData, VarMap};
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// Nested calls (frames) at most: deeper recursion is an error.
 pub const MAX_CALL_DEPTH: usize = 1 << 20;

@@ -95,10 +95,8 @@ fn instantiate(scheme: Option<&Type>, args: &[Type], ret: &Type) -> Vec<Type> {
 /// variable stands for (the first match wins).
 fn bind(pat: &Type, act: &Type, bound: &mut Vec<(TypeVar, Type)>) {
     super::deep(|| match (pat.kind(), act.kind()) {
-        (TypeKind::Var(v), _) => {
-            if !bound.iter().any(|(b, _)| b.0 == v.0) {
-                bound.push((v.clone(), act.clone()));
-            }
+        (TypeKind::Var(v), _) if !bound.iter().any(|(b, _)| b.0 == v.0) => {
+            bound.push((v.clone(), act.clone()));
         }
         (TypeKind::Tuple(ps), TypeKind::Tuple(xs)) => {
             for (p, x) in ps.iter().zip(xs) {
