@@ -68,11 +68,49 @@ fn plain(message: impl Into<String>) -> EvalError {
     }
 }
 
-/// What a function returned: a tensor or a tuple of results.
+/// What a function returned: a tensor, a tuple of results, or a value of an algebraic data
+/// type.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Output {
     Tensor(TensorData),
     Tuple(Vec<Output>),
+    Adt(AdtOutput),
+}
+
+/// A value made by ADT constructors (`Cons(1, Cons(2, Nil))`), flattened: the text around its
+/// tensor fields, and those tensors in order. Flat, so that showing, comparing and dropping a
+/// list of a million cells never recurses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdtOutput {
+    /// The text before, between and after the tensors: one more piece than tensors.
+    pub pieces: Vec<String>,
+    pub tensors: Vec<TensorData>,
+}
+
+impl AdtOutput {
+    /// The value as Relay text: `Cons(1, Cons(2, Nil))`. A scalar is written as its literal
+    /// (`1f`, `2i64`, `True`), a larger tensor by its type (`Tensor[(2, 3), float32]`).
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for (i, piece) in self.pieces.iter().enumerate() {
+            out.push_str(piece);
+            if let Some(t) = self.tensors.get(i) {
+                match crate::text::printer::scalar_literal(t) {
+                    Some(lit) => out.push_str(&lit),
+                    None => {
+                        let dims: Vec<String> = t.shape.iter().map(i64::to_string).collect();
+                        let comma = if dims.len() == 1 { "," } else { "" };
+                        out.push_str(&format!(
+                            "Tensor[({}{comma}), {}]",
+                            dims.join(", "),
+                            t.dtype
+                        ));
+                    }
+                }
+            }
+        }
+        out
+    }
 }
 
 impl Output {
@@ -84,6 +122,7 @@ impl Output {
             match o {
                 Output::Tensor(t) => out.push(t),
                 Output::Tuple(items) => stack.extend(items.iter().rev()),
+                Output::Adt(a) => out.extend(a.tensors.iter()),
             }
         }
         out
@@ -162,7 +201,7 @@ pub fn evaluate_with(
     let out = machine.call(f, values)?;
     to_output(&out).ok_or_else(|| {
         plain(format!(
-            "@{func} returned a function or a reference, not tensors"
+            "@{func} returned a function or a reference (or a data value holding one), not tensors"
         ))
     })
 }
@@ -176,6 +215,60 @@ fn to_output(v: &RV) -> Option<Output> {
                 items.iter().map(to_output).collect::<Option<_>>()?,
             ))
         }
+        RV::Adt(_) => adt_output(v).map(Output::Adt),
         RV::Closure(_) | RV::Ref(_) => None,
     })
+}
+
+/// Flattens a constructor value (with the tuples and tensors inside it) into its text and
+/// tensors, iteratively; `None` when a function or reference is inside.
+fn adt_output(v: &RV) -> Option<AdtOutput> {
+    #[derive(Clone, Copy)]
+    enum Item<'a> {
+        Val(&'a RV),
+        Text(&'static str),
+    }
+    let mut out = AdtOutput {
+        pieces: vec![String::new()],
+        tensors: Vec::new(),
+    };
+    let mut stack = vec![Item::Val(v)];
+    while let Some(item) = stack.pop() {
+        let piece = out.pieces.last_mut().expect("one piece at least");
+        let fields: &[RV] = match item {
+            Item::Text(t) => {
+                piece.push_str(t);
+                continue;
+            }
+            Item::Val(RV::Tensor(t)) => {
+                out.tensors.push(t.to_data());
+                out.pieces.push(String::new());
+                continue;
+            }
+            Item::Val(RV::Closure(_) | RV::Ref(_)) => return None,
+            Item::Val(RV::Adt(a)) => {
+                piece.push_str(&a.ctor.name);
+                if a.fields.is_empty() {
+                    continue;
+                }
+                &a.fields
+            }
+            Item::Val(RV::Tuple(t)) => &t.0,
+        };
+        piece.push('(');
+        stack.push(Item::Text(
+            if fields.len() == 1 && matches!(item, Item::Val(RV::Tuple(_))) {
+                ",)"
+            } else {
+                ")"
+            },
+        ));
+        for (i, f) in fields.iter().enumerate().rev() {
+            stack.push(Item::Val(f));
+            if i > 0 {
+                stack.push(Item::Text(", "));
+            }
+        }
+    }
+    Some(out)
 }

@@ -15,6 +15,7 @@ pub mod scratch;
 pub mod sharing;
 pub mod structural;
 pub mod tensor;
+pub mod type_args;
 pub mod types;
 pub mod var_map;
 pub mod visit;

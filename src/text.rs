@@ -8,7 +8,7 @@ pub mod metadata;
 pub mod parser;
 pub mod printer;
 
-pub use parser::{parse_expr, parse_module, parse_module_with_meta, ParseError};
+pub use parser::{parse_expr, parse_module, parse_module_into, parse_module_with_meta, ParseError};
 pub use printer::{
     attr_value_to_string, print_expr, print_module, print_module_display, print_module_with,
     try_print_module_with, write_module, PrintOptions, TooLarge, MAX_PRINTED_BYTES, STREAM_BYTES,

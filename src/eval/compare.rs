@@ -180,6 +180,22 @@ pub fn tensors(
     })
 }
 
+/// At most 200 characters of a data value's text.
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(200) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+fn kind(o: &Output) -> &'static str {
+    match o {
+        Output::Tensor(_) => "a tensor",
+        Output::Tuple(_) => "a tuple",
+        Output::Adt(_) => "a data value",
+    }
+}
+
 /// Compares two results (tensors or tuples, field by field); the first difference found.
 pub fn outputs(
     a: &Output,
@@ -206,9 +222,26 @@ pub fn outputs(
                     ys.len()
                 )),
             }),
-            _ => Some(Difference {
+            (Output::Adt(x), Output::Adt(y)) if x.pieces == y.pieces => {
+                for (i, (x, y)) in x.tensors.iter().zip(&y.tensors).enumerate().rev() {
+                    if let Some(mut d) = tensors(x, y, rtol, atol, equal_nan) {
+                        d.path = format!("{path} (tensor {i} of the data value)");
+                        return Some(d);
+                    }
+                }
+                None
+            }
+            (Output::Adt(x), Output::Adt(y)) => Some(Difference {
                 path: String::new(),
-                kind: DiffKind::Structure("a tensor against a tuple".into()),
+                kind: DiffKind::Structure(format!(
+                    "data values {} and {}",
+                    cut(&x.text()),
+                    cut(&y.text())
+                )),
+            }),
+            (x, y) => Some(Difference {
+                path: String::new(),
+                kind: DiffKind::Structure(format!("{} against {}", kind(x), kind(y))),
             }),
         };
         if let Some(mut d) = found {

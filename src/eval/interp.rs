@@ -13,16 +13,26 @@
 //! the value's shape. A reference is a shared cell (`ref` makes one, `ref_write` replaces its
 //! contents and gives `()`), as in TVM's interpreter.
 //!
+//! Algebraic data types run as in TVM's interpreter: a constructor used as a value is a
+//! value of that constructor with no fields (so a bare `Nil` is the empty list), and calling
+//! it on arguments makes a value with those fields (`Cons(1, Nil)`); `match` tries its
+//! clauses in order, binding the pattern's variables in the current frame, and a value no
+//! clause matches is an error (TVM's "did not find any match"). Values that nest (tuples,
+//! constructor values) are dropped iteratively: a list of a million cells is freed in
+//! constant native stack.
+//!
 //! Bounded: at most [`MAX_CALL_DEPTH`] nested calls and [`MAX_STEPS`] steps (an infinitely
 //! recursive program is an error, not a hang), and an interrupt flag is polled.
 
 use super::ops::{apply, has_kernel, Arg, OpOut};
 use super::value::Value;
 use super::{describe_args, EvalError};
+use crate::ir::adt::{Constructor, Pattern};
 use crate::ir::{DType, Expr, ExprKind, Module, NodeMap, TensorData, VarMap};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// Nested calls (frames) at most: deeper recursion is an error.
 pub const MAX_CALL_DEPTH: usize = 1 << 20;
@@ -37,6 +47,41 @@ pub(crate) enum RV {
     Closure(Rc<Closure>),
     /// A reference cell (`ref(v)`), shared by every copy of the value.
     Ref(Rc<RefCell<RV>>),
+    /// A value made by an ADT constructor (`Cons(1, Nil)`); a constructor used as a value,
+    /// before it is called, is one with no fields.
+    Adt(Rc<AdtVal>),
+}
+
+/// A constructor value: the constructor and its fields.
+pub(crate) struct AdtVal {
+    pub ctor: Arc<Constructor>,
+    pub fields: Vec<RV>,
+}
+
+impl Drop for AdtVal {
+    fn drop(&mut self) {
+        drop_nested(std::mem::take(&mut self.fields));
+    }
+}
+
+/// Drops values whose last handle may be here, taking the fields of the tuples and
+/// constructor values they own onto a work list instead of recursing.
+fn drop_nested(mut stack: Vec<RV>) {
+    while let Some(v) = stack.pop() {
+        match v {
+            RV::Tuple(rc) => {
+                if let Ok(mut t) = Rc::try_unwrap(rc) {
+                    stack.append(&mut t.0);
+                }
+            }
+            RV::Adt(rc) => {
+                if let Ok(mut a) = Rc::try_unwrap(rc) {
+                    stack.append(&mut a.fields);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The fields of a tuple value; dropped iteratively (tuples may nest a million deep).
@@ -44,14 +89,7 @@ pub(crate) struct TupleVal(pub Vec<RV>);
 
 impl Drop for TupleVal {
     fn drop(&mut self) {
-        let mut stack = std::mem::take(&mut self.0);
-        while let Some(v) = stack.pop() {
-            if let RV::Tuple(rc) = v {
-                if let Ok(mut t) = Rc::try_unwrap(rc) {
-                    stack.append(&mut t.0);
-                }
-            }
-        }
+        drop_nested(std::mem::take(&mut self.0));
     }
 }
 
@@ -108,6 +146,8 @@ enum Task {
     RefRead(Expr),
     /// `ref_write(r, v)`: r then v are on the value stack.
     RefWrite(Expr),
+    /// The match node; the value it inspects is on the value stack.
+    Match(Expr),
     /// Remember the value on top of the stack for this shared node.
     Memo(usize),
     Return,
@@ -164,8 +204,24 @@ impl<'m> Machine<'m> {
 
     /// Pushes a frame for calling `callee` on `args` and schedules its body.
     fn enter(&mut self, callee: RV, args: Vec<RV>, at: &Expr) -> Result<(), EvalError> {
-        let RV::Closure(c) = callee else {
-            return Err(err("the callee is not a function (a tensor or tuple)", at));
+        let c = match callee {
+            RV::Closure(c) => c,
+            RV::Adt(a) if a.fields.is_empty() => return self.construct(&a.ctor, args, at),
+            RV::Adt(a) => {
+                return Err(err(
+                    format!(
+                        "the callee is a value of constructor {} (with fields), not a function",
+                        a.ctor.name
+                    ),
+                    at,
+                ))
+            }
+            _ => {
+                return Err(err(
+                    "the callee is not a function (a tensor, tuple or reference)",
+                    at,
+                ))
+            }
         };
         let Some(f) = c.func.as_function() else {
             return Err(err("the callee is not a function", at));
@@ -200,6 +256,68 @@ impl<'m> Machine<'m> {
         self.tasks.push(Task::Return);
         self.tasks.push(Task::Eval(f.body.clone()));
         Ok(())
+    }
+
+    /// Calls the constructor `ctor` on `args`: a value with those fields.
+    fn construct(
+        &mut self,
+        ctor: &Arc<Constructor>,
+        args: Vec<RV>,
+        at: &Expr,
+    ) -> Result<(), EvalError> {
+        let arity = self
+            .module
+            .type_defs
+            .iter()
+            .find(|d| d.name == ctor.adt)
+            .and_then(|d| d.ctors.get(ctor.tag as usize))
+            .filter(|(name, _)| *name == ctor.name)
+            .map(|(_, fields)| fields.len());
+        if let Some(n) = arity.filter(|&n| n != args.len()) {
+            return Err(err(
+                format!(
+                    "the constructor {} takes {n} field(s), the call gives {}",
+                    ctor.name,
+                    args.len()
+                ),
+                at,
+            ));
+        }
+        self.values.push(RV::Adt(Rc::new(AdtVal {
+            ctor: ctor.clone(),
+            fields: args,
+        })));
+        Ok(())
+    }
+
+    /// Chooses the first clause of match `e` whose pattern matches `v`: binds its variables
+    /// in the current frame and schedules its right-hand side.
+    fn select_clause(&mut self, e: &Expr, v: RV) -> Result<(), EvalError> {
+        let ExprKind::Match(m) = e.kind() else {
+            unreachable!("Match holds a match")
+        };
+        let mut binds = Vec::new();
+        for clause in &m.clauses {
+            binds.clear();
+            if pattern_matches(&clause.pattern, &v, &mut binds) {
+                let frame = self.frame();
+                let mut vars = frame.env.vars.borrow_mut();
+                for (id, val) in binds.drain(..) {
+                    vars.insert(id, val);
+                }
+                drop(vars);
+                self.tasks.push(Task::Eval(clause.rhs.clone()));
+                return Ok(());
+            }
+        }
+        Err(err(
+            format!(
+                "no clause of this `match{}` matches the value {}",
+                if m.complete { "" } else { "?" },
+                describe_value(&v)
+            ),
+            e,
+        ))
     }
 
     fn frame(&mut self) -> &mut Frame {
@@ -278,6 +396,10 @@ impl<'m> Machine<'m> {
                     };
                     *r.borrow_mut() = v;
                     self.values.push(RV::Tuple(Rc::new(TupleVal(Vec::new()))));
+                }
+                Task::Match(e) => {
+                    let v = self.pop(&e)?;
+                    self.select_clause(&e, v)?;
                 }
                 Task::Memo(id) => {
                     let v = self.values.last().cloned().expect("a value to remember");
@@ -403,11 +525,16 @@ impl<'m> Machine<'m> {
                     &e,
                 ))
             }
-            ExprKind::Constructor(_) | ExprKind::Match(_) => {
-                return Err(err(
-                    "algebraic data types (constructors and `match`) are not evaluated",
-                    &e,
-                ))
+            ExprKind::Constructor(c) => {
+                self.values.push(RV::Adt(Rc::new(AdtVal {
+                    ctor: c.clone(),
+                    fields: Vec::new(),
+                })));
+            }
+            ExprKind::Match(m) => {
+                memo(&mut self.tasks);
+                self.tasks.push(Task::Match(e.clone()));
+                self.tasks.push(Task::Eval(m.data.clone()));
             }
             ExprKind::RefNew(x) => {
                 memo(&mut self.tasks);
@@ -466,7 +593,12 @@ impl<'m> Machine<'m> {
                     .iter()
                     .map(as_arg)
                     .collect::<Option<_>>()
-                    .ok_or_else(|| err(format!("{name}: a function passed to an op"), e))?;
+                    .ok_or_else(|| {
+                        err(
+                            format!("{name}: a function, reference or constructor value passed to an op"),
+                            e,
+                        )
+                    })?;
                 match apply(name, &c.attrs, &argv) {
                     Some(OpOut::Tensor(v)) => RV::Tensor(Rc::new(v)),
                     Some(OpOut::Tuple(vs)) => RV::Tuple(Rc::new(TupleVal(
@@ -499,8 +631,49 @@ fn as_arg(v: &RV) -> Option<Arg<'_>> {
     crate::ir::deep(|| match v {
         RV::Tensor(t) => Some(Arg::Tensor(t)),
         RV::Tuple(fs) => Some(Arg::Tuple(fs.0.iter().map(as_arg).collect::<Option<_>>()?)),
-        RV::Closure(_) | RV::Ref(_) => None,
+        RV::Closure(_) | RV::Ref(_) | RV::Adt(_) => None,
     })
+}
+
+/// Whether `v` matches pattern `p`; the values of its variables are pushed on `binds`.
+/// Patterns nest only as deep as written (bounded by the parser), so this may recurse.
+fn pattern_matches(p: &Pattern, v: &RV, binds: &mut Vec<(u64, RV)>) -> bool {
+    match (p, v) {
+        (Pattern::Wildcard, _) => true,
+        (Pattern::Var(x), _) => {
+            binds.push((x.id(), v.clone()));
+            true
+        }
+        (Pattern::Ctor(c, ps), RV::Adt(a)) => {
+            a.ctor.name == c.name
+                && a.ctor.adt == c.adt
+                && ps.len() == a.fields.len()
+                && ps
+                    .iter()
+                    .zip(&a.fields)
+                    .all(|(p, f)| pattern_matches(p, f, binds))
+        }
+        (Pattern::Tuple(ps), RV::Tuple(t)) => {
+            ps.len() == t.0.len()
+                && ps
+                    .iter()
+                    .zip(&t.0)
+                    .all(|(p, f)| pattern_matches(p, f, binds))
+        }
+        _ => false,
+    }
+}
+
+/// A short description of a value for messages: the constructor, or the kind.
+fn describe_value(v: &RV) -> String {
+    match v {
+        RV::Tensor(t) => format!("a tensor {} {:?}", t.dtype, t.shape()),
+        RV::Tuple(t) => format!("a tuple of {} field(s)", t.0.len()),
+        RV::Closure(_) => "a function".to_string(),
+        RV::Ref(_) => "a reference".to_string(),
+        RV::Adt(a) if a.fields.is_empty() => format!("{} of type {}", a.ctor.name, a.ctor.adt),
+        RV::Adt(a) => format!("{}(...) of type {}", a.ctor.name, a.ctor.adt),
+    }
 }
 
 fn truth(v: &RV) -> Option<bool> {

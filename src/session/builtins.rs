@@ -318,8 +318,14 @@ fn b_parse(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
         }
         Some(v) => return Err(a.type_err("meta", "a list of tensors", v)),
     }
+    // `init_module=m`: the text's definitions are added to a copy of m (TVM's init_module).
+    let init = match a.get("init_module") {
+        None | Some(Value::None) => None,
+        Some(Value::Module(m)) => Some(m.clone()),
+        Some(v) => return Err(a.type_err("init_module", "a module", v)),
+    };
     // Errors point into the IR text: the caret is placed on the text's own line and column.
-    crate::text::parse_module_with_meta(&text, "<ir>", Some(&table))
+    crate::text::parse_module_into(&text, "<ir>", Some(&table), init.as_ref())
         .map(Value::Module)
         .map_err(|e| {
             SessionError::at(
@@ -587,6 +593,31 @@ fn b_equal(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
             ))
         }
     }))
+}
+
+fn b_type_args(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let (func, module) = match a.require("func")? {
+        Value::Function { func, module, .. } => (func.clone(), module.clone()),
+        v => return Err(a.type_err("func", "a function of a module (m[\"main\"])", v)),
+    };
+    let calls = crate::ir::type_args::call_type_args(&module, &func)
+        .map_err(|e| at(format!("type_args: {e}"), a.span_of("func")))?;
+    Ok(Value::List(
+        calls
+            .into_iter()
+            .map(|c| {
+                Value::List(vec![
+                    Value::Str(c.callee),
+                    Value::List(
+                        c.type_args
+                            .iter()
+                            .map(|t| Value::Str(t.to_string()))
+                            .collect(),
+                    ),
+                ])
+            })
+            .collect(),
+    ))
 }
 
 fn b_print(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
@@ -920,7 +951,7 @@ macro_rules! builtin {
 
 /// Every builtin.
 pub static BUILTINS: &[Builtin] = &[
-    builtin!("parse", Function, ["text", "meta"], "parse(\"\"\"<Relay text>\"\"\", meta=[const(...), ...])", "a module from Relay text (meta supplies meta[relay.Constant][i])", b_parse),
+    builtin!("parse", Function, ["text", "meta", "init_module"], "parse(\"\"\"<Relay text>\"\"\", meta=[const(...), ...], init_module=m)", "a module from Relay text (meta supplies meta[relay.Constant][i]; init_module: the text adds to a copy of m and sees its functions, types and constructors)", b_parse),
     builtin!("const", Function, ["data", "dtype"], "const([1, 2, 3], dtype=\"float32\")", "a constant tensor (nested lists give the shape)", b_const),
     builtin!("tensor", Function, ["data", "dtype"], "tensor(\"x.npy\") | tensor([[1, 2], [3, 4]], dtype=\"float32\")", "a tensor from a NumPy .npy file, or from nested lists of numbers", b_tensor),
     builtin!("save_tensor", Function, ["tensor", "path"], "save_tensor(t, \"x.npy\")", "write a tensor as a NumPy .npy file (atomically)", b_save_tensor),
@@ -929,6 +960,7 @@ pub static BUILTINS: &[Builtin] = &[
     builtin!("load", Function, ["path", "freeze_params"], "load(\"path.relay\") or load(\"model.onnx\", freeze_params=true)", "a module from a Relay file or an ONNX model (by extension)", b_load),
     builtin!("save", Function, ["module", "path"], "save(mod, \"path.relay\")", "write the printed module (atomically)", b_save),
     builtin!("equal", Function, ["a", "b"], "equal(a, b)", "structural equality up to variable names", b_equal),
+    builtin!("type_args", Function, ["func"], "type_args(m[\"main\"])", "the type arguments of each call of a typed function (TVM's Call.type_args): [callee, [types]] per call, arguments first", b_type_args),
     Builtin {
         name: "print",
         kind: BuiltinKind::Function,

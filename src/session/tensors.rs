@@ -88,6 +88,7 @@ fn to_value(o: Output, depth: usize) -> Result<Value, String> {
                 .map(|i| to_value(i, depth + 1))
                 .collect::<Result<_, _>>()?,
         ),
+        Output::Adt(a) => Value::Str(a.text()),
     })
 }
 

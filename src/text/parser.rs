@@ -42,10 +42,22 @@ pub fn parse_module_with_meta(
     source_name: &str,
     extra: Option<&MetaTable>,
 ) -> Result<Module, ParseError> {
+    parse_module_into(text, source_name, extra, None)
+}
+
+/// [`parse_module_with_meta`] into a copy of `init` (TVM's `init_module`): the text sees
+/// `init`'s functions, types and constructors, and adds its own definitions to them (one
+/// defined again is an error, as a duplicate in one text is).
+pub fn parse_module_into(
+    text: &str,
+    source_name: &str,
+    extra: Option<&MetaTable>,
+    init: Option<&Module>,
+) -> Result<Module, ParseError> {
     let (body, meta) = split_metadata(text, extra)?;
     // Offsets are taken in `body`, a prefix of `text`: the same as in the whole text.
     let p = P::new(body, meta);
-    let mut m = p.run(body, |i| p.module(i))?;
+    let mut m = p.run(body, |i| p.module(i, init))?;
     m.source = Some(Arc::new(SourceFile {
         name: source_name.to_string(),
         text: text.to_string(),
@@ -318,9 +330,26 @@ impl<'s> P<'s> {
         Ok((&r[end + 1..], ()))
     }
 
-    fn module(&self, i: &'s str) -> R<'s, Module> {
+    fn module(&self, i: &'s str, init: Option<&Module>) -> R<'s, Module> {
         let (mut i, _) = self.version(i)?;
         let mut m = Module::new();
+        if let Some(init) = init {
+            m = init.clone();
+            m.source = None;
+            for td in &init.type_defs {
+                self.type_names.borrow_mut().push(td.name.to_string());
+                for (tag, (c, fields)) in td.ctors.iter().enumerate() {
+                    let ctor = Arc::new(Constructor {
+                        name: c.clone(),
+                        adt: td.name.clone(),
+                        tag: tag as u32,
+                    });
+                    self.ctors
+                        .borrow_mut()
+                        .insert(c.to_string(), (ctor, fields.len()));
+                }
+            }
+        }
         loop {
             let (r, _) = ws(i)?;
             if r.is_empty() {
@@ -366,7 +395,7 @@ impl<'s> P<'s> {
                 }
                 m.type_defs.push(td);
                 i = r2;
-            } else if m.is_empty() && m.type_defs.is_empty() {
+            } else if init.is_none() && m.is_empty() && m.type_defs.is_empty() {
                 // A file holding one bare expression (as TVM's `parse_expr` accepts) becomes @main.
                 let (r2, e) = self.expr(r)?;
                 let (r2, _) = ws(r2)?;
@@ -504,7 +533,9 @@ impl<'s> P<'s> {
                     }
                     i = sym(")")(i)?.0;
                 }
-                if self.type_names.borrow().iter().any(|t| t == c) {
+                // A constructor may share its own type's name (`type box[A] { box(A) }`), not
+                // another type's.
+                if *adt != *c && self.type_names.borrow().iter().any(|t| t == c) {
                     return fatal(
                         c_at,
                         c.len(),
@@ -1196,9 +1227,9 @@ impl<'s> P<'s> {
             _ => {
                 if let Some((ctor, arity)) = self.ctors.borrow().get(name) {
                     let c = Expr::with_info(ExprKind::Constructor(ctor.clone()), None, span);
-                    if *arity == 0 {
+                    if *arity == 0 && !peek(r, "(") {
                         // A constructor without fields stands for its value (TVM's parser
-                        // applies it).
+                        // applies it); `Nil()` is the same call, written out.
                         let call = Expr::with_info(
                             ExprKind::Call(Call {
                                 callee: c,

@@ -1289,6 +1289,12 @@ fn children_are_atoms(e: &Expr) -> bool {
     all
 }
 
+/// The literal of a scalar that has one (`1f`, `3i64`, `True`), as the printer writes it.
+pub(crate) fn scalar_literal(d: &TensorData) -> Option<String> {
+    let mut s = String::new();
+    push_scalar_literal(&mut s, d).then_some(s)
+}
+
 /// A 0-d constant of a dtype with a literal syntax, as TVM prints it.
 /// Appends `d`'s literal when it is a scalar that has one (`1f`, `3i64`, `True`); false (and
 /// nothing appended) otherwise. Written in place: every scalar of a printed program comes here.

@@ -490,6 +490,13 @@ impl<'a> Gen<'a> {
                     self.pattern(e, &c.pattern, data)?;
                 }
                 let Some(&first) = kids.get(1) else {
+                    if m.complete {
+                        // No clause: every value is unhandled (TVM reports the wildcard).
+                        return Err(self.err(
+                            e,
+                            "match expression does not handle the following cases: _".to_string(),
+                        ));
+                    }
                     return Ok(self.s.hole());
                 };
                 for (i, &k) in kids[2..].iter().enumerate() {
