@@ -15,6 +15,7 @@ mod index;
 mod loss;
 mod nn;
 mod norm;
+mod quant;
 mod reduce;
 mod rnn;
 mod sequence;
@@ -332,6 +333,13 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
         "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => loss::convert(cx, op, inputs),
         "TopK" | "Range" | "OneHot" | "GatherElements" | "GatherND" | "Trilu" | "Hardmax"
         | "Scatter" | "ScatterElements" | "ScatterND" | "EyeLike" => index::convert(cx, op, inputs),
+        "QuantizeLinear"
+        | "DequantizeLinear"
+        | "DynamicQuantizeLinear"
+        | "QLinearMatMul"
+        | "MatMulInteger"
+        | "ConvInteger"
+        | "QLinearConv" => quant::convert(cx, op, inputs),
         _ => nn::convert(cx, op, inputs),
     }
 }

@@ -56,7 +56,7 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
 
 /// TVM's `autopad` for `SAME_UPPER`/`SAME_LOWER`, folded: an explicit `nn.pad` of the data
 /// (the padding each spatial axis needs so that the output has `ceil(in / stride)` extent).
-fn autopad(
+pub(super) fn autopad(
     cx: &Cx,
     data: Expr,
     kernel: &[i64],
