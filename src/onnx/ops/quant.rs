@@ -69,11 +69,12 @@ fn zp_i32(cx: &Cx, e: Expr) -> CResult<Expr> {
 }
 
 fn check_quantized(dt: DType, what: &str) -> CResult<()> {
-    if QUANTIZED.contains(&dt) {
+    if QUANTIZED.contains(&dt) || is_4bit(dt) {
         return Ok(());
     }
     Err(ConvertError::Invalid(format!(
-        "{what} of type {dt} is not supported (int8, uint8, int16, uint16 and int32 are)"
+        "{what} of type {dt} is not supported (int4, uint4, int8, uint8, int16, uint16 and \
+         int32 are)"
     )))
 }
 
@@ -180,23 +181,13 @@ fn quantize_linear(cx: &Cx, inputs: &In) -> CResult<Expr> {
     if cx.dtype(&x)? != DType::FLOAT32 {
         x = cast(cx, x, DType::FLOAT32)?;
     }
-    if let Some((s, z)) = blocks(cx, &x, &scale, zp.as_ref())? {
+    if let Some((s, z)) = elementwise_params(cx, &x, &scale, zp.as_ref(), out)? {
         // round(x / s) + zp, clipped to the output type's range.
-        let s = scale_f32(cx, s)?;
         let mut q = cx.unary("round", cx.binary("divide", x, s)?)?;
         if let Some(z) = z {
             q = cx.binary("add", q, cast(cx, z, DType::FLOAT32)?)?;
         }
-        let (lo, hi) = range(out);
-        let q = cx.op(
-            "clip",
-            vec![q],
-            &[
-                ("a_min", AttrValue::Float(lo)),
-                ("a_max", AttrValue::Float(hi)),
-            ],
-        )?;
-        return cast(cx, q, out);
+        return saturate(cx, q, out);
     }
     let axis = channel_axis(cx, cx.rank(&x)?, 2)?;
     let scale = scale_f32(cx, scale)?;
@@ -212,6 +203,67 @@ fn quantize_linear(cx: &Cx, inputs: &In) -> CResult<Expr> {
             ("axis", AttrValue::int(axis)),
         ],
     )
+}
+
+fn is_4bit(dt: DType) -> bool {
+    dt.is_int() && dt.bits == 4
+}
+
+/// `clip(x, lo, hi)` to the range of the integer type `out`, cast to it (ONNX's saturation,
+/// which a plain `cast` to a narrow type does not do: it wraps).
+fn saturate(cx: &Cx, x: Expr, out: DType) -> CResult<Expr> {
+    let (lo, hi) = range(out);
+    let q = cx.op(
+        "clip",
+        vec![x],
+        &[
+            ("a_min", AttrValue::Float(lo)),
+            ("a_max", AttrValue::Float(hi)),
+        ],
+    )?;
+    cast(cx, q, out)
+}
+
+/// The scale (float32) and zero point of the forms `qnn.quantize` / `qnn.dequantize` do not
+/// take, shaped to broadcast against `x`: the blocked forms, and 4-bit types (which TVM's
+/// QNN type rules reject). `None` for the others.
+fn elementwise_params(
+    cx: &Cx,
+    x: &Expr,
+    scale: &Expr,
+    zp: Option<&Expr>,
+    qtype: DType,
+) -> CResult<Option<(Expr, Option<Expr>)>> {
+    if let Some((s, z)) = blocks(cx, x, scale, zp)? {
+        return Ok(Some((scale_f32(cx, s)?, z)));
+    }
+    if !is_4bit(qtype) {
+        return Ok(None);
+    }
+    let rank = cx.rank(x)?;
+    let axis = channel_axis(cx, rank, 2)?;
+    // A per-axis vector gets trailing axes so that it lines up with `axis` of `x`.
+    let along = |e: Expr| -> CResult<Expr> {
+        let e = scalar_shape(cx, e)?;
+        let extra = rank as i64 - axis - 1;
+        if cx.rank(&e)? == 1 && extra > 0 {
+            return cx.op(
+                "expand_dims",
+                vec![e],
+                &[
+                    ("axis", AttrValue::int(1)),
+                    ("num_newaxis", AttrValue::int(extra)),
+                ],
+            );
+        }
+        Ok(e)
+    };
+    let s = scale_f32(cx, along(scale.clone())?)?;
+    let z = match zp {
+        Some(z) => Some(along(z.clone())?),
+        None => None,
+    };
+    Ok(Some((s, z)))
 }
 
 /// The range of an integer type of at most 32 bits, as floats.
@@ -230,15 +282,15 @@ fn dequantize_linear(cx: &Cx, inputs: &In) -> CResult<Expr> {
     let x = input(inputs, 0)?;
     let scale = input(inputs, 1)?;
     let zp = opt_input(inputs, 2);
-    check_quantized(cx.dtype(&x)?, "an input")?;
+    let xdt = cx.dtype(&x)?;
+    check_quantized(xdt, "an input")?;
     let out = cx.dtype(&scale)?;
-    let y = if let Some((s, z)) = blocks(cx, &x, &scale, zp.as_ref())? {
+    let y = if let Some((s, z)) = elementwise_params(cx, &x, &scale, zp.as_ref(), xdt)? {
         // float32(int32(x) - int32(zp)) * s.
         let mut d = cast(cx, x, DType::INT32)?;
         if let Some(z) = z {
             d = cx.binary("subtract", d, cast(cx, z, DType::INT32)?)?;
         }
-        let s = scale_f32(cx, s)?;
         cx.binary("multiply", cast(cx, d, DType::FLOAT32)?, s)?
     } else {
         let axis = channel_axis(cx, cx.rank(&x)?, 2)?;
