@@ -98,6 +98,36 @@ pub(crate) fn repeat(attrs: &Attrs, x: &Value) -> Option<Value> {
     pick(x, &idx)
 }
 
+/// `argwhere(x)`: the coordinates of the nonzero elements in row-major order, one row each
+/// (shape `[count, ndim]`, int32).
+pub(crate) fn argwhere(x: &Value) -> Option<Value> {
+    let shape = x.shape().to_vec();
+    let nonzero: Vec<bool> = match &x.arr {
+        Arr::F32(a) => a.iter().map(|&v| v != 0.0).collect(),
+        Arr::F64(a) => a.iter().map(|&v| v != 0.0).collect(),
+        Arr::Int(a) => a.iter().map(|&v| v != 0).collect(),
+    };
+    let mut coords = Vec::new();
+    let mut count = 0;
+    for (flat, _) in nonzero.iter().enumerate().filter(|(_, &nz)| nz) {
+        let mut rest = flat;
+        let start = coords.len();
+        for &d in shape.iter().rev() {
+            coords.push((rest % d.max(1)) as i64);
+            rest /= d.max(1);
+        }
+        coords[start..].reverse();
+        count += 1;
+    }
+    Value::new(
+        crate::ir::DType::INT32,
+        Arr::Int(super::value::from_vec(
+            &[count, shape.len()],
+            coords.into_iter(),
+        )?),
+    )
+}
+
 /// `reverse(x, axis)`.
 pub(crate) fn reverse(attrs: &Attrs, x: &Value) -> Option<Value> {
     let axis = norm_axis(attrs.get_int("axis")?, x.ndim())?;

@@ -10,6 +10,28 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &[Option<Expr>]) -> CResult
     let one = |e: CResult<Expr>| e.map(|e| vec![e]);
     match op {
         "TopK" => top_k(cx, inputs),
+        // NonZero: `transpose(cast(argwhere(x), int64))` (TVM v0.18), its count known at
+        // run time.
+        "NonZero" => {
+            let w = cx.op("argwhere", vec![input(inputs, 0)?], &[])?;
+            let w = super::cast(cx, w, DType::INT64)?;
+            one(cx.op("transpose", vec![w], &[("axes", AttrValue::ints(&[1, 0]))]))
+        }
+        // Compress: `take(x, reshape(argwhere(condition), [-1]), axis)`, the data flattened
+        // without an axis (TVM v0.18).
+        "Compress" => {
+            let mut x = input(inputs, 0)?;
+            let w = cx.op("argwhere", vec![input(inputs, 1)?], &[])?;
+            let flat = |e: Expr| cx.op("reshape", vec![e], &[("newshape", AttrValue::ints(&[-1]))]);
+            let idx = flat(w)?;
+            let axis = if cx.has("axis") {
+                cx.int("axis", 0)?
+            } else {
+                x = flat(x)?;
+                0
+            };
+            one(cx.op("take", vec![x, idx], &[("axis", AttrValue::int(axis))]))
+        }
         "Range" => one(range(cx, inputs)),
         "OneHot" => one(one_hot(cx, inputs)),
         // Trilu: `trilu(x, k, upper)`, `k` the 0-d input or `0i32` without it (TVM v0.18).

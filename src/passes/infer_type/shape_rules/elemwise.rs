@@ -166,6 +166,15 @@ pub(super) fn ndarray_size(r: &mut Rel<'_>) -> RuleResult {
     r.done_tensor(Vec::new(), dt)
 }
 
+/// `argwhere(x)` (`ArgWhereRel`): `[Any, rank]` of int32, the count known only at run time.
+pub(super) fn argwhere(r: &mut Rel<'_>) -> RuleResult {
+    let Some(a) = r.tensor(0)? else {
+        return Ok(false);
+    };
+    let rank = a.shape.len() as i64;
+    r.done_tensor(vec![Dim::Any, Dim::Static(rank)], DType::INT32)
+}
+
 /// Ops whose result has exactly the input type once it is a tensor (`reverse`, `sort`).
 pub(super) fn same_type(r: &mut Rel<'_>) -> RuleResult {
     let Some(a) = r.tensor(0)? else {
