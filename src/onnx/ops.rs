@@ -336,10 +336,9 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
             norm::convert(cx, op, inputs)
         }
         "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => loss::convert(cx, op, inputs),
-        "TopK" | "NonZero" | "Compress" | "Range" | "OneHot" | "GatherElements" | "GatherND"
-        | "Trilu" | "Hardmax" | "Scatter" | "ScatterElements" | "ScatterND" | "EyeLike" => {
-            index::convert(cx, op, inputs)
-        }
+        "TopK" | "Unique" | "NonZero" | "Compress" | "Range" | "OneHot" | "GatherElements"
+        | "GatherND" | "Trilu" | "Hardmax" | "Scatter" | "ScatterElements" | "ScatterND"
+        | "EyeLike" => index::convert(cx, op, inputs),
         "QuantizeLinear"
         | "DequantizeLinear"
         | "DynamicQuantizeLinear"

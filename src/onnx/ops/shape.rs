@@ -361,11 +361,8 @@ pub(super) fn pad(cx: &Cx, inputs: &In) -> CResult<Expr> {
                 Some(d) if d.num_elements() > 0 => {
                     cx.constant(TensorData::from_f64(d.dtype, vec![], &[d.get_f64(0)]))
                 }
-                _ => {
-                    return Err(ConvertError::Invalid(
-                        "Pad's value must be a constant".into(),
-                    ))
-                }
+                // A run-time value: its first element, `take(value, 0)` (TVM v0.18).
+                _ => cx.op("take", vec![v, cx.scalar(0.0, DType::INT32)], &[])?,
             },
             None => f32c(cx, 0.0),
         };

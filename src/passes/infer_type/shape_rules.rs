@@ -90,6 +90,7 @@ fn lookup(op: Op) -> Option<Rule> {
         "full_like" => elemwise::full_like,
         "ndarray_size" => elemwise::ndarray_size,
         "argwhere" => elemwise::argwhere,
+        "unique" => elemwise::unique,
         "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => conv::conv,
         "nn.conv1d_transpose" | "nn.conv2d_transpose" | "nn.conv3d_transpose" => {
             conv::conv_transpose
