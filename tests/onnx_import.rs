@@ -823,3 +823,115 @@ fn sequence_lens_case(op: &str) {
     assert_eq!(at2(&by, 2, 1, 0), vec![0.0; 3]);
     assert_ne!(at2(&by, 0, 1, 0), vec![0.0; 3]);
 }
+
+/// An 8-bit integer tensor as ONNX stores it (the values in `int32_data`).
+fn tensor_u8(name: &str, dims: &[i64], data: &[i32]) -> passlab::onnx::proto::TensorProto {
+    passlab::onnx::proto::TensorProto {
+        dims: dims.to_vec(),
+        data_type: Some(UINT8),
+        int32_data: data.to_vec(),
+        name: Some(name.into()),
+        ..Default::default()
+    }
+}
+
+const UINT8: i32 = 2;
+
+#[test]
+fn the_quantize_family_becomes_qnn_ops() {
+    // A per-channel QuantizeLinear (its scale and zero point graph inputs), a QLinearMatMul whose output scale is a constant (so a
+    // requantize, rounding to nearest), and a DequantizeLinear of a one-element scale.
+    let m = model(
+        13,
+        vec![
+            node("QuantizeLinear", &["x", "xs", "xz"], &["q"], vec![]),
+            node(
+                "QLinearMatMul",
+                &["q", "as", "az", "w", "ws", "wz", "ys", "yz"],
+                &["y"],
+                vec![],
+            ),
+            node("DequantizeLinear", &["y", "ys1", "yz"], &["out"], vec![]),
+        ],
+        vec![
+            value_info("x", FLOAT, &[2, 3]),
+            value_info("xs", FLOAT, &[3]),
+            value_info("xz", UINT8, &[3]),
+            value_info("w", UINT8, &[3, 2]),
+        ],
+        &["out"],
+        vec![
+            tensor_f32("as", &[], &[0.5]),
+            tensor_u8("az", &[], &[128]),
+            tensor_f32("ws", &[1], &[0.25]),
+            tensor_u8("wz", &[1], &[3]),
+            tensor_f32("ys", &[], &[2.0]),
+            tensor_f32("ys1", &[1], &[2.0]),
+            tensor_u8("yz", &[], &[10]),
+        ],
+    );
+    check(
+        &m,
+        expect![[r##"
+        #[version = "0.0.5"]
+        def @main(%x: Tensor[(2, 3), float32], %xs: Tensor[(3), float32], %xz: Tensor[(3), uint8], %w: Tensor[(3, 2), uint8]) {
+          %0 = cast(%xz, dtype="int32");
+          %1 = qnn.quantize(%x, %xs, %0, out_dtype="uint8", axis=1);
+          %2 = transpose(%w, axes=None);
+          %3 = qnn.dense(%1, %2, 128, 3, 0.5f, 0.25f, units=2, out_dtype="int32");
+          %4 = qnn.requantize(%3, 0.125f, 0, 2f, 10, rounding="TONEAREST", out_dtype="uint8");
+          qnn.dequantize(%4, 2f, 10, out_dtype="float32", axis=1)
+        }
+    "##]],
+    );
+}
+
+#[test]
+fn nonzero_and_compress_count_at_run_time_through_argwhere() {
+    let m = model(
+        13,
+        vec![
+            node("NonZero", &["c"], &["nz"], vec![]),
+            node("Compress", &["x", "k"], &["y"], vec![attr_i("axis", 1)]),
+        ],
+        vec![
+            value_info("c", FLOAT, &[2, 2]),
+            value_info("x", FLOAT, &[2, 3]),
+            value_info("k", 9, &[3]),
+        ],
+        &["nz", "y"],
+        vec![],
+    );
+    // The counts are the data's: two nonzeros of four, the middle column of three.
+    use passlab::ir::{DType, TensorData};
+    let module = import_bytes(&m, "nz.onnx", &ImportOptions::default()).unwrap();
+    let c = TensorData::from_f64(DType::FLOAT32, vec![2, 2], &[0.0, 1.5, -2.0, 0.0]);
+    let x = TensorData::from_f64(DType::FLOAT32, vec![2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let k = TensorData::from_i64(DType::BOOL, vec![3], &[0, 1, 0]);
+    let passlab::eval::Output::Tuple(outs) =
+        passlab::eval::evaluate(&module, "main", &[&c, &x, &k]).unwrap()
+    else {
+        panic!("two outputs expected")
+    };
+    let t = |o: &passlab::eval::Output| match o {
+        passlab::eval::Output::Tensor(t) => (t.shape.clone(), t.to_f64_vec()),
+        passlab::eval::Output::Tuple(_) => panic!("a tuple"),
+    };
+    assert_eq!(t(&outs[0]), (vec![2, 2], vec![0.0, 1.0, 1.0, 0.0]));
+    assert_eq!(t(&outs[1]), (vec![2, 1], vec![2.0, 5.0]));
+    check(
+        &m,
+        expect![[r##"
+        #[version = "0.0.5"]
+        def @main(%c: Tensor[(2, 2), float32], %x: Tensor[(2, 3), float32], %k: Tensor[(3), bool]) {
+          %0 = argwhere(%c);
+          %1 = cast(%0, dtype="int64");
+          %2 = argwhere(%k);
+          %3 = reshape(%2, newshape=[-1]);
+          %4 = transpose(%1, axes=[1, 0]);
+          %5 = take(%x, %3, axis=1);
+          (%4, %5)
+        }
+    "##]],
+    );
+}

@@ -317,6 +317,8 @@ fn int_binary(op: &str, dt: DType, a: i64, b: i64) -> Option<i64> {
         "add" if arith => a.wrapping_add(b),
         "subtract" if arith => a.wrapping_sub(b),
         "multiply" if arith => a.wrapping_mul(b),
+        // A product of booleans is their conjunction (a one-bit multiply).
+        "multiply" => a & b,
         "divide" | "trunc_divide" if arith => a
             .checked_div(b)
             .or_else(|| (b == -1).then(|| a.wrapping_neg()))?,

@@ -98,6 +98,111 @@ pub(crate) fn repeat(attrs: &Attrs, x: &Value) -> Option<Value> {
     pick(x, &idx)
 }
 
+/// `argwhere(x)`: the coordinates of the nonzero elements in row-major order, one row each
+/// (shape `[count, ndim]`, int32).
+pub(crate) fn argwhere(x: &Value) -> Option<Value> {
+    let shape = x.shape().to_vec();
+    let nonzero: Vec<bool> = match &x.arr {
+        Arr::F32(a) => a.iter().map(|&v| v != 0.0).collect(),
+        Arr::F64(a) => a.iter().map(|&v| v != 0.0).collect(),
+        Arr::Int(a) => a.iter().map(|&v| v != 0).collect(),
+    };
+    let mut coords = Vec::new();
+    let mut count = 0;
+    for (flat, _) in nonzero.iter().enumerate().filter(|(_, &nz)| nz) {
+        let mut rest = flat;
+        let start = coords.len();
+        for &d in shape.iter().rev() {
+            coords.push((rest % d.max(1)) as i64);
+            rest /= d.max(1);
+        }
+        coords[start..].reverse();
+        count += 1;
+    }
+    Value::new(
+        crate::ir::DType::INT32,
+        Arr::Int(super::value::from_vec(
+            &[count, shape.len()],
+            coords.into_iter(),
+        )?),
+    )
+}
+
+/// `unique(x, sorted, return_counts)` of a 1-D tensor (TVM's): the unique values (ascending,
+/// or in the order they first occur), the index of each one's first occurrence, each
+/// element's position among them, their number (`[1]`), and, with `return_counts`, how often
+/// each occurs; the first four and the counts padded with zeros to the data's length.
+pub(crate) fn unique(attrs: &Attrs, x: &Value) -> Option<Vec<Value>> {
+    if x.ndim() != 1 {
+        return None;
+    }
+    let n = x.shape()[0];
+    // Positions sorted by value (a stable sort in the storage type), grouped by equality.
+    let mut order: Vec<usize> = (0..n).collect();
+    let same: Box<dyn Fn(usize, usize) -> bool> = match &x.arr {
+        Arr::F32(a) => {
+            let a = a.as_slice()?.to_vec();
+            order.sort_by(|&i, &j| a[i].total_cmp(&a[j]));
+            Box::new(move |i, j| a[i] == a[j])
+        }
+        Arr::F64(a) => {
+            let a = a.as_slice()?.to_vec();
+            order.sort_by(|&i, &j| a[i].total_cmp(&a[j]));
+            Box::new(move |i, j| a[i] == a[j])
+        }
+        Arr::Int(a) => {
+            let a = a.as_slice()?.to_vec();
+            order.sort_by_key(|&i| a[i]);
+            Box::new(move |i, j| a[i] == a[j])
+        }
+    };
+    // Each group: its first occurrence (the stable sort puts it first) and its members.
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    for &i in &order {
+        match groups.last_mut() {
+            Some((first, members)) if same(*first, i) => members.push(i),
+            _ => groups.push((i, vec![i])),
+        }
+    }
+    if !attrs.get_bool("sorted").unwrap_or(true) {
+        groups.sort_by_key(|g| g.0);
+    }
+    let k = groups.len();
+    let pad = |mut v: Vec<i64>| {
+        v.resize(n, 0);
+        v
+    };
+    let mut inverse = vec![0i64; n];
+    for (u, (_, members)) in groups.iter().enumerate() {
+        for &m in members {
+            inverse[m] = u as i64;
+        }
+    }
+    let firsts: Vec<usize> = groups.iter().map(|g| g.0).collect();
+    let mut picked: Vec<usize> = firsts.clone();
+    picked.resize(n, firsts.first().copied().unwrap_or(0));
+    let values = pick(x, &[picked])?;
+    let i32v = |shape: &[usize], v: Vec<i64>| {
+        Value::new(
+            crate::ir::DType::INT32,
+            Arr::Int(super::value::from_vec(shape, v.into_iter())?),
+        )
+    };
+    let mut out = vec![
+        values,
+        i32v(&[n], pad(firsts.iter().map(|&f| f as i64).collect()))?,
+        i32v(&[n], inverse)?,
+        i32v(&[1], vec![k as i64])?,
+    ];
+    if attrs.get_bool("return_counts").unwrap_or(false) {
+        out.push(i32v(
+            &[n],
+            pad(groups.iter().map(|g| g.1.len() as i64).collect()),
+        )?);
+    }
+    Some(out)
+}
+
 /// `reverse(x, axis)`.
 pub(crate) fn reverse(attrs: &Attrs, x: &Value) -> Option<Value> {
     let axis = norm_axis(attrs.get_int("axis")?, x.ndim())?;

@@ -45,6 +45,8 @@ impl<'a> Arg<'a> {
 
 /// Ops with a kernel besides the elementwise ones (`elementwise::binary_name`, `is_unary`).
 const KERNELS: &[&str] = &[
+    "argwhere",
+    "unique",
     "split",
     "concatenate",
     "stack",
@@ -283,7 +285,9 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         | "nn.l2_normalize"
         | "nn.mirror_pad"
         | "reinterpret"
-        | "fixed_point_multiply" => 1,
+        | "fixed_point_multiply"
+        | "argwhere"
+        | "unique" => 1,
         _ if IDENTITY.contains(&op) => 1,
         "where" | "nn.layer_norm" | "nn.instance_norm" | "nn.group_norm" | "one_hot"
         | "sparse_to_dense" | "scatter_elements" | "scatter_nd" => 3,
@@ -304,6 +308,8 @@ pub fn apply(op: &str, attrs: &Attrs, args: &[Arg<'_>]) -> Option<OpOut> {
         "zeros" | "ones" => one(shape_ops::zeros_ones(op == "ones", attrs)),
         "nn.pad" => one(shape_ops::pad(attrs, t(0)?, t(1)?)),
         "take" => one(indexing::take(attrs, t(0)?, t(1)?)),
+        "argwhere" => one(indexing::argwhere(t(0)?)),
+        "unique" => many(indexing::unique(attrs, t(0)?)),
         "gather" => one(indexing::gather(attrs, t(0)?, t(1)?)),
         "tile" => one(indexing::tile(attrs, t(0)?)),
         "repeat" => one(indexing::repeat(attrs, t(0)?)),

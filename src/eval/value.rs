@@ -61,7 +61,7 @@ pub(crate) fn storage(dt: DType) -> Option<Storage> {
     match (dt.code, dt.bits) {
         (DTypeCode::Float, 16 | 32) | (DTypeCode::BFloat, 16) => Some(Storage::F32),
         (DTypeCode::Float, 64) => Some(Storage::F64),
-        (DTypeCode::Int, 8 | 16 | 32 | 64) | (DTypeCode::UInt, 8 | 16 | 32 | 64) => {
+        (DTypeCode::Int, 4 | 8 | 16 | 32 | 64) | (DTypeCode::UInt, 4 | 8 | 16 | 32 | 64) => {
             Some(Storage::Int)
         }
         (DTypeCode::Bool, _) => Some(Storage::Int),

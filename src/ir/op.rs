@@ -299,7 +299,7 @@ impl Op {
 pub fn schema_for_key(key: &str) -> Option<&'static AttrSchema> {
     use super::op_table::{
         ROI_ALIGN_ATTRS, ROI_POOL_ATTRS, SCANOP_ATTRS, SCATTER_ELEMENTS_ATTRS, SCATTER_ND_ATTRS,
-        TRILU_ATTRS,
+        TRILU_ATTRS, UNIQUE_ATTRS,
     };
     [
         &ROI_ALIGN_ATTRS,
@@ -308,6 +308,7 @@ pub fn schema_for_key(key: &str) -> Option<&'static AttrSchema> {
         &TRILU_ATTRS,
         &SCATTER_ELEMENTS_ATTRS,
         &SCATTER_ND_ATTRS,
+        &UNIQUE_ATTRS,
     ]
     .into_iter()
     .chain(all().filter_map(|o| o.0.schema))

@@ -2589,6 +2589,24 @@ pub static SCANOP_ATTRS: AttrSchema = AttrSchema {
     ],
 };
 
+/// `UniqueAttrs` (`include/tvm/relay/attrs/transform.h`), which `unique` is not registered
+/// with: a call names it with `attrs_type_key=`.
+pub static UNIQUE_ATTRS: AttrSchema = AttrSchema {
+    type_key: "relay.attrs.UniqueAttrs",
+    fields: &[
+        AttrField {
+            name: "sorted",
+            kind: AttrKind::Bool,
+            default: Some(AttrDefault::Bool(true)),
+        },
+        AttrField {
+            name: "return_counts",
+            kind: AttrKind::Bool,
+            default: Some(AttrDefault::Bool(false)),
+        },
+    ],
+};
+
 pub static SCATTER_ELEMENTS_ATTRS: AttrSchema = AttrSchema {
     type_key: "relay.attrs.ScatterElementsAttrs",
     fields: &[

@@ -345,11 +345,7 @@ impl Importer {
         for a in &node.attribute {
             attrs.insert(a.name.as_deref().unwrap_or(""), a);
         }
-        // Dropout's mask output is not produced (TVM's `_fix_outputs`).
-        let mut outputs: Vec<&str> = node.output.iter().map(String::as_str).collect();
-        if op_type == "Dropout" && outputs.len() > 1 {
-            outputs.truncate(1);
-        }
+        let outputs: Vec<&str> = node.output.iter().map(String::as_str).collect();
         let mut cx = Cx {
             span,
             opset: self.opset,

@@ -15,6 +15,7 @@ mod index;
 mod loss;
 mod nn;
 mod norm;
+mod quant;
 mod reduce;
 mod rnn;
 mod sequence;
@@ -221,9 +222,14 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
                     super::tensor::elem_type_name(to)
                 ))
             })?;
-            one(cast(cx, input(inputs, 0)?, dt))
+            let x = via_int32(cx, input(inputs, 0)?, dt)?;
+            one(cast(cx, x, dt))
         }
-        "CastLike" => one(cx.op("cast_like", vec![input(inputs, 0)?, input(inputs, 1)?], &[])),
+        "CastLike" => {
+            let (x, like) = (input(inputs, 0)?, input(inputs, 1)?);
+            let x = via_int32(cx, x, cx.dtype(&like)?)?;
+            one(cx.op("cast_like", vec![x, like], &[]))
+        }
         "Reshape" => one(reshape(cx, inputs)),
         "Flatten" => one(flatten(cx, inputs)),
         "Transpose" => {
@@ -330,8 +336,16 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
             norm::convert(cx, op, inputs)
         }
         "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => loss::convert(cx, op, inputs),
-        "TopK" | "Range" | "OneHot" | "GatherElements" | "GatherND" | "Trilu" | "Hardmax"
-        | "Scatter" | "ScatterElements" | "ScatterND" | "EyeLike" => index::convert(cx, op, inputs),
+        "TopK" | "Unique" | "NonZero" | "Compress" | "Range" | "OneHot" | "GatherElements"
+        | "GatherND" | "Trilu" | "Hardmax" | "Scatter" | "ScatterElements" | "ScatterND"
+        | "EyeLike" => index::convert(cx, op, inputs),
+        "QuantizeLinear"
+        | "DequantizeLinear"
+        | "DynamicQuantizeLinear"
+        | "QLinearMatMul"
+        | "MatMulInteger"
+        | "ConvInteger"
+        | "QLinearConv" => quant::convert(cx, op, inputs),
         _ => nn::convert(cx, op, inputs),
     }
 }
@@ -366,6 +380,16 @@ pub(super) fn cast(cx: &Cx, x: Expr, to: DType) -> CResult<Expr> {
         vec![x],
         &[("dtype", AttrValue::str(&to.to_string()))],
     )
+}
+
+/// A float cast to a 4-bit integer type goes through int32 first: ONNX truncates and wraps
+/// to 4 bits, where a float outside the target's range is undefined for `cast` (C's
+/// conversion, which the evaluator refuses). TVM v0.18's frontend has no 4-bit types.
+fn via_int32(cx: &Cx, x: Expr, to: DType) -> CResult<Expr> {
+    if to.is_int() && to.bits == 4 && cx.dtype(&x)?.is_float() {
+        return cast(cx, x, DType::INT32);
+    }
+    Ok(x)
 }
 
 fn unary(cx: &Cx, name: &str, inputs: &In) -> CResult<Expr> {

@@ -207,6 +207,8 @@ pub mod data_type {
     pub const UINT32: i32 = 12;
     pub const UINT64: i32 = 13;
     pub const BFLOAT16: i32 = 16;
+    pub const UINT4: i32 = 21;
+    pub const INT4: i32 = 22;
 }
 
 /// Decodes a model.

@@ -7,7 +7,7 @@ use crate::ir::{DType, TensorData};
 use crate::limits::{MAX_TENSOR_ELEMENTS, MAX_TENSOR_NDIM};
 
 /// The passlab dtype of an ONNX element type, or `None` for the ones passlab has no dtype for
-/// (strings, complex numbers, 8-bit floats).
+/// (strings, complex numbers, 8- and 4-bit floats, 2-bit integers).
 pub fn dtype_of(elem_type: i32) -> Option<DType> {
     Some(match elem_type {
         dt::FLOAT => DType::FLOAT32,
@@ -23,6 +23,8 @@ pub fn dtype_of(elem_type: i32) -> Option<DType> {
         dt::UINT32 => DType::new(DTypeCode::UInt, 32),
         dt::UINT64 => DType::new(DTypeCode::UInt, 64),
         dt::BFLOAT16 => DType::BFLOAT16,
+        dt::UINT4 => DType::new(DTypeCode::UInt, 4),
+        dt::INT4 => DType::new(DTypeCode::Int, 4),
         _ => return None,
     })
 }
@@ -34,8 +36,9 @@ pub fn elem_type_name(elem_type: i32) -> String {
         dt::STRING => "STRING",
         14 => "COMPLEX64",
         15 => "COMPLEX128",
-        17..=20 | 22 | 23 => "an 8-bit float type",
-        21 | 25 => "UINT4/INT4",
+        17..=20 | 24 => "an 8-bit float type",
+        23 => "FLOAT4E2M1",
+        25 | 26 => "UINT2/INT2",
         _ => return format!("element type {elem_type}"),
     };
     name.to_string()
@@ -81,6 +84,9 @@ pub fn to_data(t: &TensorProto) -> Result<TensorData, String> {
             t.dims
         ))
     };
+    if dtype.bits == 4 {
+        return unpack_4bit(t, dtype, shape, n);
+    }
     let mut bytes = Vec::new();
     if let Some(raw) = &t.raw_data {
         if raw.len() != n * width {
@@ -161,6 +167,45 @@ pub fn to_data(t: &TensorProto) -> Result<TensorData, String> {
             }
         }
     }
+    Ok(TensorData {
+        dtype,
+        shape,
+        bytes: bytes.into(),
+    })
+}
+
+/// A 4-bit integer tensor: two elements a byte, the first in the low nibble, in `raw_data`
+/// or one packed byte per `int32_data` entry. Held one element a byte, sign-extended for
+/// int4 (as passlab holds sub-byte types).
+fn unpack_4bit(
+    t: &TensorProto,
+    dtype: DType,
+    shape: Vec<i64>,
+    n: usize,
+) -> Result<TensorData, String> {
+    let packed: Vec<u8> = match &t.raw_data {
+        Some(raw) => raw.to_vec(),
+        None => t.int32_data.iter().map(|&v| v as u8).collect(),
+    };
+    if packed.len() != n.div_ceil(2) {
+        return Err(format!(
+            "shape {:?} needs {} packed bytes of 4-bit elements, the tensor holds {}",
+            t.dims,
+            n.div_ceil(2),
+            packed.len()
+        ));
+    }
+    let signed = dtype.code == DTypeCode::Int;
+    let bytes: Vec<u8> = (0..n)
+        .map(|i| {
+            let nib = (packed[i / 2] >> (4 * (i % 2))) & 0xf;
+            if signed && nib & 0x8 != 0 {
+                nib | 0xf0
+            } else {
+                nib
+            }
+        })
+        .collect();
     Ok(TensorData {
         dtype,
         shape,

@@ -10,6 +10,29 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &[Option<Expr>]) -> CResult
     let one = |e: CResult<Expr>| e.map(|e| vec![e]);
     match op {
         "TopK" => top_k(cx, inputs),
+        "Unique" => unique(cx, inputs),
+        // NonZero: `transpose(cast(argwhere(x), int64))` (TVM v0.18), its count known at
+        // run time.
+        "NonZero" => {
+            let w = cx.op("argwhere", vec![input(inputs, 0)?], &[])?;
+            let w = super::cast(cx, w, DType::INT64)?;
+            one(cx.op("transpose", vec![w], &[("axes", AttrValue::ints(&[1, 0]))]))
+        }
+        // Compress: `take(x, reshape(argwhere(condition), [-1]), axis)`, the data flattened
+        // without an axis (TVM v0.18).
+        "Compress" => {
+            let mut x = input(inputs, 0)?;
+            let w = cx.op("argwhere", vec![input(inputs, 1)?], &[])?;
+            let flat = |e: Expr| cx.op("reshape", vec![e], &[("newshape", AttrValue::ints(&[-1]))]);
+            let idx = flat(w)?;
+            let axis = if cx.has("axis") {
+                cx.int("axis", 0)?
+            } else {
+                x = flat(x)?;
+                0
+            };
+            one(cx.op("take", vec![x, idx], &[("axis", AttrValue::int(axis))]))
+        }
         "Range" => one(range(cx, inputs)),
         "OneHot" => one(one_hot(cx, inputs)),
         // Trilu: `trilu(x, k, upper)`, `k` the 0-d input or `0i32` without it (TVM v0.18).
@@ -302,4 +325,52 @@ fn eye_like(cx: &Cx, inputs: &[Option<Expr>]) -> CResult<Expr> {
         TensorData::from_i64(dtype, shape, &v)
     };
     Ok(cx.constant(data))
+}
+
+/// Unique (TVM v0.18): `unique(x, sorted, return_counts=True)` of the flattened data (or of a
+/// 1-D tensor along axis 0), the values, first indices and counts cut to the number of unique
+/// values with `dyn.strided_slice`, the indices cast to int64.
+fn unique(cx: &Cx, inputs: &[Option<Expr>]) -> CResult<Vec<Expr>> {
+    let mut x = input(inputs, 0)?;
+    if cx.has("axis") {
+        let axis = cx.int("axis", 0)?;
+        if cx.rank(&x)? != 1 || !(axis == 0 || axis == -1) {
+            return Err(ConvertError::Invalid(
+                "Unique along an axis of a tensor of rank above 1 is not supported (TVM's \
+                 unique is 1-D)"
+                    .into(),
+            ));
+        }
+    } else {
+        x = cx.op("reshape", vec![x], &[("newshape", AttrValue::ints(&[-1]))])?;
+    }
+    let sorted = AttrValue::Bool(cx.int("sorted", 1)? == 1);
+    let u = cx.op(
+        "unique",
+        vec![x],
+        &[
+            ("sorted", sorted),
+            ("return_counts", AttrValue::Bool(true)),
+            ("attrs_type_key", AttrValue::str("relay.attrs.UniqueAttrs")),
+        ],
+    )?;
+    let num = cx.get(&u, 3);
+    let trim = |e: Expr| {
+        cx.op(
+            "dyn.strided_slice",
+            vec![
+                e,
+                cx.ints_const(&[0], DType::INT64),
+                num.clone(),
+                cx.ints_const(&[1], DType::INT64),
+            ],
+            &[],
+        )
+    };
+    let i64 = |e: Expr| super::cast(cx, e, DType::INT64);
+    let values = trim(cx.get(&u, 0))?;
+    let first = i64(trim(cx.get(&u, 1))?)?;
+    let inverse = i64(cx.get(&u, 2))?;
+    let counts = i64(trim(cx.get(&u, 4))?)?;
+    Ok(vec![values, first, inverse, counts][..cx.num_outputs.clamp(1, 4)].to_vec())
 }

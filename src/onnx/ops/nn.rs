@@ -2,7 +2,7 @@
 //! `Conv`, `ConvTranspose`, `Pool`, `BatchNorm`, `Gemm`, `MatMul` and friends).
 
 use super::{f32c, input, opt_input, In};
-use crate::ir::{AttrValue, Expr};
+use crate::ir::{AttrValue, DType, Expr};
 use crate::onnx::import::{CResult, ConvertError, Cx};
 
 pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> {
@@ -44,8 +44,16 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
             if cx.has("ratio") {
                 attrs.push(("rate", AttrValue::Float(cx.float("ratio", 0.5)?)));
             }
-            let d = cx.op("nn.dropout", vec![input(inputs, 0)?], &attrs)?;
-            one(Ok(cx.get(&d, 0)))
+            let x = input(inputs, 0)?;
+            let d = cx.op("nn.dropout", vec![x.clone()], &attrs)?;
+            let out = cx.get(&d, 0);
+            if cx.num_outputs < 2 {
+                return Ok(vec![out]);
+            }
+            // The mask (TVM drops it): all true, as `nn.dropout` is the identity at
+            // inference.
+            let ones = cx.op("ones_like", vec![x], &[])?;
+            Ok(vec![out, super::cast(cx, ones, DType::BOOL)?])
         }
         "Gemm" => one(gemm(cx, inputs)),
         "MatMul" => one(matmul(cx, inputs)),
@@ -56,7 +64,7 @@ pub(super) fn convert(cx: &mut Cx, op: &str, inputs: &In) -> CResult<Vec<Expr>> 
 
 /// TVM's `autopad` for `SAME_UPPER`/`SAME_LOWER`, folded: an explicit `nn.pad` of the data
 /// (the padding each spatial axis needs so that the output has `ceil(in / stride)` extent).
-fn autopad(
+pub(super) fn autopad(
     cx: &Cx,
     data: Expr,
     kernel: &[i64],
@@ -502,9 +510,18 @@ fn matmul(cx: &Cx, inputs: &In) -> CResult<Expr> {
             &[("units", AttrValue::Null), ("out_dtype", out_dtype)],
         )?
     } else if ar == 1 || br == 1 {
-        return Err(ConvertError::Invalid(
-            "MatMul of a vector with a batch of matrices is not supported".into(),
-        ));
+        // A vector times a batch of matrices (or the reverse), as NumPy's matmul: the vector
+        // made a matrix (a row on the left, a column on the right), the product taken, the
+        // added axis squeezed out.
+        let (a, b, axis) = if ar == 1 {
+            let a = cx.op("expand_dims", vec![a], &[("axis", AttrValue::int(0))])?;
+            (a, b, -2)
+        } else {
+            let b = cx.op("expand_dims", vec![b], &[("axis", AttrValue::int(1))])?;
+            (a, b, -1)
+        };
+        let m = matmul(cx, &[Some(a), Some(b)])?;
+        return cx.op("squeeze", vec![m], &[("axis", AttrValue::ints(&[axis]))]);
     } else {
         let a_b = [batch.clone(), ashape[ar - 2..].to_vec()].concat();
         let b_b = [batch.clone(), bshape[br - 2..].to_vec()].concat();

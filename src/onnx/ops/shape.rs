@@ -113,7 +113,23 @@ pub(super) fn split(cx: &Cx, inputs: &In) -> CResult<Vec<Expr>> {
             }
             AttrValue::ints(&idx)
         }
-        _ => AttrValue::int(cx.num_outputs as i64),
+        _ => {
+            let n = cx.num_outputs as i64;
+            // Opset 18's `num_outputs` over an extent it does not divide: chunks of
+            // ceil(extent / n), the last one smaller (TVM v0.18 splits evenly only).
+            let extent = cx
+                .dims(&x)?
+                .get(norm_axis(axis, cx.rank(&x)?))
+                .and_then(|d| d.as_static());
+            match extent {
+                Some(e) if cx.opset >= 18 && n > 1 && e % n != 0 => {
+                    let chunk = (e + n - 1) / n;
+                    let idx: Vec<i64> = (1..n).map(|i| (i * chunk).min(e)).collect();
+                    AttrValue::ints(&idx)
+                }
+                _ => AttrValue::int(n),
+            }
+        }
     };
     let t = cx.op(
         "split",
@@ -124,6 +140,15 @@ pub(super) fn split(cx: &Cx, inputs: &In) -> CResult<Vec<Expr>> {
         ],
     )?;
     Ok((0..cx.num_outputs).map(|i| cx.get(&t, i)).collect())
+}
+
+/// `axis` counted from the front (an out-of-range axis maps past the end).
+fn norm_axis(axis: i64, rank: usize) -> usize {
+    if axis < 0 {
+        usize::try_from(axis + rank as i64).unwrap_or(usize::MAX)
+    } else {
+        axis as usize
+    }
 }
 
 pub(super) fn slice(cx: &Cx, inputs: &In) -> CResult<Expr> {
@@ -336,15 +361,38 @@ pub(super) fn pad(cx: &Cx, inputs: &In) -> CResult<Expr> {
                 Some(d) if d.num_elements() > 0 => {
                     cx.constant(TensorData::from_f64(d.dtype, vec![], &[d.get_f64(0)]))
                 }
-                _ => {
-                    return Err(ConvertError::Invalid(
-                        "Pad's value must be a constant".into(),
-                    ))
-                }
+                // A run-time value: its first element, `take(value, 0)` (TVM v0.18).
+                _ => cx.op("take", vec![v, cx.scalar(0.0, DType::INT32)], &[])?,
             },
             None => f32c(cx, 0.0),
         };
-        (pads, value)
+        match opt_input(inputs, 3) {
+            // Opset 18's `axes` (after TVM v0.18): the pads of the listed axes, the others 0.
+            Some(a) if cx.opset >= 18 => {
+                let axes = cx.need_ints(&a, "Pad's axes")?;
+                let rank = cx.rank(&x)?;
+                if pads.len() != 2 * axes.len() {
+                    return Err(ConvertError::Invalid(format!(
+                        "Pad has {} pads for {} axes",
+                        pads.len(),
+                        axes.len()
+                    )));
+                }
+                let mut full = vec![0; 2 * rank];
+                for (i, &a) in axes.iter().enumerate() {
+                    let k = norm_axis(a, rank);
+                    if k >= rank {
+                        return Err(ConvertError::Invalid(format!(
+                            "Pad's axis {a} is out of range for rank {rank}"
+                        )));
+                    }
+                    full[k] = pads[i];
+                    full[k + rank] = pads[i + axes.len()];
+                }
+                (full, value)
+            }
+            _ => (pads, value),
+        }
     };
     let dims = pads.len() / 2;
     let width: Vec<AttrValue> = (0..dims)

@@ -89,6 +89,8 @@ fn lookup(op: Op) -> Option<Rule> {
         "full" => elemwise::full,
         "full_like" => elemwise::full_like,
         "ndarray_size" => elemwise::ndarray_size,
+        "argwhere" => elemwise::argwhere,
+        "unique" => elemwise::unique,
         "nn.conv1d" | "nn.conv2d" | "nn.conv3d" => conv::conv,
         "nn.contrib_depthwise_conv2d_NCHWc" => conv::conv,
         "nn.contrib_conv2d_gemm_weight_transform" => conv::conv2d_gemm_weight_transform,

@@ -6,7 +6,7 @@
 //! does, so `add(%x, 1f)` types `%x` only when something else determines it.
 
 use super::{Rel, RuleResult};
-use crate::ir::{DType, Dim, TensorType};
+use crate::ir::{DType, Dim, TensorType, Type};
 
 /// Numpy broadcasting of two shapes, or `None` when they are incompatible.
 pub(in crate::passes::infer_type) fn broadcast_shapes(a: &[Dim], b: &[Dim]) -> Option<Vec<Dim>> {
@@ -164,6 +164,39 @@ pub(super) fn ndarray_size(r: &mut Rel<'_>) -> RuleResult {
     }
     let dt = r.dtype("dtype")?.unwrap_or(DType::INT32);
     r.done_tensor(Vec::new(), dt)
+}
+
+/// `argwhere(x)` (`ArgWhereRel`): `[Any, rank]` of int32, the count known only at run time.
+pub(super) fn argwhere(r: &mut Rel<'_>) -> RuleResult {
+    let Some(a) = r.tensor(0)? else {
+        return Ok(false);
+    };
+    let rank = a.shape.len() as i64;
+    r.done_tensor(vec![Dim::Any, Dim::Static(rank)], DType::INT32)
+}
+
+/// `unique(x)` (`UniqueRel`) of a 1-D tensor: the values, the first indices, the inverse
+/// indices (each the data's extent), the count `[1]` (int32), and with `return_counts` the
+/// counts.
+pub(super) fn unique(r: &mut Rel<'_>) -> RuleResult {
+    let Some(a) = r.tensor(0)? else {
+        return Ok(false);
+    };
+    if a.shape.len() != 1 {
+        return r.fail(format!("unique takes a 1-D tensor, found {a}"));
+    }
+    let n = a.shape.clone();
+    let int = |shape: Vec<Dim>| Type::tensor(shape, DType::INT32);
+    let mut fields = vec![
+        Type::tensor(n.clone(), a.dtype),
+        int(n.clone()),
+        int(n.clone()),
+        int(vec![Dim::Static(1)]),
+    ];
+    if r.bool_or("return_counts", false) {
+        fields.push(int(n));
+    }
+    r.done(Type::tuple(fields))
 }
 
 /// Ops whose result has exactly the input type once it is a tensor (`reverse`, `sort`).
