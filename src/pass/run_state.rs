@@ -2,6 +2,8 @@
 //! answers, the types of the calls passes build) live in a [`RunState`] that the outermost
 //! [`PassCx::run`](super::PassCx::run) on a thread creates and drops when it returns. What a
 //! run learnt is then freed with the run, not kept by the thread that happened to run it.
+//! The end of the outermost run also frees the traversal buffers its passes shared
+//! (`ir::scratch::release`), so a session keeps nothing of a run but its results and history.
 //!
 //! A table is declared once as a `static` [`RunTable`] (its constructor and a slot number
 //! given on first use) and reached with [`RunTable::with`] from anywhere below the run, with
@@ -122,6 +124,8 @@ impl Drop for RunScope {
                 .ok()
                 .flatten();
             drop(state);
+            // The traversal buffers the run's passes shared go with the run too.
+            crate::ir::scratch::release();
         }
     }
 }
