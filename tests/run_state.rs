@@ -33,9 +33,7 @@ struct Seen {
 /// saw in `seen`.
 fn probe(pm: &PassManager, seen: Arc<Mutex<Seen>>) -> passlab::pass::Pass {
     let infer = pm.create("InferType", &Default::default()).unwrap();
-    let simplify = pm
-        .create("SimplifyInference", &Default::default())
-        .unwrap();
+    let simplify = pm.create("SimplifyInference", &Default::default()).unwrap();
     module_pass(PassInfo::new("Probe", 0), move |m, cx| {
         let typed = cx.run(&infer, m)?;
         let out = cx.run(&simplify, &typed)?;
@@ -74,12 +72,20 @@ fn a_session_runs_a_pass_on_its_own_thread_unless_it_can_pause() {
     assert!(!out.is_error(), "{}", out.plain());
     assert_eq!(tables_in_use(), 0, "the run's tables went with it");
     // A breakpoint can pause the run: it then goes on a thread of its own.
-    for stmt in ["break after SimplifyInference", "out = probe(m)", "continue"] {
+    for stmt in [
+        "break after SimplifyInference",
+        "out = probe(m)",
+        "continue",
+    ] {
         let out = s.execute(stmt);
         assert!(!out.is_error(), "{stmt}: {}", out.plain());
     }
     let history = s.execute("history");
-    assert!(history.plain().contains("SimplifyInference"), "{}", history.plain());
+    assert!(
+        history.plain().contains("SimplifyInference"),
+        "{}",
+        history.plain()
+    );
     let seen = seen.lock().unwrap();
     let here = std::thread::current().id();
     assert_eq!(seen.threads.len(), 2);

@@ -210,8 +210,7 @@ pub fn bench(
         out.push(PassTime::of(name, time));
     }
     if what.session && !what.passes.is_empty() {
-        let (pipeline, session, ratio) =
-            time_pipeline(&pm, m, what.passes, runs, what.threads)?;
+        let (pipeline, session, ratio) = time_pipeline(&pm, m, what.passes, runs, what.threads)?;
         out.push(pipeline);
         out.push(session);
         session_over_pipeline = Some(ratio);

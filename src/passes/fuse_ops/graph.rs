@@ -127,10 +127,7 @@ pub fn give_uses(uses: Vec<u32>) {
 /// (thread teardown) or in use.
 fn with_spare(f: impl FnOnce(&mut Spare)) {
     let mut f = Some(f);
-    if RUN_SPARE
-        .with(|s| (f.take().expect("unused"))(s))
-        .is_some()
-    {
+    if RUN_SPARE.with(|s| (f.take().expect("unused"))(s)).is_some() {
         return;
     }
     let Some(f) = f else { return };

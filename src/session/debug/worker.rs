@@ -143,9 +143,7 @@ impl Run {
             let result = cx.run(&pass, &input);
             lock(&history).status = match &result {
                 Ok(_) => RunStatus::Finished,
-                Err(e) if matches!(e.kind(), PassErrorKind::Aborted { .. }) => {
-                    RunStatus::Aborted
-                }
+                Err(e) if matches!(e.kind(), PassErrorKind::Aborted { .. }) => RunStatus::Aborted,
                 Err(e) => RunStatus::Failed(e.to_string()),
             };
             // The session may be gone (a paused run dropped with it): nobody to tell.
