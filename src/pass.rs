@@ -31,6 +31,7 @@ pub mod module_pass;
 pub mod observer;
 pub mod parallel;
 pub mod registry;
+pub mod run_state;
 pub mod sequential;
 pub mod sink;
 pub mod text;

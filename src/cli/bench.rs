@@ -15,6 +15,8 @@ pub struct BenchReport {
     pub overhead: Option<(f64, f64)>,
     /// The length in bytes of the text `print` timed (see [`Timed::print`]).
     pub printed_bytes: Option<usize>,
+    /// With `session`: the session's time over the pipeline's, round by round.
+    pub session_over_pipeline: Option<Paired>,
 }
 
 /// The times of one pass's runs.
@@ -197,6 +199,7 @@ pub fn bench(
         let time = time_runs(runs, cold.then_some(&mut junk), print);
         out.push(PassTime::of("print", time));
     }
+    let mut session_over_pipeline = None;
     for name in what.passes {
         let pass = pm
             .create(name, &PassOptions::new())
@@ -207,9 +210,10 @@ pub fn bench(
         out.push(PassTime::of(name, time));
     }
     if what.session && !what.passes.is_empty() {
-        let (pipeline, session) = time_pipeline(&pm, m, what.passes, runs, what.threads)?;
+        let (pipeline, session, ratio) = time_pipeline(&pm, m, what.passes, runs, what.threads)?;
         out.push(pipeline);
         out.push(session);
+        session_over_pipeline = Some(ratio);
     }
     let overhead = overhead.filter(|n| *n > 0).map(|n| {
         // The peer's shape (tvm_bench.py): n distinct empty Sequentials named p0, p1, ...
@@ -248,21 +252,25 @@ pub fn bench(
         passes: out,
         overhead,
         printed_bytes,
+        session_over_pipeline,
     })
 }
 
 /// The passes as one Sequential on `m`, `runs` times each way: through the pass manager
 /// (`pipeline`) and through [`Session::execute`](passlab::session::Session::execute)
-/// (`session`). Each session run rebinds `out`, dropping the previous result and run history
-/// as a user's next statement does; the previous ones are dropped (untimed) first, so both
-/// ways time the same work.
+/// (`session`). The two ways alternate run by run (pipeline first in odd rounds, session
+/// first in even ones), so a change in the host's load meets both alike, and each round's
+/// session time over its pipeline time is one of the [`Paired`] ratios. Each session run
+/// rebinds `out`, dropping the previous result and run history as a user's next statement
+/// does; the previous ones are dropped (untimed) first, as the pipeline's result is dropped
+/// untimed after its run, so both ways time the same work.
 fn time_pipeline(
     pm: &PassManager,
     m: &Module,
     passes: &[String],
     runs: usize,
     threads: i64,
-) -> Result<(PassTime, PassTime), String> {
+) -> Result<(PassTime, PassTime, Paired), String> {
     use passlab::session::{Session, Value};
     let kids = passes
         .iter()
@@ -271,31 +279,72 @@ fn time_pipeline(
         .map_err(|e| e.to_string())?;
     let seq = Sequential::new(kids).into_pass();
     pm.run(&seq, m).map_err(|e| e.to_string())?;
-    let pipeline = PassTime::of("pipeline", time_runs(runs, None, || pm.run(&seq, m)));
     let mut s = Session::new();
     s.set_html(false);
     s.set_var("m", Value::Module(m.clone()));
-    s.set_var("seq", Value::Pass(seq));
+    s.set_var("seq", Value::Pass(seq.clone()));
     let entered = s.execute(&format!(
         "enter PassContext(config={{\"passlab.num_threads\": {threads}}})"
     ));
     if entered.is_error() {
         return Err(entered.plain());
     }
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..=runs {
+    let mut session_run = || -> Result<Duration, String> {
         s.execute("out = None");
         s.forget_run_history();
         let start = Instant::now();
         let out = timed_run(&mut || s.execute("out = seq(m)"));
-        times.push(start.elapsed());
+        let took = start.elapsed();
         if out.is_error() {
             return Err(out.plain());
         }
+        Ok(took)
+    };
+    let pipeline_run = || time_runs(1, None, || pm.run(&seq, m))[0];
+    // The first round warms up (the session's first worker stack, the allocator's pools).
+    session_run()?;
+    let (mut pipeline, mut session) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    for round in 0..runs {
+        if round % 2 == 0 {
+            pipeline.push(pipeline_run());
+            session.push(session_run()?);
+        } else {
+            session.push(session_run()?);
+            pipeline.push(pipeline_run());
+        }
     }
-    // The first run warms up (its thread's stack, the allocator's pools).
-    times.remove(0);
-    Ok((pipeline, PassTime::of("session", times)))
+    let ratios = session
+        .iter()
+        .zip(&pipeline)
+        .map(|(s, p)| s.as_secs_f64() / p.as_secs_f64())
+        .collect();
+    Ok((
+        PassTime::of("pipeline", pipeline),
+        PassTime::of("session", session),
+        Paired::of(ratios),
+    ))
+}
+
+/// The session's time over the pipeline's, round by round ([`time_pipeline`]): the median
+/// and the range.
+pub struct Paired {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub ratios: Vec<f64>,
+}
+
+impl Paired {
+    fn of(ratios: Vec<f64>) -> Paired {
+        let mut v = ratios.clone();
+        v.sort_by(f64::total_cmp);
+        Paired {
+            median: v[v.len() / 2],
+            min: v[0],
+            max: v[v.len() - 1],
+            ratios,
+        }
+    }
 }
 
 impl BenchReport {
@@ -315,6 +364,11 @@ impl BenchReport {
         }
         if let Some(n) = self.printed_bytes {
             obj.insert("printed_bytes".into(), serde_json::json!(n));
+        }
+        if let Some(r) = &self.session_over_pipeline {
+            obj.insert("session_over_pipeline".into(), serde_json::json!(r.median));
+            obj.insert("session_over_pipeline_min".into(), serde_json::json!(r.min));
+            obj.insert("session_over_pipeline_max".into(), serde_json::json!(r.max));
         }
         serde_json::Value::Object(obj).to_string()
     }
@@ -342,6 +396,17 @@ impl BenchReport {
         }
         if let Some(n) = self.printed_bytes {
             s.push_str(&format!("{:<28} {n:>12} bytes printed\n", "print"));
+        }
+        if let Some(r) = &self.session_over_pipeline {
+            let each: Vec<String> = r.ratios.iter().map(|x| format!("{x:.2}")).collect();
+            s.push_str(&format!(
+                "{:<28} {:>12.3} (median; {:.3}-{:.3}; by round: {})\n",
+                "session / pipeline",
+                r.median,
+                r.min,
+                r.max,
+                each.join(" ")
+            ));
         }
         s
     }

@@ -144,6 +144,8 @@ impl PassCx {
     /// Runs `pass` on `m` through the funnel and returns the new module (`m` itself when an
     /// instrument skipped the pass). `m` is never modified.
     pub fn run(&mut self, pass: &Pass, m: &Module) -> Result<Module, PassError> {
+        // The outermost run owns the passes' memo tables (`run_state`), dropped as it returns.
+        let _state = (self.frames.len() == 0).then(super::run_state::enter);
         let info = pass.info();
         self.check_interrupt(info)?;
         self.observe(info, m, None, None)?;

@@ -93,14 +93,19 @@ const _: () = {
     assert!(align_of::<(u32, Edge)>() == align_of::<[u32; 3]>());
 };
 
+/// The spare set of the run in progress (`pass::run_state`: dropped with the run), and the
+/// thread's own for a graph built outside a run (a worker of a parallel function pass).
+static RUN_SPARE: crate::pass::run_state::RunTable<Spare> =
+    crate::pass::run_state::RunTable::new(Spare::default);
+
 thread_local! {
     static SPARE: std::cell::RefCell<Spare> = std::cell::RefCell::default();
 }
 
 fn take_spare() -> Spare {
-    SPARE
-        .try_with(|s| std::mem::take(&mut *s.borrow_mut()))
-        .unwrap_or_default()
+    let mut spare = Spare::default();
+    with_spare(|s| spare = std::mem::take(s));
+    spare
 }
 
 /// `v` emptied for the spare set, or an empty vector when it is too large to keep.
@@ -118,8 +123,14 @@ pub fn give_uses(uses: Vec<u32>) {
     with_spare(|s| larger(&mut s.uses, uses));
 }
 
-/// Runs `f` on this thread's spare set, unless it is gone (thread teardown) or in use.
+/// Runs `f` on the run's spare set, or outside a run on this thread's, unless it is gone
+/// (thread teardown) or in use.
 fn with_spare(f: impl FnOnce(&mut Spare)) {
+    let mut f = Some(f);
+    if RUN_SPARE.with(|s| (f.take().expect("unused"))(s)).is_some() {
+        return;
+    }
+    let Some(f) = f else { return };
     let _ = SPARE.try_with(|s| {
         if let Ok(mut s) = s.try_borrow_mut() {
             f(&mut s)

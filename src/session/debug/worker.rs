@@ -1,4 +1,5 @@
-//! A pipeline run on its own thread, so it can pause. The session hands the worker a
+//! A pipeline run on its own thread, so it can pause (a run without breakpoints cannot pause,
+//! and runs on the session's thread instead: see [`Run::start`]). The session hands the worker a
 //! [`PassCx`] (which owns everything a run needs) with an observer installed; the observer
 //! records every pass into the run's history and, at a breakpoint or after a `step`, sends a
 //! [`Pause`] to the session and blocks until it is told to continue, step or abort. The
@@ -113,8 +114,12 @@ pub(crate) struct Run {
 }
 
 impl Run {
-    /// Starts `pass` on `input` on a new thread; breakpoints are read from `breakpoints` as
-    /// the run goes, and every pass is recorded in `history`.
+    /// Starts `pass` on `input`; breakpoints are read from `breakpoints` as the run goes,
+    /// and every pass is recorded in `history`. A run that can pause (a breakpoint is set)
+    /// goes on a new thread; one that cannot (no breakpoint: a pause only comes from a
+    /// breakpoint, or from `step`, which needs a pause first, and nothing can add a
+    /// breakpoint while the session waits for the run) runs to its end here, on the
+    /// caller's thread, and [`wait`](Self::wait) then finds it done.
     pub fn start(
         cx: PassCx,
         pass: Pass,
@@ -124,6 +129,7 @@ impl Run {
     ) -> std::io::Result<Run> {
         let (to_worker, from_session) = channel();
         let (to_session, from_worker) = channel();
+        let may_pause = !lock(&breakpoints).is_empty();
         let observer = Observer {
             breakpoints,
             history: history.clone(),
@@ -133,25 +139,30 @@ impl Run {
             state: Mutex::new(State::default()),
         };
         let mut cx = cx.with_observer(Some(Arc::new(observer)));
-        let thread = std::thread::Builder::new()
-            .name("passlab-run".into())
-            .stack_size(WORKER_STACK)
-            .spawn(move || {
-                let result = cx.run(&pass, &input);
-                lock(&history).status = match &result {
-                    Ok(_) => RunStatus::Finished,
-                    Err(e) if matches!(e.kind(), PassErrorKind::Aborted { .. }) => {
-                        RunStatus::Aborted
-                    }
-                    Err(e) => RunStatus::Failed(e.to_string()),
-                };
-                // The session may be gone (a paused run dropped with it): nobody to tell.
-                let _ = to_session.send(Msg::Done(result));
-            })?;
+        let mut body = move || {
+            let result = cx.run(&pass, &input);
+            lock(&history).status = match &result {
+                Ok(_) => RunStatus::Finished,
+                Err(e) if matches!(e.kind(), PassErrorKind::Aborted { .. }) => RunStatus::Aborted,
+                Err(e) => RunStatus::Failed(e.to_string()),
+            };
+            // The session may be gone (a paused run dropped with it): nobody to tell.
+            let _ = to_session.send(Msg::Done(result));
+        };
+        let thread = if may_pause {
+            let spawned = std::thread::Builder::new()
+                .name("passlab-run".into())
+                .stack_size(WORKER_STACK)
+                .spawn(body)?;
+            Some(spawned)
+        } else {
+            body();
+            None
+        };
         Ok(Run {
             to_worker,
             from_worker,
-            thread: Some(thread),
+            thread,
         })
     }
 
