@@ -40,7 +40,7 @@ pub use config::{register_config_key, Config, ConfigKey, ConfigType, ConfigValue
 pub use context::{Gate, PassContext, PassContextBuilder};
 pub use diagnostics::{PassDiagnostic, Severity};
 pub use error::{InstrumentError, InstrumentPoint, PassError, PassErrorKind};
-pub use function_pass::{function_pass, FunctionPass};
+pub use function_pass::{function_pass, leaf_function_pass, FunctionPass};
 pub use funnel::PassCx;
 pub use info::{PassInfo, PassKind};
 pub use instrument::{Instrument, InstrumentCx, InstrumentRef};

@@ -17,6 +17,8 @@ type FunctionFn =
 pub struct FunctionPass {
     info: PassInfo,
     body: Box<FunctionFn>,
+    /// The body runs no pass of its own through its `PassCx` (see [`FunctionPass::leaf`]).
+    leaf: bool,
 }
 
 impl FunctionPass {
@@ -30,7 +32,17 @@ impl FunctionPass {
         FunctionPass {
             info: info.of_kind(PassKind::Function),
             body: Box::new(body),
+            leaf: false,
         }
+    }
+
+    /// Declares that the body runs no pass of its own through its `PassCx` (true of every
+    /// standard pass and of the language's `function_pass`). Such a pass maps its functions
+    /// in parallel under a debugger too: the debugger sees only its own before/after events,
+    /// on the calling thread, while a pass run from a worker's body would escape it.
+    pub fn leaf(mut self) -> FunctionPass {
+        self.leaf = true;
+        self
     }
 }
 
@@ -54,7 +66,7 @@ impl PassImpl for FunctionPass {
             }
             Ok(new)
         };
-        let threads = match m.len() > 1 && !cx.is_observed() {
+        let threads = match m.len() > 1 && (self.leaf || !cx.is_observed()) {
             true => parallel::num_threads(cx)?,
             false => 1,
         };
@@ -86,4 +98,15 @@ pub fn function_pass(
         + 'static,
 ) -> Pass {
     Pass::new(FunctionPass::new(info, body))
+}
+
+/// A function pass whose body runs no pass of its own (see [`FunctionPass::leaf`]).
+pub fn leaf_function_pass(
+    info: PassInfo,
+    body: impl Fn(&GlobalVar, &Expr, &Module, &mut PassCx) -> Result<Expr, PassError>
+        + Send
+        + Sync
+        + 'static,
+) -> Pass {
+    Pass::new(FunctionPass::new(info, body).leaf())
 }

@@ -13,7 +13,8 @@
 //!   before it is run, so the first failure is the sequential run's first failure;
 //! - instruments are called by the funnel around the whole pass, on the calling thread, so
 //!   they see the same modules in the same order whatever the thread count;
-//! - a run under an observer (the debugger) stays sequential, so pauses keep their order.
+//! - under an observer (the debugger) a function pass stays sequential unless it is a leaf
+//!   (`FunctionPass::leaf`: its body runs no pass of its own), so pauses keep their order.
 //!
 //! Thread-local caches of the IR (shared attributes and types, scratch buffers, type-rule
 //! answers) are per worker then; they decide which equal node is shared, never a result.

@@ -28,7 +28,7 @@ use super::layout_rewrite::{LayoutHook, Rewriter};
 use super::rewrite_rule::Rule;
 use crate::ir::mutate::mutate;
 use crate::ir::{AttrValue, Attrs, Call, Contains, Expr, ExprKind, Op};
-use crate::pass::{function_pass, ConfigValue, Pass, PassError, PassErrorKind, PassOptions};
+use crate::pass::{leaf_function_pass, ConfigValue, Pass, PassError, PassErrorKind, PassOptions};
 use std::sync::Arc;
 
 /// The hooks passlab knows: none (no targets), so attributes never change.
@@ -129,7 +129,7 @@ pub fn pass() -> Pass {
 /// The AlterOpLayout pass with the user's hooks, or with none.
 fn pass_with(hooks: Option<UserHooks>) -> Pass {
     let info = super::builtin_info("AlterOpLayout");
-    function_pass(info, move |g, f, m, _cx| {
+    leaf_function_pass(info, move |g, f, m, _cx| {
         let typed = super::typed::typed_function("AlterOpLayout", g, f, m)?;
         // As in ConvertLayout: without an op that takes its layouts from its attributes (or a
         // rule that may replace any op), nothing to walk.

@@ -35,7 +35,7 @@ pub mod conv2d;
 pub mod dense;
 
 use crate::ir::{Attrs, Expr, ExprKind, Op, OpPattern, TensorType};
-use crate::pass::{function_pass, Pass, PassError, PassOptions};
+use crate::pass::{leaf_function_pass, Pass, PassError, PassOptions};
 use crate::passes::infer_type::typed_node;
 use crate::passes::simplify_inference::op_call;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -59,7 +59,7 @@ use super::builtin_info as info;
 /// The registry's constructor of CombineParallelConv2D.
 pub fn create_conv2d(options: &PassOptions) -> Result<Pass, PassError> {
     let n = min_branches("CombineParallelConv2D", options)?;
-    Ok(function_pass(
+    Ok(leaf_function_pass(
         info("CombineParallelConv2D"),
         move |_, f, _, _| Ok(conv2d::combine_parallel_conv2d(f, n)),
     ))
@@ -69,7 +69,7 @@ pub fn create_conv2d(options: &PassOptions) -> Result<Pass, PassError> {
 pub fn create_dense(options: &PassOptions) -> Result<Pass, PassError> {
     let n = min_branches("CombineParallelDense", options)?;
     let to_batch = options.get_bool("to_batch").unwrap_or(true);
-    Ok(function_pass(
+    Ok(leaf_function_pass(
         info("CombineParallelDense"),
         move |_, f, _, _| Ok(dense::combine_parallel_dense(f, n, to_batch)),
     ))
@@ -78,7 +78,7 @@ pub fn create_dense(options: &PassOptions) -> Result<Pass, PassError> {
 /// The registry's constructor of CombineParallelBatchMatmul.
 pub fn create_batch_matmul(options: &PassOptions) -> Result<Pass, PassError> {
     let n = min_branches("CombineParallelBatchMatmul", options)?;
-    Ok(function_pass(
+    Ok(leaf_function_pass(
         info("CombineParallelBatchMatmul"),
         move |_, f, _, _| Ok(batch_matmul::combine_parallel_batch_matmul(f, n)),
     ))

@@ -31,7 +31,7 @@
 use super::layout_rewrite::{parse_layout, LayoutHook, Rewriter};
 use crate::ir::mutate::mutate;
 use crate::ir::{AttrValue, Attrs, Contains, Expr, ExprKind, Op, Type};
-use crate::pass::{function_pass, Pass, PassError, PassOptions};
+use crate::pass::{leaf_function_pass, Pass, PassError, PassOptions};
 
 /// `desired_layouts`: op name -> requested layouts (data first, then kernel or "default").
 #[derive(Clone, Debug, Default)]
@@ -239,7 +239,7 @@ pub fn convert_layout(f: &Expr, desired: &DesiredLayouts, skip_layers: &[i64]) -
 /// The ConvertLayout pass.
 pub fn pass(desired: DesiredLayouts, skip_layers: Vec<i64>) -> Pass {
     let info = super::builtin_info("ConvertLayout");
-    function_pass(info, move |g, f, m, _cx| {
+    leaf_function_pass(info, move |g, f, m, _cx| {
         let typed = super::typed::typed_function("ConvertLayout", g, f, m)?;
         // Without an op that takes its layouts from its attributes there is no layout to
         // convert, and every node knows whether one lies below it: nothing to walk. (The

@@ -297,7 +297,7 @@ impl ConvLayouts {
 /// The pass `name`: a function pass at level 3 that requires InferType.
 fn scale_pass(name: &'static str, rewrite: fn(&Expr) -> Expr) -> Pass {
     let info = super::builtin_info(name);
-    crate::pass::function_pass(info, move |g, f, m, _cx| {
+    crate::pass::leaf_function_pass(info, move |g, f, m, _cx| {
         let typed = super::typed::typed_function(name, g, f, m)?;
         let out = rewrite(&typed);
         Ok(if out.ptr_eq(&typed) { f.clone() } else { out })

@@ -40,7 +40,7 @@ use crate::ir::mutate::{
 use crate::ir::{
     AttrValue, Attrs, Call, Expr, ExprKind, Function, GlobalVar, Let, Module, Type, Var,
 };
-use crate::pass::{function_pass, Pass, PassCx, PassError, PassOptions};
+use crate::pass::{leaf_function_pass, Pass, PassCx, PassError, PassOptions};
 use graph::{post_dominators, Graph, NO_NODE};
 use partition::Partition;
 use rustc_hash::FxHashMap;
@@ -485,7 +485,7 @@ fn level(option: i64, cx: &PassCx) -> i64 {
 /// The FuseOps function pass.
 pub fn fuse_ops(fuse_opt_level: i64) -> Pass {
     let info = super::builtin_info("FuseOps");
-    function_pass(
+    leaf_function_pass(
         info,
         move |g: &GlobalVar, f: &Expr, m: &Module, cx: &mut PassCx| {
             if f.as_function().is_some_and(graph::is_sealed) {

@@ -9,7 +9,7 @@ use super::{
     to_a_normal_form, to_graph_normal_form,
 };
 use crate::ir::{Expr, GlobalVar, Module};
-use crate::pass::{function_pass, module_pass, Pass, PassError, PassOptions};
+use crate::pass::{leaf_function_pass, module_pass, Pass, PassError, PassOptions};
 
 use super::builtin_info as info;
 
@@ -27,13 +27,13 @@ fn one_function(g: &GlobalVar, f: &Expr, run: fn(&Module) -> Module) -> Result<E
 
 pub fn fold_constant(options: &PassOptions) -> Result<Pass, PassError> {
     let fold_qnn = options.get_bool("fold_qnn").unwrap_or(false);
-    Ok(function_pass(info("FoldConstant"), move |_, f, _, _| {
+    Ok(leaf_function_pass(info("FoldConstant"), move |_, f, _, _| {
         Ok(fold_constant::fold_expr_with(f, fold_qnn))
     }))
 }
 
 pub fn dynamic_to_static(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(info("DynamicToStatic"), |g, f, m, cx| {
+    Ok(leaf_function_pass(info("DynamicToStatic"), |g, f, m, cx| {
         match dynamic_to_static::dynamic_to_static(g, f, m) {
             Ok(out) => Ok(out),
             Err(e) => {
@@ -73,7 +73,7 @@ pub fn eliminate_common_subexpr(options: &PassOptions) -> Result<Pass, PassError
                 })
         })
         .collect::<Result<_, _>>()?;
-    Ok(function_pass(
+    Ok(leaf_function_pass(
         info("EliminateCommonSubexpr"),
         move |_, f, _, _| {
             Ok(eliminate_common_subexpr::eliminate_expr_skipping(
@@ -84,13 +84,13 @@ pub fn eliminate_common_subexpr(options: &PassOptions) -> Result<Pass, PassError
 }
 
 pub fn simplify_expr(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(info("SimplifyExpr"), |_, f, _, _| {
+    Ok(leaf_function_pass(info("SimplifyExpr"), |_, f, _, _| {
         Ok(simplify_expr::simplify_expr(f, simplify_expr::Mode::Full))
     }))
 }
 
 pub fn simplify_expr_post_alter_op(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(
+    Ok(leaf_function_pass(
         info("SimplifyExprPostAlterOp"),
         |_, f, _, _| {
             Ok(simplify_expr::simplify_expr(
@@ -102,7 +102,7 @@ pub fn simplify_expr_post_alter_op(_: &PassOptions) -> Result<Pass, PassError> {
 }
 
 pub fn fast_math(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(info("FastMath"), |_, f, _, _| {
+    Ok(leaf_function_pass(info("FastMath"), |_, f, _, _| {
         Ok(fast_math::fast_math(f))
     }))
 }
@@ -114,25 +114,25 @@ pub fn to_a_normal_form(_: &PassOptions) -> Result<Pass, PassError> {
 }
 
 pub fn to_graph_normal_form(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(info("ToGraphNormalForm"), |_, f, _, _| {
+    Ok(leaf_function_pass(info("ToGraphNormalForm"), |_, f, _, _| {
         Ok(to_graph_normal_form::to_graph_expr(f))
     }))
 }
 
 pub fn simplify_inference(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(info("SimplifyInference"), |g, f, _, _| {
+    Ok(leaf_function_pass(info("SimplifyInference"), |g, f, _, _| {
         one_function(g, f, simplify_inference::simplify_inference)
     }))
 }
 
 pub fn canonicalize_ops(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(info("CanonicalizeOps"), |g, f, _, _| {
+    Ok(leaf_function_pass(info("CanonicalizeOps"), |g, f, _, _| {
         one_function(g, f, canonicalize_ops::canonicalize_ops)
     }))
 }
 
 pub fn canonicalize_cast(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(function_pass(info("CanonicalizeCast"), |_, f, _, _| {
+    Ok(leaf_function_pass(info("CanonicalizeCast"), |_, f, _, _| {
         Ok(canonicalize_cast::canonicalize_cast(f))
     }))
 }

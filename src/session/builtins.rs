@@ -14,7 +14,7 @@ use crate::instrument::{
 };
 use crate::ir::{Module, Span};
 use crate::pass::{
-    function_pass, module_pass, ConfigValue, Origin as PassOrigin, PassContext, PassError,
+    leaf_function_pass, module_pass, ConfigValue, Origin as PassOrigin, PassContext, PassError,
     PassInfo, PassKind, Sequential,
 };
 use std::sync::Arc;
@@ -817,7 +817,7 @@ fn b_function_pass(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
         arguments.push(("fail".to_string(), ConfigValue::Str(msg.as_str().into())));
     }
     let rules = Arc::new(rules);
-    let pass = function_pass(info, move |_g, f, _m, _cx| {
+    let pass = leaf_function_pass(info, move |_g, f, _m, _cx| {
         if let Some(msg) = &fail {
             return Err(PassError::failed(msg.clone()));
         }
