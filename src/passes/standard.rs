@@ -27,14 +27,16 @@ fn one_function(g: &GlobalVar, f: &Expr, run: fn(&Module) -> Module) -> Result<E
 
 pub fn fold_constant(options: &PassOptions) -> Result<Pass, PassError> {
     let fold_qnn = options.get_bool("fold_qnn").unwrap_or(false);
-    Ok(leaf_function_pass(info("FoldConstant"), move |_, f, _, _| {
-        Ok(fold_constant::fold_expr_with(f, fold_qnn))
-    }))
+    Ok(leaf_function_pass(
+        info("FoldConstant"),
+        move |_, f, _, _| Ok(fold_constant::fold_expr_with(f, fold_qnn)),
+    ))
 }
 
 pub fn dynamic_to_static(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(leaf_function_pass(info("DynamicToStatic"), |g, f, m, cx| {
-        match dynamic_to_static::dynamic_to_static(g, f, m) {
+    Ok(leaf_function_pass(
+        info("DynamicToStatic"),
+        |g, f, m, cx| match dynamic_to_static::dynamic_to_static(g, f, m) {
             Ok(out) => Ok(out),
             Err(e) => {
                 let mut d = crate::pass::PassDiagnostic::error(e.message.clone());
@@ -43,8 +45,8 @@ pub fn dynamic_to_static(_: &PassOptions) -> Result<Pass, PassError> {
                 cx.report(d);
                 Ok(f.clone())
             }
-        }
-    }))
+        },
+    ))
 }
 
 pub fn dead_code_elimination(options: &PassOptions) -> Result<Pass, PassError> {
@@ -114,15 +116,17 @@ pub fn to_a_normal_form(_: &PassOptions) -> Result<Pass, PassError> {
 }
 
 pub fn to_graph_normal_form(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(leaf_function_pass(info("ToGraphNormalForm"), |_, f, _, _| {
-        Ok(to_graph_normal_form::to_graph_expr(f))
-    }))
+    Ok(leaf_function_pass(
+        info("ToGraphNormalForm"),
+        |_, f, _, _| Ok(to_graph_normal_form::to_graph_expr(f)),
+    ))
 }
 
 pub fn simplify_inference(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(leaf_function_pass(info("SimplifyInference"), |g, f, _, _| {
-        one_function(g, f, simplify_inference::simplify_inference)
-    }))
+    Ok(leaf_function_pass(
+        info("SimplifyInference"),
+        |g, f, _, _| one_function(g, f, simplify_inference::simplify_inference),
+    ))
 }
 
 pub fn canonicalize_ops(_: &PassOptions) -> Result<Pass, PassError> {
@@ -132,9 +136,10 @@ pub fn canonicalize_ops(_: &PassOptions) -> Result<Pass, PassError> {
 }
 
 pub fn canonicalize_cast(_: &PassOptions) -> Result<Pass, PassError> {
-    Ok(leaf_function_pass(info("CanonicalizeCast"), |_, f, _, _| {
-        Ok(canonicalize_cast::canonicalize_cast(f))
-    }))
+    Ok(leaf_function_pass(
+        info("CanonicalizeCast"),
+        |_, f, _, _| Ok(canonicalize_cast::canonicalize_cast(f)),
+    ))
 }
 
 pub fn annotate_spans(_: &PassOptions) -> Result<Pass, PassError> {
