@@ -261,7 +261,9 @@ thread_local! {
         std::cell::RefCell::new(Epoched::new(vec![None; RECENT_TENSORS]));
 }
 
-/// Empties a table of remembered types (a new sharing epoch, see `ir::sharing`).
+/// Empties a table of remembered types (a new sharing epoch, see `ir::sharing`). (Takes the
+/// `Vec` itself: it is `Epoched::get`'s `clear` for a table that is one.)
+#[allow(clippy::ptr_arg)]
 fn forget(table: &mut Vec<Option<Type>>) {
     table.iter_mut().for_each(|t| *t = None);
 }

@@ -356,7 +356,7 @@ impl<'s> P<'s> {
                 break;
             }
             if keyword("def")(r).is_ok() {
-                if m.len() % DEFS_PER_EPOCH == 0 {
+                if m.len().is_multiple_of(DEFS_PER_EPOCH) {
                     // Equal types are shared within a block of definitions, not across the
                     // module: threads that run a pass on different functions then do not
                     // write the same reference counts (see `ir::sharing`).
