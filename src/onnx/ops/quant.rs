@@ -189,6 +189,19 @@ fn quantize_linear(cx: &Cx, inputs: &In) -> CResult<Expr> {
         }
         return saturate(cx, q, out);
     }
+    qnn_convert(cx, "qnn.quantize", x, scale, zp, out)
+}
+
+/// `qnn.quantize` or `qnn.dequantize` of `x` along its channel axis, the scale in float32 and
+/// the zero point in int32 (0 when the model omits it).
+fn qnn_convert(
+    cx: &Cx,
+    op: &str,
+    x: Expr,
+    scale: Expr,
+    zp: Option<Expr>,
+    out: DType,
+) -> CResult<Expr> {
     let axis = channel_axis(cx, cx.rank(&x)?, 2)?;
     let scale = scale_f32(cx, scale)?;
     let zp = match zp {
@@ -196,7 +209,7 @@ fn quantize_linear(cx: &Cx, inputs: &In) -> CResult<Expr> {
         None => cx.scalar(0.0, DType::INT32),
     };
     cx.op(
-        "qnn.quantize",
+        op,
         vec![x, scale, zp],
         &[
             ("out_dtype", dtype_attr(out)),
@@ -293,20 +306,7 @@ fn dequantize_linear(cx: &Cx, inputs: &In) -> CResult<Expr> {
         }
         cx.binary("multiply", cast(cx, d, DType::FLOAT32)?, s)?
     } else {
-        let axis = channel_axis(cx, cx.rank(&x)?, 2)?;
-        let scale = scale_f32(cx, scale)?;
-        let zp = match zp {
-            Some(z) => zp_i32(cx, z)?,
-            None => cx.scalar(0.0, DType::INT32),
-        };
-        cx.op(
-            "qnn.dequantize",
-            vec![x, scale, zp],
-            &[
-                ("out_dtype", dtype_attr(DType::FLOAT32)),
-                ("axis", AttrValue::int(axis)),
-            ],
-        )?
+        qnn_convert(cx, "qnn.dequantize", x, scale, zp, DType::FLOAT32)?
     };
     if out == DType::FLOAT32 {
         return Ok(y);
