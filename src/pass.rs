@@ -65,23 +65,6 @@ pub trait PassImpl: Send + Sync + 'static {
     /// `cx.run(..)` so they go through the funnel.
     fn transform(&self, m: &Module, cx: &mut PassCx) -> Result<Module, PassError>;
 
-    /// True for a pass whose body only runs other passes on one module it carries along
-    /// ([`Sequential`]): it then also has [`transform_in_place`](Self::transform_in_place),
-    /// and a Sequential around it runs it on the Sequential's own module in place.
-    fn runs_in_place(&self) -> bool {
-        false
-    }
-
-    /// The body, updating `m` in place (for passes that [run in place](Self::runs_in_place)):
-    /// a child that leaves the module as it is then costs no module handle taken and dropped
-    /// (two atomic operations, most of the pass manager's own cost per pass on an x86 VM).
-    /// On an error `m` may hold a partial result, which the caller discards: it is always a
-    /// module the outermost `transform` copied. The default runs [`transform`](Self::transform).
-    fn transform_in_place(&self, m: &mut Module, cx: &mut PassCx) -> Result<(), PassError> {
-        *m = self.transform(m, cx)?;
-        Ok(())
-    }
-
     /// The passes inside a composite pass, for display.
     fn children(&self) -> &[Pass] {
         &[]

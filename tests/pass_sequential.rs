@@ -590,13 +590,12 @@ impl passlab::instrument::Instrument for Seen {
     }
 }
 
-/// A Sequential inside a Sequential runs on its parent's module in place (no module handle
-/// per child): instruments still see each pass's input before it and its output after it, a
-/// skipped inner Sequential leaves the module as it was, and a failure deep inside leaves the
-/// caller's module untouched, as without the in-place path (an observer or the
-/// immutable-module check takes the ordinary path; same results).
+/// Sequentials inside a Sequential: instruments see each pass's input before it and its output
+/// after it, a skipped inner Sequential leaves the module as it was, the
+/// immutable-module check changes nothing, and a failure deep inside leaves the caller's
+/// module untouched.
 #[test]
-fn nested_sequentials_run_in_place_with_the_same_results() {
+fn nested_sequentials_show_each_pass_its_input_and_output() {
     let mut lab = Lab::new();
     let m = module();
     let pipeline = || {

@@ -10,7 +10,8 @@
 //! is not here: it belongs to Sequential.
 //!
 //! Speed: with no instruments and no observer a pass costs an atomic load or two, a push and
-//! a pop of a pre-allocated frame stack, and the body: no allocation, no locking, no printing.
+//! a pop of the stack of running passes (a counted handle on the pass's info), and the body:
+//! no allocation, no locking, no printing.
 //! A `PassCx` owns everything it uses (no borrow of the manager), so a run can move to another
 //! thread, e.g. to be paused by a debugger while the session goes on.
 
@@ -23,9 +24,8 @@ use super::registry::Registry;
 use super::sink::{emit, ChunkKind, OutputSink};
 use super::{Pass, PassContext};
 use crate::ir::{structural::module_hash, Module};
-use std::mem::ManuallyDrop;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -36,7 +36,8 @@ pub struct PassCx {
     sink: Arc<dyn OutputSink>,
     interrupt: Option<Arc<AtomicBool>>,
     observer: Option<Arc<dyn PassObserver>>,
-    frames: Frames,
+    /// The running passes, outermost first.
+    frames: Vec<PassInfo>,
     diagnostics: Vec<PassDiagnostic>,
     /// The context's instrument list as last read, with its version (re-read on change).
     instruments: (u64, Arc<[InstrumentRef]>),
@@ -57,7 +58,7 @@ impl PassCx {
             sink,
             interrupt: None,
             observer: None,
-            frames: Frames::new(),
+            frames: Vec::with_capacity(16),
             diagnostics: Vec::new(),
         }
     }
@@ -86,7 +87,7 @@ impl PassCx {
             sink,
             interrupt: self.interrupt.clone(),
             observer: None,
-            frames: self.frames.fork(),
+            frames: self.frames.clone(),
             diagnostics: Vec::new(),
         }
     }
@@ -121,7 +122,7 @@ impl PassCx {
 
     /// The running passes, outermost first.
     pub fn stack(&self) -> &[PassInfo] {
-        self.frames.as_slice()
+        &self.frames
     }
 
     /// Writes output attributed to the running pass.
@@ -145,7 +146,7 @@ impl PassCx {
     /// instrument skipped the pass). `m` is never modified.
     pub fn run(&mut self, pass: &Pass, m: &Module) -> Result<Module, PassError> {
         // The outermost run owns the passes' memo tables (`run_state`), dropped as it returns.
-        let _state = (self.frames.len() == 0).then(super::run_state::enter);
+        let _state = self.frames.is_empty().then(super::run_state::enter);
         let info = pass.info();
         self.check_interrupt(info)?;
         self.observe(info, m, None, None)?;
@@ -192,42 +193,6 @@ impl PassCx {
             instrument::call(&**inst, InstrumentPoint::RunAfterPass, Some(info), || {
                 inst.run_after_pass(out, info, &icx)
             })?;
-        }
-        Ok(())
-    }
-
-    /// [`run`](Self::run) on `m` in place: the same funnel, in the same order, for a pass
-    /// that [runs in place](super::PassImpl::runs_in_place) (a Sequential inside a
-    /// Sequential); any other pass, and every pass under an observer (which sees input and
-    /// output side by side) or the `testing.immutable_module` check (which hashes the input
-    /// after the body), runs through [`run`](Self::run) and replaces `m`. Instruments see `m`
-    /// before the body as the input and after it as the output, as they do in `run`. On an
-    /// error `m` may hold a partial result: callers run in place only on a module of their
-    /// own that an error discards.
-    pub fn run_in_place(&mut self, pass: &Pass, m: &mut Module) -> Result<(), PassError> {
-        if !pass.imp().runs_in_place()
-            || self.observer.is_some()
-            || self.ctx.checks_immutable_module()
-        {
-            *m = self.run(pass, m)?;
-            return Ok(());
-        }
-        let info = pass.info();
-        self.check_interrupt(info)?;
-        if self.ctx.has_instruments() && !self.instrument_before(info, m)? {
-            return Ok(());
-        }
-        let (result, diag_start) = self.framed(info, |cx| pass.imp().transform_in_place(m, cx));
-        if let Err(e) = self.finish_body(info, diag_start, result, m) {
-            // `m` may be a partial result here; instruments get it as the failed pass's input
-            // (the caller discards it).
-            return Err(self.failed(info, m, e));
-        }
-        if self.ctx.caches_required() {
-            self.ctx.record_run(info.name_arc(), m);
-        }
-        if self.ctx.has_instruments() {
-            self.after_pass(info, m)?;
         }
         Ok(())
     }
@@ -349,9 +314,9 @@ impl PassCx {
     ) -> (std::thread::Result<Result<T, PassError>>, usize) {
         let depth = self.frames.len();
         let diag_start = self.diagnostics.len();
-        let owner = self.frames.push(info);
+        self.frames.push(info.clone());
         let result = catch_unwind(AssertUnwindSafe(|| body(self)));
-        self.frames.pop_to(depth, owner, info);
+        self.frames.truncate(depth);
         (result, diag_start)
     }
 
@@ -415,7 +380,7 @@ impl PassCx {
             input,
             output,
             depth: self.frames.len(),
-            stack: self.frames.as_slice(),
+            stack: &self.frames,
             elapsed,
         };
         let flow = match output {
@@ -437,90 +402,6 @@ impl PassCx {
 
 fn asks_should_run(list: &[InstrumentRef]) -> bool {
     list.iter().any(|i| i.has_should_run())
-}
-
-/// The running passes' infos, held without touching their reference counts: a pass's info is
-/// kept alive by the `&Pass` its `run` borrows, and `run_body` pops the entry before that
-/// borrow ends. That saves two atomic operations per pass invocation, a tenth of the pass
-/// manager's whole cost per pass.
-///
-/// The one way an entry could outlive its pass: a body swaps the `&mut PassCx` it was given
-/// for another one (`mem::swap`, `mem::replace`) and keeps the old one somewhere. Each stack has
-/// a process-unique id; when `run_body` finds another id at its `&mut PassCx` after the body,
-/// the stack holding its entry went elsewhere, so it leaks one counted reference to the info
-/// (`pop_to`), which then lives forever and the entry stays valid. Every level between there
-/// and the swap does the same, so every entry of an escaped stack is kept alive.
-///
-/// A fork ([`Frames::fork`], a worker of a parallel function pass) starts with counted copies
-/// of its parent's entries (`counted` of them), which it drops itself: it may outlive nothing,
-/// but a body could keep it as above.
-struct Frames {
-    id: u64,
-    items: Vec<ManuallyDrop<PassInfo>>,
-    counted: usize,
-}
-
-impl Drop for Frames {
-    fn drop(&mut self) {
-        for item in self.items.iter_mut().take(self.counted) {
-            // SAFETY: the first `counted` entries are counted references of this stack's own
-            // (made by `fork`, never popped: bodies pop back to their own depth at least).
-            unsafe { ManuallyDrop::drop(item) };
-        }
-    }
-}
-
-static NEXT_FRAMES_ID: AtomicU64 = AtomicU64::new(0);
-
-impl Frames {
-    fn new() -> Frames {
-        Frames {
-            id: NEXT_FRAMES_ID.fetch_add(1, Ordering::Relaxed),
-            items: Vec::with_capacity(16),
-            counted: 0,
-        }
-    }
-
-    /// A new stack holding counted references to this one's entries.
-    fn fork(&self) -> Frames {
-        let mut items = Vec::with_capacity(self.items.len() + 16);
-        items.extend(self.as_slice().iter().map(|i| ManuallyDrop::new(i.clone())));
-        Frames {
-            id: NEXT_FRAMES_ID.fetch_add(1, Ordering::Relaxed),
-            counted: items.len(),
-            items,
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    fn as_slice(&self) -> &[PassInfo] {
-        let items: &[ManuallyDrop<PassInfo>] = &self.items;
-        // SAFETY: `ManuallyDrop<T>` is `repr(transparent)` over `T`, so the slices have the
-        // same layout; every entry is a valid `PassInfo` (see the type's comment).
-        unsafe { &*(items as *const [ManuallyDrop<PassInfo>] as *const [PassInfo]) }
-    }
-
-    /// Pushes `info` without counting a reference; returns the stack's id for [`Frames::pop_to`].
-    fn push(&mut self, info: &PassInfo) -> u64 {
-        // SAFETY: a bitwise copy of the handle, never dropped (`ManuallyDrop`), so the count
-        // stays right; the entry is valid while `info` is borrowed, and `pop_to` removes it
-        // before that borrow ends (or makes the info immortal).
-        self.items
-            .push(ManuallyDrop::new(unsafe { std::ptr::read(info) }));
-        self.id
-    }
-
-    /// Pops back to `depth` after the body of the pass whose entry `push` returned `owner` for.
-    fn pop_to(&mut self, depth: usize, owner: u64, info: &PassInfo) {
-        if self.id != owner {
-            // The body swapped the stack away: its copy of `info` may outlive the pass.
-            std::mem::forget(info.clone());
-        }
-        self.items.truncate(depth.max(self.counted));
-    }
 }
 
 #[cfg(test)]

@@ -66,21 +66,11 @@ impl PassImpl for Sequential {
         &self.info
     }
 
+    /// The children in order, each through the funnel on the previous one's output.
     fn transform(&self, m: &Module, cx: &mut PassCx) -> Result<Module, PassError> {
-        let mut cur = m.clone();
-        self.transform_in_place(&mut cur, cx)?;
-        Ok(cur)
-    }
-
-    fn runs_in_place(&self) -> bool {
-        true
-    }
-
-    /// The children in order on one module, each through the funnel in place
-    /// ([`PassCx::run_in_place`]): a child that changes nothing costs no module handle.
-    fn transform_in_place(&self, cur: &mut Module, cx: &mut PassCx) -> Result<(), PassError> {
         let by_level = cx.context().gates_by_opt_level_only();
         let level = cx.context().opt_level();
+        let mut cur = m.clone();
         for (child, gate) in self.passes.iter().zip(&self.gates) {
             let enabled = if by_level {
                 level >= gate.opt_level
@@ -93,12 +83,12 @@ impl PassImpl for Sequential {
             if gate.has_required {
                 let info = child.info();
                 for name in info.required() {
-                    *cur = cx.run_required(name, info, cur)?;
+                    cur = cx.run_required(name, info, &cur)?;
                 }
             }
-            cx.run_in_place(child, cur)?;
+            cur = cx.run(child, &cur)?;
         }
-        Ok(())
+        Ok(cur)
     }
 
     fn children(&self) -> &[Pass] {

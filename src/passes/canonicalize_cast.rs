@@ -73,9 +73,4 @@ impl Mutator for Canonicalizer {
         }
         crate::ir::mutate::rebuild_call(e, callee, args)
     }
-
-    // A copy is a node built here that no table keys.
-    fn holds_built_nodes(&self) -> bool {
-        false
-    }
 }

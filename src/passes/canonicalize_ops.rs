@@ -10,7 +10,7 @@
 //! pass rebuilds nothing. Nothing else changes.
 
 use super::simplify_inference::{expand_to_axis, op_call};
-use crate::ir::mutate::{mutate, rebuild_call, Mutator};
+use crate::ir::mutate::{mutate, rebuild_call, Mutator, Unchanged};
 use crate::ir::{Attrs, Contains, Expr, ExprKind, Module};
 
 /// Canonicalizes `nn.bias_add` in every optimizable function of a typed module.
@@ -33,11 +33,6 @@ impl Mutator for Canonicalizer {
     // A subtree without a `nn.bias_add` comes out as it is: not walked.
     fn pre(&mut self, e: &Expr) -> Option<Expr> {
         (!e.contains().any(Contains::BIAS_ADD)).then(|| e.clone())
-    }
-
-    // No side tables.
-    fn holds_built_nodes(&self) -> bool {
-        false
     }
 
     fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
@@ -64,8 +59,10 @@ impl Mutator for Canonicalizer {
         rebuild_call(e, callee, args)
     }
 
-    fn keeps(&mut self, e: &Expr) -> bool {
-        e.call_op_of()
-            .is_none_or(|(op, _)| op.name() != "nn.bias_add")
+    fn unchanged(&mut self, e: &Expr) -> Unchanged {
+        Unchanged::keep_if(
+            e.call_op_of()
+                .is_none_or(|(op, _)| op.name() != "nn.bias_add"),
+        )
     }
 }

@@ -29,7 +29,7 @@
 
 use crate::ir::mutate::{
     mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_let,
-    rebuild_tuple, MutateState, Mutator,
+    rebuild_tuple, MutateState, Mutator, Unchanged,
 };
 use crate::ir::visit::each_node;
 use crate::ir::{Attrs, Constant, Contains, Expr, ExprKind, Function, Module, Type, Var, VarMap};
@@ -352,11 +352,6 @@ impl<'u, 'a> Eliminator<'u, 'a> {
 }
 
 impl Mutator for Eliminator<'_, '_> {
-    // Its tables are keyed by original nodes and variables only.
-    fn holds_built_nodes(&self) -> bool {
-        false
-    }
-
     fn var(&mut self, e: &Expr, v: &Var) -> Expr {
         let mut out = e.clone();
         if self.action(v) == Action::Inline {
@@ -391,17 +386,17 @@ impl Mutator for Eliminator<'_, '_> {
         let out = rebuild_get_item(e, tuple, index);
         self.note(e, out)
     }
-    fn keeps(&mut self, e: &Expr) -> bool {
+    fn unchanged(&mut self, e: &Expr) -> Unchanged {
         // Every hook but a let's and an inlined variable's returns an unchanged node as is,
         // except that values to inline must be noted.
         if !self.wanted.is_empty() && self.wanted.contains(&e.id()) {
-            return false;
+            return Unchanged::Hook;
         }
-        match e.kind() {
+        Unchanged::keep_if(match e.kind() {
             ExprKind::Var(v) => self.action(v) != Action::Inline,
             ExprKind::Let(l) => self.action(&l.var) == Action::Keep,
             _ => true,
-        }
+        })
     }
     fn let_value_wanted(&mut self, _e: &Expr, var: &Var) -> bool {
         // A dropped binding's value is not rewritten (its variable has no use to inline it at).

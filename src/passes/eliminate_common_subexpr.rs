@@ -24,7 +24,7 @@
 //! special treatment of `let`, `if` or functions.
 
 use crate::ir::attrs::AttrsNode;
-use crate::ir::mutate::{mutate, rebuild_call, rebuild_get_item, Mutator};
+use crate::ir::mutate::{mutate, rebuild_call, rebuild_get_item, Mutator, Unchanged};
 use crate::ir::{Attrs, Expr, ExprKind, Module, Op};
 use hashbrown::HashTable;
 use rustc_hash::{FxHashMap, FxHasher};
@@ -313,12 +313,6 @@ impl Eliminator {
 }
 
 impl Mutator for Eliminator {
-    // The tables key calls and projections by the identity of arguments and tuples that the
-    // recorded nodes themselves hold, so no address in them can be reused while they exist.
-    fn holds_built_nodes(&self) -> bool {
-        false
-    }
-
     fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, attrs: &Attrs) -> Expr {
         let op = match callee.kind() {
             ExprKind::Op(op) if self.candidate(*op) && !args.is_empty() => *op,
@@ -347,29 +341,29 @@ impl Mutator for Eliminator {
 
     // The same decisions as `call` and `get_item`, read from the node itself when none of its
     // children changed (most nodes of a program without common subexpressions).
-    fn unchanged(&mut self, e: &Expr) -> Option<Option<Expr>> {
+    fn unchanged(&mut self, e: &Expr) -> Unchanged {
         match e.kind() {
             ExprKind::Call(c) => match c.callee.kind() {
                 ExprKind::Op(op) if self.candidate(*op) && !c.args.is_empty() => {
                     match self.merge_call(*op, &c.attrs, &c.args) {
-                        Ok(earlier) => Some(Some(earlier)),
+                        Ok(earlier) => Unchanged::Replace(earlier),
                         Err(key) => {
                             self.record(e, key);
-                            Some(None)
+                            Unchanged::Keep
                         }
                     }
                 }
-                _ => Some(None),
+                _ => Unchanged::Keep,
             },
             ExprKind::TupleGetItem(t, i) => match self.merge_get_item(t, *i) {
-                Ok(earlier) => Some(Some(earlier)),
+                Ok(earlier) => Unchanged::Replace(earlier),
                 Err(key) => {
                     self.projections.insert(key, e.clone());
-                    Some(None)
+                    Unchanged::Keep
                 }
             },
             // Every other hook returns the node itself when its children are unchanged.
-            _ => Some(None),
+            _ => Unchanged::Keep,
         }
     }
 }
@@ -377,6 +371,9 @@ impl Mutator for Eliminator {
 #[cfg(test)]
 mod tests {
     use super::Eliminator;
+    use crate::ir::mutate::mutate;
+    use crate::ir::ExprKind;
+    use crate::text::parse_module;
 
     /// Calls and projections whose children did not change are merged or recorded from the
     /// node itself: the same output as through the hooks.
@@ -392,9 +389,6 @@ mod tests {
         ));
         crate::ir::mutate::assert_unchanged_path_agrees(|_| Eliminator::default(), &programs);
     }
-    use crate::ir::mutate::mutate;
-    use crate::ir::ExprKind;
-    use crate::text::parse_module;
 
     /// Many different calls of one node go to the table by their full hash (so probing stays
     /// short); calls of nodes with few users are placed near them; equal calls are merged

@@ -10,7 +10,7 @@
 //! (`fast_exp` as `exp`, ...), where TVM's kernels approximate, so FastMath never changes what
 //! `evaluate` or FoldConstant computes.
 
-use crate::ir::mutate::{mutate, rebuild_call, Mutator};
+use crate::ir::mutate::{mutate, rebuild_call, Mutator, Unchanged};
 use crate::ir::{Attrs, Call, Expr, ExprKind, Op};
 
 /// Rewrites one function (or any expression).
@@ -58,12 +58,10 @@ impl Mutator for FastMath {
         crate::passes::infer_type::with_node_type(rebuilt)
     }
 
-    fn keeps(&mut self, e: &Expr) -> bool {
-        e.call_op_of()
-            .is_none_or(|(op, _)| fast_form(op.name()).is_none())
-    }
-
-    fn holds_built_nodes(&self) -> bool {
-        false
+    fn unchanged(&mut self, e: &Expr) -> Unchanged {
+        Unchanged::keep_if(
+            e.call_op_of()
+                .is_none_or(|(op, _)| fast_form(op.name()).is_none()),
+        )
     }
 }

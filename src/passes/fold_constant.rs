@@ -41,7 +41,7 @@ pub(crate) use crate::eval::shape_ops::MAX_ELEMENTS;
 
 use crate::ir::mutate::{
     mutate, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if, rebuild_let,
-    rebuild_tuple, Mutator,
+    rebuild_tuple, Mutator, Unchanged,
 };
 use crate::ir::{
     Attrs, Constant, DType, Expr, ExprKind, Function, Module, Op, PendingLets, Span, TensorData,
@@ -221,12 +221,6 @@ impl Mutator for Folder {
         self.note(e, e.clone())
     }
 
-    // Its tables are keyed by original nodes and variables only: a constant folded into its
-    // consumer (the `full`s of a `multiply` folded in turn) is freed as soon as it is used.
-    fn holds_built_nodes(&self) -> bool {
-        false
-    }
-
     // Every hook goes through `note`, so a let's pending value is always caught.
     fn leaf(&mut self, e: &Expr) -> Expr {
         self.note(e, e.clone())
@@ -259,20 +253,20 @@ impl Mutator for Folder {
     // A call whose arguments did not change is folded (or not) from its own arguments; a
     // tuple or function literal whose parts did not change is itself. The other kinds run
     // their hooks (a variable may take a constant, a projection or an `if` may resolve).
-    fn unchanged(&mut self, e: &Expr) -> Option<Option<Expr>> {
+    fn unchanged(&mut self, e: &Expr) -> Unchanged {
         match e.kind() {
             ExprKind::Call(c) => match self.fold_or_rewrite(e, &c.callee, &c.args, &c.attrs) {
-                Some(folded) => Some(Some(self.note(e, folded))),
+                Some(folded) => Unchanged::Replace(self.note(e, folded)),
                 None => {
                     self.note_itself(e);
-                    Some(None)
+                    Unchanged::Keep
                 }
             },
             ExprKind::Tuple(_) | ExprKind::Function(_) => {
                 self.note_itself(e);
-                Some(None)
+                Unchanged::Keep
             }
-            _ => None,
+            _ => Unchanged::Hook,
         }
     }
 

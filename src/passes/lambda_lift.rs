@@ -31,7 +31,7 @@
 //! literals, named before their body is visited, are hashed as written.
 
 use super::typed::typed_function;
-use crate::ir::mutate::{mutate, rebuild_call, rebuild_function, Mutator};
+use crate::ir::mutate::{mutate, rebuild_call, rebuild_function, Mutator, Unchanged};
 use crate::ir::visit::{each_node, post_order};
 use crate::ir::{
     expr_equal, expr_hash, AttrValue, Attrs, Call, Contains, Expr, ExprKind, Function, Module,
@@ -326,14 +326,14 @@ impl Mutator for Lifter<'_> {
         Self::global(&name, &captured, e.ty())
     }
 
-    fn keeps(&mut self, e: &Expr) -> bool {
+    fn unchanged(&mut self, e: &Expr) -> Unchanged {
         // Functions pop their frame (and may be lifted); calls of a variable may call a lifted
         // global; every other hook returns an unchanged node as is.
-        match e.kind() {
+        Unchanged::keep_if(match e.kind() {
             ExprKind::Function(_) => false,
             ExprKind::Call(c) => !matches!(c.callee.kind(), ExprKind::Var(_)),
             _ => true,
-        }
+        })
     }
 }
 

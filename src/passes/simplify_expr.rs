@@ -116,9 +116,4 @@ impl Mutator for Simplifier {
         }
         self.normalize(rebuilt)
     }
-
-    // Side tables: none; discarded nodes may be freed at once.
-    fn holds_built_nodes(&self) -> bool {
-        false
-    }
 }

@@ -23,7 +23,7 @@
 //! nothing (one copy of the graph in a run's history, not two).
 
 use super::infer_type::{typed_call, typed_constant};
-use crate::ir::mutate::{mutate, rebuild_call, rebuild_get_item, Mutator};
+use crate::ir::mutate::{mutate, rebuild_call, rebuild_get_item, Mutator, Unchanged};
 use crate::ir::{
     AttrValue, Attrs, Constant, Contains, DType, Expr, ExprKind, Module, Op, TensorData, TensorType,
 };
@@ -259,11 +259,6 @@ impl Mutator for Simplifier {
         (!e.contains().any(Contains::INFERENCE_OP)).then(|| e.clone())
     }
 
-    // No side tables: a node built and replaced (a dropout's call) is freed at once.
-    fn holds_built_nodes(&self) -> bool {
-        false
-    }
-
     fn get_item(&mut self, e: &Expr, tuple: Expr, index: usize) -> Expr {
         let orig_tuple = match e.kind() {
             ExprKind::TupleGetItem(t, _) => t,
@@ -298,14 +293,14 @@ impl Mutator for Simplifier {
         rebuild_call(e, callee, args)
     }
 
-    fn keeps(&mut self, e: &Expr) -> bool {
+    fn unchanged(&mut self, e: &Expr) -> Unchanged {
         // Only normalization calls and the first field of a dropout or batch_norm change.
-        match e.kind() {
+        Unchanged::keep_if(match e.kind() {
             ExprKind::Call(_) => !e.call_op_of().is_some_and(|(op, _)| is_norm(op)),
             ExprKind::TupleGetItem(t, 0) => !t
                 .call_op_of()
                 .is_some_and(|(op, _)| is_dropout_or_batch_norm(op)),
             _ => true,
-        }
+        })
     }
 }

@@ -9,7 +9,7 @@
 //!
 //! Stack-safe and memoized: built on the mutator, shared nodes stay shared within one copy.
 
-use crate::ir::mutate::{mutate, rebuild_function, rebuild_let, rebuild_other, Mutator};
+use crate::ir::mutate::{mutate, rebuild_function, rebuild_let, rebuild_other, Mutator, Unchanged};
 use crate::ir::{Clause, Expr, ExprKind, Function, Match, NodeSet, Var};
 use rustc_hash::FxHashMap;
 
@@ -135,9 +135,9 @@ impl Mutator for Subst<'_> {
         )
     }
 
-    fn keeps(&mut self, e: &Expr) -> bool {
+    fn unchanged(&mut self, e: &Expr) -> Unchanged {
         // Only substituted or renamed variables, and the binders of renamed ones, change.
-        match e.kind() {
+        Unchanged::keep_if(match e.kind() {
             ExprKind::Var(v) => {
                 !self.map.contains_key(&v.id()) && !self.renamed.contains_key(&v.id())
             }
@@ -149,6 +149,6 @@ impl Mutator for Subst<'_> {
                 none
             }
             _ => true,
-        }
+        })
     }
 }

@@ -406,12 +406,6 @@ impl Fill {
 }
 
 impl Mutator for Fill {
-    // Its tables are keyed by original nodes (computed before the mutation) and variables;
-    // the nodes it builds are held by its scopes' lists where they are needed.
-    fn holds_built_nodes(&self) -> bool {
-        false
-    }
-
     fn pre(&mut self, e: &Expr) -> Option<Expr> {
         match e.kind() {
             ExprKind::Function(f) if is_primitive(f) => Some(self.compound(e, e.clone())),

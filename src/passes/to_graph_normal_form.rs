@@ -19,7 +19,7 @@
 
 use crate::ir::mutate::{
     mutate, mutate_with, rebuild_call, rebuild_function, rebuild_get_item, rebuild_if,
-    rebuild_tuple, MutateState, Mutator,
+    rebuild_tuple, MutateState, Mutator, Unchanged,
 };
 use crate::ir::{Attrs, Constant, Contains, Expr, ExprKind, Function, Module, Var, VarMap};
 use rustc_hash::FxHashSet;
@@ -155,8 +155,8 @@ impl Mutator for Substitute {
             e.clone()
         }
     }
-    fn keeps(&mut self, e: &Expr) -> bool {
-        !matches!(e.kind(), ExprKind::Var(v) if v.id() == self.var)
+    fn unchanged(&mut self, e: &Expr) -> Unchanged {
+        Unchanged::keep_if(!matches!(e.kind(), ExprKind::Var(v) if v.id() == self.var))
     }
 }
 
@@ -170,11 +170,6 @@ impl Gnf {
 }
 
 impl Mutator for Gnf {
-    // Its tables are keyed by original nodes and variables only.
-    fn holds_built_nodes(&self) -> bool {
-        false
-    }
-
     fn var(&mut self, e: &Expr, v: &Var) -> Expr {
         let out = match self.values.get(v.id()) {
             Some((value, _)) if !self.recursive.contains(&v.id()) => self
@@ -204,17 +199,17 @@ impl Mutator for Gnf {
         let out = rebuild_get_item(e, tuple, index);
         self.note(e, out)
     }
-    fn keeps(&mut self, e: &Expr) -> bool {
+    fn unchanged(&mut self, e: &Expr) -> Unchanged {
         // Lets go, let-bound variables become their values, and rewritten values are noted;
         // every other hook returns an unchanged node as is.
         if self.wanted.contains(&e.id()) {
-            return false;
+            return Unchanged::Hook;
         }
-        match e.kind() {
+        Unchanged::keep_if(match e.kind() {
             ExprKind::Var(v) => self.values.get(v.id()).is_none(),
             ExprKind::Let(_) => false,
             _ => true,
-        }
+        })
     }
     fn let_value_wanted(&mut self, _e: &Expr, var: &Var) -> bool {
         self.values.get(var.id()).is_none_or(|(_, used)| *used)

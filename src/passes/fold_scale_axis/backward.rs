@@ -21,7 +21,7 @@ use super::{
     all_positive_constant, expand_to_axis, match_broadcast, multiply, reshape_or_expand, tensor,
     ConvLayouts, Message,
 };
-use crate::ir::mutate::{mutate, rebuild_call, walk_refs, Mutator};
+use crate::ir::mutate::{mutate, rebuild_call, walk_refs, Mutator, Unchanged};
 use crate::ir::{Attrs, Call, Expr, ExprKind};
 
 /// Backward scale folding of one typed function (see the module documentation).
@@ -222,14 +222,11 @@ struct Backward {
 impl Mutator for Backward {
     // A call with no step planned, and every other node (default hooks), whose children did
     // not change is itself.
-    fn unchanged(&mut self, e: &Expr) -> Option<Option<Expr>> {
-        match e.kind() {
-            ExprKind::Call(_) => match self.plan.get(&e.id()) {
-                None | Some(Step::Pass) => Some(None),
-                Some(_) => None,
-            },
-            _ => Some(None),
-        }
+    fn unchanged(&mut self, e: &Expr) -> Unchanged {
+        Unchanged::keep_if(match e.kind() {
+            ExprKind::Call(_) => matches!(self.plan.get(&e.id()), None | Some(Step::Pass)),
+            _ => true,
+        })
     }
 
     fn call(&mut self, e: &Expr, callee: Expr, mut args: Vec<Expr>, _attrs: &Attrs) -> Expr {

@@ -18,7 +18,7 @@ use super::{
     all_positive_constant, expand_to_axis, intersect, match_broadcast, multiply, op_call,
     reshape_or_expand, tensor, ConvLayouts, Message,
 };
-use crate::ir::mutate::{mutate, rebuild_call, walk_refs, Mutator};
+use crate::ir::mutate::{mutate, rebuild_call, walk_refs, Mutator, Unchanged};
 use crate::ir::{Attrs, Call, Expr, ExprKind};
 
 /// Forward scale folding of one typed function (see the module documentation).
@@ -237,10 +237,13 @@ impl Forward {
 impl Mutator for Forward {
     // A call whose arguments did not change is rewritten (or not) from its own arguments; the
     // other hooks are the defaults, which return an unchanged node itself.
-    fn unchanged(&mut self, e: &Expr) -> Option<Option<Expr>> {
+    fn unchanged(&mut self, e: &Expr) -> Unchanged {
         match e.kind() {
-            ExprKind::Call(c) => Some(self.rewrite(e, c, &c.callee, &c.args)),
-            _ => Some(None),
+            ExprKind::Call(c) => match self.rewrite(e, c, &c.callee, &c.args) {
+                Some(out) => Unchanged::Replace(out),
+                None => Unchanged::Keep,
+            },
+            _ => Unchanged::Keep,
         }
     }
 
