@@ -1,6 +1,6 @@
 //! Every standard pass on generated models of about 10k and 100k ops and on the largest
 //! programs of the shared corpus, and the cost of the Stats and PrintChanged instruments on a
-//! pipeline (issue 4's and 9's benchmarks).
+//! pipeline.
 //!
 //! Models: `peer` is the TVM peer's model (`shared/peers/tvm/model.py`, eight calls a layer:
 //! 1,250 layers = 10k ops, 12,500 = 100k), `conv` the ResNet-like `testgen::conv_model` (six
