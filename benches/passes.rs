@@ -13,7 +13,7 @@
 //! (InferType itself is measured on the untyped module), as in `passlab bench`.
 //!
 //! `cargo bench --bench passes` runs everything (a few minutes); filter with a substring,
-//! e.g. `cargo bench --bench passes -- FuseOps` or `-- 100k`. The growth figure the issue
+//! e.g. `cargo bench --bench passes -- FuseOps` or `-- 100k`. The growth figure the goal
 //! asks for is the ratio of the 100k and 10k medians of each pass.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
