@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Growth of each pass's time from a small to a large generated model (issue 9's goal:
+"""Growth of each pass's time from a small to a large generated model (the goal:
 100k ops at most 11x the time of 10k ops, for every standard pass).
 
 Method (benches/README.md): `passlab gen` writes each model once; then small and large
@@ -57,7 +57,7 @@ UNSTEADY = 1.25
 # Timed runs of a pass counted in one process (--instructions), after passlab bench's warm-up.
 RUNS = 2
 
-# The function every timed run of `passlab bench` goes through (src/bench.rs); callgrind
+# The function every timed run of `passlab bench` goes through (src/cli/bench.rs); callgrind
 # counts only inside it.
 TIMED_RUN = "passlab::cli::bench::timed_run*"
 
@@ -274,7 +274,7 @@ def bench_args(p):
 # The generated models (`passlab gen`) measured by default: the TVM peer's model, conv blocks,
 # an unrolled LSTM.
 MODELS = ["peer", "conv", "rnn"]
-# Shapes that once made a pass quadratic (`--model` only; CI checks their instructions): a
+# Shapes that make a direct algorithm quadratic (`--model` only; CI checks their instructions): a
 # running sum of recurrent states (FuseOps' post-dominators), nested ifs (ToANormalForm's
 # scopes), a call chain of globals (every pass that looked functions up by name), nested
 # closures (LambdaLift's free variables and names), nested tuples (InferType's type comparisons),

@@ -1,6 +1,6 @@
 //! Every standard pass on generated models of about 10k and 100k ops and on the largest
 //! programs of the shared corpus, and the cost of the Stats and PrintChanged instruments on a
-//! pipeline (issue 4's and 9's benchmarks).
+//! pipeline.
 //!
 //! Models: `peer` is the TVM peer's model (`shared/peers/tvm/model.py`, eight calls a layer:
 //! 1,250 layers = 10k ops, 12,500 = 100k), `conv` the ResNet-like `testgen::conv_model` (six
@@ -13,7 +13,7 @@
 //! (InferType itself is measured on the untyped module), as in `passlab bench`.
 //!
 //! `cargo bench --bench passes` runs everything (a few minutes); filter with a substring,
-//! e.g. `cargo bench --bench passes -- FuseOps` or `-- 100k`. The growth figure the issue
+//! e.g. `cargo bench --bench passes -- FuseOps` or `-- 100k`. The growth figure the goal
 //! asks for is the ratio of the 100k and 10k medians of each pass.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};

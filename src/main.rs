@@ -127,7 +127,7 @@ enum Command {
         print: bool,
         /// Also time the --pass list as one Sequential, applied directly (`pipeline`) and as a
         /// statement in a session (`session`: `out = seq(m)`, the path the REPL, scripts and
-        /// the kernel take, with its worker thread and run history).
+        /// the kernel take, with its observer and run history).
         #[arg(long)]
         session: bool,
         /// Threads of a function pass (`passlab.num_threads`; 0: one per core). The default,

@@ -1,5 +1,5 @@
 //! Generated programs for tests and benchmarks: a ResNet-like stack of conv blocks of any size,
-//! an unrolled LSTM, deep let chains, and shapes that once made a pass quadratic (a running
+//! an unrolled LSTM, deep let chains, and shapes that make a direct algorithm quadratic (a running
 //! sum of states, nested ifs, a chain of many globals, nested closures, nested tuples, chains
 //! of inlined globals, nested function literals). Deterministic, so benchmark inputs never
 //! drift.

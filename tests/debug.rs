@@ -251,7 +251,7 @@ fn unique_nodes(modules: &[Module]) -> usize {
 
 #[test]
 fn a_runs_history_shares_structure_between_steps() {
-    // The bound is 3x one module, in bytes (`tests/history_memory.rs`). In unique
+    // The bound is 3x one module, in bytes (`tests/history_memory.rs`). In unique
     // expression nodes (deterministic) the measure is 3.0x / 2.8x: the user pipeline holds
     // three full copies (the untyped input, the typed one, the LeakyRelu rewrite; the
     // InferTypes after the rewrite keep it, its new nodes being typed on build) and the

@@ -1,10 +1,9 @@
 //! What a run's history costs in heap bytes, counted by a global allocator that tallies every
 //! allocation and deallocation (so the numbers do not depend on the OS or on timing): a
 //! session holding the input, the output and the history of a 20-pass pipeline stays within
-//! 3x the largest single module of that history (issue 8). Measured 2.0x / 2.4x (README.md,
-//! "Benchmarks"): passes that rewrite calls type the new nodes on build, so the InferType
-//! after a whole-graph rewrite keeps the graph instead of copying it once more (before that:
-//! 2.8x / 3.4x). One test only: the allocator counts the whole process, so nothing else may
+//! 3x the largest single module of that history. Passes that rewrite calls type the new nodes
+//! on build, so the InferType after a whole-graph rewrite keeps the graph instead of copying it
+//! once more. One test only: the allocator counts the whole process, so nothing else may
 //! allocate concurrently.
 //! `examples/history_memory.rs` reports the same measure on a 100k-node model.
 

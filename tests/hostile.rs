@@ -362,7 +362,7 @@ fn metadata_mutation_fuzz() {
     assert!(cases >= 300, "{cases}");
 }
 
-/// Shapes that were once quadratic in the parser or the printer, at a size where quadratic
+/// Shapes that make a naive parser or printer quadratic, at a size where quadratic
 /// work would take minutes (a name shadowed 100,000 times printed in 4 minutes at half this
 /// size; 100,000 parameters or attributes parsed in 13 s): parsed and printed back whole.
 #[test]

@@ -121,7 +121,7 @@ fn deep_nested_tuples() {
 
 /// `fn () { fn () { ... %x } }` nested 100,000 deep, none called: each literal's type holds
 /// every level below it. Typed, then typed again (reading each literal's return type whole
-/// was quadratic); the second run rebuilds nothing, and the type is right all the way down.
+/// would be quadratic); the second run rebuilds nothing, and the type is right all the way down.
 #[test]
 fn deep_nested_function_literals() {
     on_small_stack(|| {
