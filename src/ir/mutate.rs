@@ -142,8 +142,9 @@ pub trait Mutator {
     /// `e` itself, [`Unchanged::Replace`] with the result when the mutator can tell it from
     /// the node alone, [`Unchanged::Hook`] (the default) to run the hook. Skipping the hook
     /// spares an unchanged subgraph its argument vectors and the reference counts on its
-    /// nodes, which on a program larger than the caches are writes to cold lines: on a
-    /// 100,000-op model it halves FoldConstant, FoldScaleAxis and EliminateCommonSubexpr.
+    /// nodes, which on a program larger than the caches are writes to cold lines (without
+    /// it FoldConstant, FoldScaleAxis and EliminateCommonSubexpr take about twice as long on
+    /// a large model: benches/README.md, "The session path").
     fn unchanged(&mut self, _e: &Expr) -> Unchanged {
         Unchanged::Hook
     }

@@ -475,7 +475,7 @@ mod tests {
     }
 
     /// A body that swaps its `PassCx` away and keeps it: the kept stack still names the
-    /// passes after every one of them is dropped (their infos were made immortal).
+    /// passes after every one of them is dropped (it holds counted handles on their infos).
     #[test]
     fn a_stack_swapped_away_by_a_body_stays_valid_after_the_passes_are_gone() {
         let kept: Arc<Mutex<Option<PassCx>>> = Arc::new(Mutex::new(None));
