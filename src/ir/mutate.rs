@@ -276,70 +276,74 @@ pub fn mutate_with<M: Mutator + ?Sized>(m: &mut M, root: &Expr, state: &mut Muta
                 } else {
                     Unchanged::Hook
                 };
-                let out = if !matches!(as_is, Unchanged::Hook) {
-                    results.truncate(base);
-                    match as_is {
-                        Unchanged::Replace(r) => same_or(r, e),
-                        _ => None,
+                let out = match as_is {
+                    Unchanged::Keep => {
+                        results.truncate(base);
+                        None
                     }
-                } else {
-                    let mut kids = results.drain(base..);
-                    let mut next = |orig: &Expr| {
-                        kids.next()
-                            .expect("one result per child")
-                            .unwrap_or_else(|| orig.clone())
-                    };
-                    let out = match e.kind() {
-                        ExprKind::Var(v) => m.var(e, v),
-                        ExprKind::Constant(c) => m.constant(e, c),
-                        ExprKind::GlobalVar(_) | ExprKind::Op(_) | ExprKind::Constructor(_) => {
-                            m.leaf(e)
-                        }
-                        ExprKind::Match(mt) => {
-                            let data = next(&mt.data);
-                            let rhs = mt.clauses.iter().map(|c| next(&c.rhs)).collect();
-                            m.match_(e, mt, data, rhs)
-                        }
-                        ExprKind::RefNew(_) | ExprKind::RefRead(_) | ExprKind::RefWrite(..) => {
-                            let mut kids_in = Vec::with_capacity(2);
-                            e.kind().for_each_child(|c| kids_in.push(next(c)));
-                            m.reference(e, kids_in)
-                        }
-                        ExprKind::Call(c) => {
-                            let callee = next(&c.callee);
-                            let args = c.args.iter().map(&mut next).collect();
-                            m.call(e, callee, args, &c.attrs)
-                        }
-                        ExprKind::Tuple(fs) => {
-                            let fields = fs.iter().map(&mut next).collect();
-                            m.tuple(e, fields)
-                        }
-                        ExprKind::TupleGetItem(t, i) => {
-                            let t = next(t);
-                            m.get_item(e, t, *i)
-                        }
-                        ExprKind::Let(l) => {
-                            let value = if value_skipped {
-                                l.value.clone()
-                            } else {
-                                next(&l.value)
-                            };
-                            let body = next(&l.body);
-                            m.let_(e, &l.var, value, body)
-                        }
-                        ExprKind::If(i) => {
-                            let c = next(&i.cond);
-                            let t = next(&i.then_branch);
-                            let f = next(&i.else_branch);
-                            m.if_(e, c, t, f)
-                        }
-                        ExprKind::Function(f) => {
-                            let body = next(&f.body);
-                            m.function(e, f, body)
-                        }
-                    };
-                    drop(kids);
-                    same_or(out, e)
+                    Unchanged::Replace(r) => {
+                        results.truncate(base);
+                        same_or(r, e)
+                    }
+                    Unchanged::Hook => {
+                        let mut kids = results.drain(base..);
+                        let mut next = |orig: &Expr| {
+                            kids.next()
+                                .expect("one result per child")
+                                .unwrap_or_else(|| orig.clone())
+                        };
+                        let out = match e.kind() {
+                            ExprKind::Var(v) => m.var(e, v),
+                            ExprKind::Constant(c) => m.constant(e, c),
+                            ExprKind::GlobalVar(_) | ExprKind::Op(_) | ExprKind::Constructor(_) => {
+                                m.leaf(e)
+                            }
+                            ExprKind::Match(mt) => {
+                                let data = next(&mt.data);
+                                let rhs = mt.clauses.iter().map(|c| next(&c.rhs)).collect();
+                                m.match_(e, mt, data, rhs)
+                            }
+                            ExprKind::RefNew(_) | ExprKind::RefRead(_) | ExprKind::RefWrite(..) => {
+                                let mut kids_in = Vec::with_capacity(2);
+                                e.kind().for_each_child(|c| kids_in.push(next(c)));
+                                m.reference(e, kids_in)
+                            }
+                            ExprKind::Call(c) => {
+                                let callee = next(&c.callee);
+                                let args = c.args.iter().map(&mut next).collect();
+                                m.call(e, callee, args, &c.attrs)
+                            }
+                            ExprKind::Tuple(fs) => {
+                                let fields = fs.iter().map(&mut next).collect();
+                                m.tuple(e, fields)
+                            }
+                            ExprKind::TupleGetItem(t, i) => {
+                                let t = next(t);
+                                m.get_item(e, t, *i)
+                            }
+                            ExprKind::Let(l) => {
+                                let value = if value_skipped {
+                                    l.value.clone()
+                                } else {
+                                    next(&l.value)
+                                };
+                                let body = next(&l.body);
+                                m.let_(e, &l.var, value, body)
+                            }
+                            ExprKind::If(i) => {
+                                let c = next(&i.cond);
+                                let t = next(&i.then_branch);
+                                let f = next(&i.else_branch);
+                                m.if_(e, c, t, f)
+                            }
+                            ExprKind::Function(f) => {
+                                let body = next(&f.body);
+                                m.function(e, f, body)
+                            }
+                        };
+                        drop(kids);
+                        same_or(out, e)
+                    }
                 };
                 if shared {
                     state.memo.insert(e.id(), out.clone());
