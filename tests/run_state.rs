@@ -93,3 +93,37 @@ fn a_session_runs_a_pass_on_its_own_thread_unless_it_can_pause() {
     assert_ne!(seen.threads[1], here, "a breakpoint: the run's own thread");
     assert_eq!(seen.tables, [2, 2]);
 }
+
+/// Each worker of a parallel function pass runs its functions inside a run of its own: the
+/// type rule answers a function's body asks for land in that run's table (not in a table the
+/// worker thread keeps), and nothing of it is left on the calling thread afterwards.
+#[test]
+fn a_parallel_workers_functions_run_inside_a_run() {
+    let text = (0..8)
+        .map(|i| format!("def @f{i}(%x: Tensor[(1, 8), float32]) {{ add(%x, %x) }}\n"))
+        .collect::<String>();
+    let m =
+        passlab::text::parse_module(&format!("#[version = \"0.0.5\"]\n{text}"), "f.relay").unwrap();
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let s = seen.clone();
+    let pass = passlab::pass::leaf_function_pass(PassInfo::new("Probe", 0), move |_, f, _, _| {
+        let typed = passlab::passes::infer_type::infer_expr(f, None).expect("typed");
+        let mut seen = s.lock().unwrap();
+        seen.tables.push(tables_in_use());
+        seen.threads.push(std::thread::current().id());
+        Ok(typed)
+    });
+    let ctx = passlab::pass::PassContext::builder()
+        .config("passlab.num_threads", 2i64)
+        .build()
+        .unwrap();
+    let mut pm = PassManager::new(passlab::passes::registry());
+    pm.with_context(&ctx, |pm| pm.run(&pass, &m)).unwrap();
+    assert_eq!(tables_in_use(), 0);
+    let seen = seen.lock().unwrap();
+    let here = std::thread::current().id();
+    assert_eq!(seen.tables.len(), 8);
+    assert!(seen.threads.iter().all(|t| *t != here), "on the workers");
+    // The rule answers of `add` stay in the worker's run for the function's body.
+    assert!(seen.tables.iter().all(|&n| n >= 1), "{:?}", seen.tables);
+}

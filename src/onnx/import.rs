@@ -35,6 +35,8 @@ pub fn import_model(
     source_name: &str,
     opts: &ImportOptions,
 ) -> Result<Module, OnnxError> {
+    // The calls it builds are typed on build: their rule answers live in this run's tables.
+    let _run = crate::pass::run_state::enter_keeping_buffers();
     let opset = default_opset(model)?;
     let graph = model
         .graph

@@ -135,9 +135,9 @@ pub fn map_functions(
                 || {
                     let recorder = Arc::new(Recorder::default());
                     let fork = parent.fork(recorder.clone());
-                    (recorder, fork)
+                    (recorder, fork, super::run_state::enter_keeping_buffers())
                 },
-                |(recorder, fork), (k, run)| {
+                |(recorder, fork, _state), (k, run)| {
                     crate::ir::sharing::begin();
                     let mut slots = Vec::with_capacity(run.len());
                     for (j, (g, e)) in run.iter().enumerate() {
@@ -216,14 +216,17 @@ pub fn map_pure<T: Sync, R: Send>(
         items
             .par_chunks(size)
             .enumerate()
-            .map(|(k, run)| {
-                crate::ir::sharing::begin();
-                let at = k * size;
-                run.iter()
-                    .enumerate()
-                    .map(|(j, x)| f(at + j, x))
-                    .collect::<Vec<R>>()
-            })
+            .map_init(
+                super::run_state::enter_keeping_buffers,
+                |_state, (k, run)| {
+                    crate::ir::sharing::begin();
+                    let at = k * size;
+                    run.iter()
+                        .enumerate()
+                        .map(|(j, x)| f(at + j, x))
+                        .collect::<Vec<R>>()
+                },
+            )
             .collect::<Vec<Vec<R>>>()
     };
     let runs = match pool(threads) {

@@ -11,9 +11,11 @@
 //! through the thread the run is on: a run is entered ([`enter`]) on one thread and every
 //! table access is a borrow of that thread's current state, so no lock is taken.
 //!
-//! Outside a run (an ONNX import typing the calls it builds, a worker of a parallel function
-//! pass, a library call to a builder) [`RunTable::with`] finds no state and returns `None`;
-//! callers then fall back to a bounded table of their own (see `passes::infer_type::recent`).
+//! Besides the funnel, the library's own entry points that run pass code outside a pass enter
+//! a run: `infer_module` and its siblings, the ONNX importer (which types the calls it
+//! builds), and each worker of a parallel map ([`enter_keeping_buffers`]). Anywhere
+//! else (a library user building typed nodes by hand) [`RunTable::with`] finds no state and
+//! returns `None`, and callers compute without a memo: the same answers, found again.
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -92,12 +94,25 @@ impl<T: 'static> RunTable<T> {
 #[must_use = "the run's state lives as long as the scope"]
 pub struct RunScope {
     outermost: bool,
+    /// Whether the outermost scope's end also frees this thread's traversal buffers.
+    release_buffers: bool,
     /// Entered on this thread, left on it.
     _not_send: PhantomData<Rc<()>>,
 }
 
-/// Enters a run on this thread (see [`RunScope`]).
+/// Enters a run on this thread (see [`RunScope`]); the end of the outermost one also frees the
+/// traversal buffers the run's passes shared.
 pub fn enter() -> RunScope {
+    let mut scope = enter_keeping_buffers();
+    scope.release_buffers = true;
+    scope
+}
+
+/// Enters a run as [`enter`] does, but the thread's traversal buffers stay when it ends: for a
+/// worker of a parallel map, one group of items at a time (the map frees the buffers once it
+/// ends, `pass::parallel`), and for the library's entry points that run pass code outside a
+/// pass (`infer_module`, the ONNX importer), which may be called again and again.
+pub fn enter_keeping_buffers() -> RunScope {
     let outermost = CURRENT
         .try_with(|current| {
             let mut current = current.borrow_mut();
@@ -110,6 +125,7 @@ pub fn enter() -> RunScope {
         .unwrap_or(false);
     RunScope {
         outermost,
+        release_buffers: false,
         _not_send: PhantomData,
     }
 }
@@ -124,8 +140,10 @@ impl Drop for RunScope {
                 .ok()
                 .flatten();
             drop(state);
-            // The traversal buffers the run's passes shared go with the run too.
-            crate::ir::scratch::release();
+            if self.release_buffers {
+                // The traversal buffers the run's passes shared go with the run too.
+                crate::ir::scratch::release();
+            }
         }
     }
 }

@@ -118,6 +118,7 @@ pub fn infer_module_partial(m: &Module) -> Result<(Module, Vec<TypeError>), Type
 }
 
 fn run(m: &Module, lenient: bool) -> Result<(Module, Vec<TypeError>), TypeError> {
+    let _run = crate::pass::run_state::enter_keeping_buffers();
     let funcs: Vec<(&str, &Expr)> = m.functions().map(|(g, e)| (g.name(), e)).collect();
     let names: Vec<&str> = funcs.iter().map(|(n, _)| *n).collect();
     let err = |e: SolveError| to_type_error(e, &names);
@@ -223,6 +224,7 @@ fn run(m: &Module, lenient: bool) -> Result<(Module, Vec<TypeError>), TypeError>
 /// function fails (so that the error is the one the joint run reports), the module is solved
 /// together as [`infer_module`] does.
 pub fn infer_module_on(m: &Module, threads: usize) -> Result<Module, TypeError> {
+    let _run = crate::pass::run_state::enter_keeping_buffers();
     if threads > 1 && m.len() > 1 {
         if let Some(out) = independent(m, threads) {
             return Ok(out);
@@ -300,6 +302,7 @@ fn infer_run<'a>(m: &'a Module, start: usize, run: &[(&'a str, &'a Expr)]) -> Op
 /// Infers the types of a standalone expression (free variables allowed). Globals it calls
 /// are typed through their signatures in `m`, when given (their bodies are not checked).
 pub fn infer_expr(e: &Expr, m: Option<&Module>) -> Result<Expr, TypeError> {
+    let _run = crate::pass::run_state::enter_keeping_buffers();
     let err = |e: SolveError| to_type_error(e, &[]);
     let mut gen = Gen::new(64);
     if let Some(m) = m {

@@ -93,14 +93,10 @@ const _: () = {
     assert!(align_of::<(u32, Edge)>() == align_of::<[u32; 3]>());
 };
 
-/// The spare set of the run in progress (`pass::run_state`: dropped with the run), and the
-/// thread's own for a graph built outside a run (a worker of a parallel function pass).
+/// The spare set of the run in progress (`pass::run_state`: dropped with the run); outside a
+/// run every graph starts with fresh arrays.
 static RUN_SPARE: crate::pass::run_state::RunTable<Spare> =
     crate::pass::run_state::RunTable::new(Spare::default);
-
-thread_local! {
-    static SPARE: std::cell::RefCell<Spare> = std::cell::RefCell::default();
-}
 
 fn take_spare() -> Spare {
     let mut spare = Spare::default();
@@ -123,19 +119,9 @@ pub fn give_uses(uses: Vec<u32>) {
     with_spare(|s| larger(&mut s.uses, uses));
 }
 
-/// Runs `f` on the run's spare set, or outside a run on this thread's, unless it is gone
-/// (thread teardown) or in use.
+/// Runs `f` on the run's spare set; outside a run (or while it is in use) does nothing.
 fn with_spare(f: impl FnOnce(&mut Spare)) {
-    let mut f = Some(f);
-    if RUN_SPARE.with(|s| (f.take().expect("unused"))(s)).is_some() {
-        return;
-    }
-    let Some(f) = f else { return };
-    let _ = SPARE.try_with(|s| {
-        if let Ok(mut s) = s.try_borrow_mut() {
-            f(&mut s)
-        }
-    });
+    RUN_SPARE.with(f);
 }
 
 /// Keeps the larger of two buffers (a graph built while another was alive got empty ones).

@@ -79,7 +79,7 @@ pub fn call_type(op: Op, attrs: &Attrs, args: &[Expr]) -> Option<Type> {
     // The final answers too, in front of the rule answers: a hit then costs one type handle.
     let key = op.name().as_ptr() as usize;
     let out: Result<_, std::convert::Infallible> =
-        super::recent::remembered(&CALL_TABLE, key, attrs, &types, || {
+        super::recent::remembered(&RUN_CALLS, key, attrs, &types, || {
             Ok((solve(op, attrs, f, types.to_vec()), true))
         });
     match out {
@@ -113,19 +113,9 @@ pub fn call_type_error(op: Op, attrs: &Attrs, args: &[Expr]) -> Option<String> {
     f(&mut rel).err()
 }
 
-/// The last results of [`call_type`] (see [`super::recent`]): the run's table, and the
-/// thread's for calls built outside a run.
+/// The last results of [`call_type`] in the run (see [`super::recent`]).
 static RUN_CALLS: crate::pass::run_state::RunTable<Recent<Option<Type>>> =
     crate::pass::run_state::RunTable::new(|| Recent::new(256));
-
-thread_local! {
-    static RECENT_CALLS: RefCell<Recent<Option<Type>>> = RefCell::new(Recent::new(256));
-}
-
-const CALL_TABLE: super::recent::Table<Option<Type>> = super::recent::Table {
-    run: &RUN_CALLS,
-    thread: &RECENT_CALLS,
-};
 
 /// [`call_type`]'s rule run over the argument types.
 fn solve(

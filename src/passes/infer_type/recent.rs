@@ -1,6 +1,7 @@
 //! The last answers of the shape rules, by (op, attribute node, argument types) compared by
 //! identity, in a table the pass run owns (`pass::run_state`: made by the run's first ask,
-//! dropped when the run returns), or outside a run in the thread's own. Type inference and type-on-build ask through [`rule_answer`], so
+//! dropped when the run returns; outside a run nothing is remembered). Type inference and
+//! type-on-build ask through [`rule_answer`], so
 //! they share the answers, and with them the result types themselves.
 //!
 //! Why: a model repeats its layers, so type inference and the passes that type the calls they
@@ -15,7 +16,6 @@
 
 use crate::ir::{Attrs, Type};
 use crate::pass::run_state::RunTable;
-use std::cell::RefCell;
 use std::hash::Hasher;
 
 /// Calls of up to this many types (arguments and result) are remembered.
@@ -121,49 +121,14 @@ pub const SLOTS: usize = 512;
 /// The types a rule assigns (by position: arguments, then the result).
 pub type Assigned = Vec<(usize, Type)>;
 
-/// A kind of answer table: the one the run in progress owns ([`crate::pass::run_state`]),
-/// and this thread's own for asks outside a run (an ONNX import building typed calls, a
-/// worker of a parallel function pass).
-pub struct Table<V: 'static> {
-    pub run: &'static RunTable<Recent<V>>,
-    pub thread: &'static std::thread::LocalKey<RefCell<Recent<V>>>,
-}
-
-impl<V: 'static> Table<V> {
-    fn with<R>(&self, f: impl FnOnce(&mut Recent<V>) -> R) -> Option<R> {
-        // Either table, never both: `f` runs once.
-        let mut f = Some(f);
-        self.run
-            .with(|r| (f.take().expect("unused"))(r))
-            .or_else(|| {
-                let f = f.take()?;
-                self.thread
-                    .try_with(|r| r.try_borrow_mut().ok().map(|mut r| f(&mut r)))
-                    .ok()
-                    .flatten()
-            })
-    }
-}
-
 /// The rule answers of the run.
 static RUN_RULES: RunTable<Recent<Option<Assigned>>> = RunTable::new(|| Recent::new(SLOTS));
 
-thread_local! {
-    // Decided answers only (`Some`): see [`rule_answer`].
-    static RULES: RefCell<Recent<Option<Assigned>>> = RefCell::new(Recent::new(SLOTS));
-}
-
-const RULE_TABLE: Table<Option<Assigned>> = Table {
-    run: &RUN_RULES,
-    thread: &RULES,
-};
-
-/// The value remembered in `table` for the key, or `compute`'s: on a miss `compute` gives the
-/// value and whether to remember it. When no table can be reached (thread teardown) every call
-/// computes.
+/// The value remembered in the run's `table` for the key, or `compute`'s: on a miss `compute`
+/// gives the value and whether to remember it. Outside a run every call computes.
 #[inline]
 pub fn remembered<V: Clone + 'static, E>(
-    table: &Table<V>,
+    table: &'static RunTable<Recent<V>>,
     op: usize,
     attrs: &Attrs,
     types: &[Option<Type>],
@@ -197,7 +162,7 @@ pub fn rule_answer<E>(
     types: &[Option<Type>],
     run: impl FnOnce() -> Result<(bool, Assigned), E>,
 ) -> Result<Option<Assigned>, E> {
-    remembered(&RULE_TABLE, name.as_ptr() as usize, attrs, types, || {
+    remembered(&RUN_RULES, name.as_ptr() as usize, attrs, types, || {
         let (decided, assigned) = run()?;
         Ok(if decided {
             (Some(assigned), true)
