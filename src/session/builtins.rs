@@ -989,7 +989,7 @@ pub static BUILTINS: &[Builtin] = &[
     builtin!("current", Function, [], "current()", "the current PassContext", b_current),
     builtin!("override_instruments", Function, ["instruments", "ctx"], "override_instruments([i, ...], ctx=None)", "replace a context's instruments (exit old, enter new)", b_override),
     builtin!("Sequential", Constructor, ["passes", "opt_level", "name", "required"], "Sequential([p, ...], opt_level=0, name=\"sequential\", required=[])", "a pipeline of passes", b_sequential),
-    builtin!("text", Function, ["pass"], "text(pass)", "the pass as the expression that rebuilds it (what pipeline() and `passlab opt -p` read)", b_text),
+    builtin!("text", Function, ["pass"], "text(pass)", "the pass as the expression that rebuilds it (what pipeline() and `passlab opt -p` read); of a module or function, its Relay text (TVM's astext())", b_text),
     builtin!("pipeline", Constructor, ["text"], "pipeline(\"Sequential([InferType(), FoldConstant()])\")", "the pass a pipeline text describes (the inverse of text)", b_pipeline),
     builtin!("reproducer", Function, ["path"], "reproducer(\"file.passlab\")", "write the last failed pass application as a script that `passlab run` fails on the same way", b_reproducer),
     builtin!("bisect", Function, ["pipeline", "module", "check", "inputs", "rtol", "atol", "seed"], "bisect(seq, m, check=\"numerics\" | \"verify\" | \"fails\", inputs=[t, ...], rtol=1e-4, atol=1e-5, seed=0)", "run seq on m and name the first pass whose output breaks the check, with the diff across it (reproducer() then writes it)", b_bisect_search),

@@ -160,7 +160,11 @@ pub(super) fn b_text(s: &mut Session, a: super::builtins::Bound) -> Result<Value
             .pipeline_text(p)
             .map(Value::Str)
             .map_err(|e| SessionError::at(e.message, a.span_of("pass"))),
-        v => Err(a.type_err("pass", "a pass", v)),
+        // A module: its Relay text with the metadata section, so its constants parse back
+        // (TVM's `astext()`); a function: its text as `print` writes it.
+        Value::Module(m) => Ok(Value::Str(crate::text::print_module(m))),
+        v @ Value::Function { .. } => Ok(Value::Str(s.plain_text(v))),
+        v => Err(a.type_err("pass", "a pass, module or function", v)),
     }
 }
 

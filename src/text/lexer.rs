@@ -218,14 +218,13 @@ pub enum Number {
     Float(f64, u8),
 }
 
-/// A number: `-`? digits (`.` digits)? exponent? suffix?, or `inff`.
+/// A number: `-`* digits (`.` digits)? exponent? suffix?, or `inff`. Each `-` negates, as
+/// TVM's tokenizer reads them (`--10` is 10, `---10` is -10).
 pub fn number(i: &str) -> R<'_, Number> {
     let (i, _) = ws(i)?;
     let start = i;
-    let (i, neg) = match i.strip_prefix('-') {
-        Some(r) => (r, true),
-        None => (i, false),
-    };
+    let unsigned = i.trim_start_matches('-');
+    let (i, neg) = (unsigned, (i.len() - unsigned.len()) % 2 == 1);
     if let Some(rest) = i.strip_prefix("inff") {
         if !rest.starts_with(is_ident_char) {
             let v = if neg {

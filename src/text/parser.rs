@@ -623,7 +623,7 @@ impl<'s> P<'s> {
                     let (r, ann) = if peek(r, ":") {
                         let (r, _) = sym(":")(r)?;
                         let (r, t) = self.ty(r)?;
-                        (r, Some(t))
+                        (r, annotation(t))
                     } else {
                         (r, None)
                     };
@@ -703,7 +703,7 @@ impl<'s> P<'s> {
                 let (r, ann) = if peek(r, ":") {
                     let (r, _) = sym(":")(r)?;
                     let (r, t) = self.ty(r)?;
-                    (r, Some(t))
+                    (r, annotation(t))
                 } else {
                     (r, None)
                 };
@@ -742,7 +742,7 @@ impl<'s> P<'s> {
                 let (r, ann) = if peek(r, ":") {
                     let (r, _) = sym(":")(r)?;
                     let (r, t) = self.ty(r)?;
-                    (r, Some(t))
+                    (r, annotation(t))
                 } else {
                     (r, None)
                 };
@@ -1324,7 +1324,7 @@ impl<'s> P<'s> {
             let (r, ann) = if peek(r, ":") {
                 let (r, _) = sym(":")(r)?;
                 let (r, t) = self.ty(r)?;
-                (r, Some(t))
+                (r, annotation(t))
             } else {
                 (r, None)
             };
@@ -1740,6 +1740,12 @@ fn token_len(i: &str) -> usize {
     } else {
         c.len_utf8()
     }
+}
+
+/// A variable's annotation as written: `_` alone is no annotation, as TVM's parser and
+/// structural equality treat it (`let %x: _ = ...` is `let %x = ...`).
+fn annotation(t: Type) -> Option<Type> {
+    (!t.is_incomplete()).then_some(t)
 }
 
 #[cfg(test)]

@@ -124,6 +124,17 @@ impl<'a> Gen<'a> {
         matches!(self.s.term(tv), Term::Known(t) if t.as_func().is_some_and(|f| !f.type_params.is_empty()))
     }
 
+    /// The type scheme of polymorphic literal `f` from what its parameters and result are
+    /// known to be at its end, when nothing of them is left to solve.
+    fn determined_scheme(&mut self, f: &Function, params: &[TV], ret: TV) -> Option<Type> {
+        let ps = params
+            .iter()
+            .map(|p| self.s.resolve(*p))
+            .collect::<Option<Vec<_>>>()?;
+        let r = self.s.resolve(ret)?;
+        Some(Type::poly_func(f.type_params.clone(), ps, r))
+    }
+
     /// A fresh instance of a polymorphic function type.
     fn instantiate(&mut self, ft: &FuncType) -> TV {
         self.s.instantiate(ft)
@@ -467,9 +478,13 @@ impl<'a> Gen<'a> {
                     )
                 })?;
                 if !f.type_params.is_empty() {
-                    // A polymorphic literal is instantiated afresh at each call: its type
-                    // must be written out in full.
-                    if let Some(t) = f.func_type().filter(|t| self.s.is_complete(t)) {
+                    // A polymorphic literal is instantiated afresh at each call (TVM's
+                    // let-polymorphism): its type is the one written out, or, where the
+                    // result (or a parameter) is not annotated, the one its body determines
+                    // by now in terms of its own type parameters and known types.
+                    let written = f.func_type().filter(|t| self.s.is_complete(t));
+                    let scheme = written.or_else(|| self.determined_scheme(f, &params, ret));
+                    if let Some(t) = scheme {
                         let declared = self.s.func(params, ret);
                         let scheme_tv = self.s.known(t.clone());
                         let mono = match t.as_func() {

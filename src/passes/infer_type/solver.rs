@@ -24,6 +24,31 @@ use std::sync::Arc;
 /// A solver variable.
 pub(super) type TV = u32;
 
+/// Whether `t` mentions one of `map`'s type variables free (not rebound by a nested
+/// polymorphic function type).
+fn mentions(t: &Type, map: &[(crate::ir::TypeVar, TV)]) -> bool {
+    match t.kind() {
+        TypeKind::Var(v) => map.iter().any(|(k, _)| k == v),
+        TypeKind::Tuple(fs) => fs.iter().any(|f| grow(|| mentions(f, map))),
+        TypeKind::Func(ft) => {
+            let inner: Vec<(crate::ir::TypeVar, TV)> = map
+                .iter()
+                .filter(|(k, _)| !ft.type_params.contains(k))
+                .cloned()
+                .collect();
+            !inner.is_empty()
+                && ft
+                    .params
+                    .iter()
+                    .chain(std::iter::once(&ft.ret))
+                    .any(|p| grow(|| mentions(p, &inner)))
+        }
+        TypeKind::Named(n) => n.args.iter().any(|a| grow(|| mentions(a, map))),
+        TypeKind::Ref(i) => grow(|| mentions(i, map)),
+        TypeKind::Tensor(_) | TypeKind::Incomplete => false,
+    }
+}
+
 /// Runs `f` with room for one more level of type nesting (the stack grows on demand).
 fn grow<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(64 * 1024, 1024 * 1024, f)
@@ -168,6 +193,29 @@ impl Solver {
                     .map(|f| grow(|| self.of_type_with(f, map)))
                     .collect();
                 self.tuple(vs)
+            }
+            TypeKind::Func(ft) if !ft.type_params.is_empty() && mentions(t, map) => {
+                // A polymorphic function type inside the one instantiated that uses its type
+                // parameters (`fn [a](a) -> fn [b](b) -> (b, a)`): the solver has no
+                // polymorphic term with unknown parts, so it becomes one instance of itself,
+                // its own type parameters fresh holes too, rather than keep `a` rigid outside
+                // its scope.
+                let mut inner: Vec<(crate::ir::TypeVar, TV)> = map
+                    .iter()
+                    .filter(|(k, _)| !ft.type_params.contains(k))
+                    .cloned()
+                    .collect();
+                for p in &ft.type_params {
+                    let h = self.hole();
+                    inner.push((p.clone(), h));
+                }
+                let ps = ft
+                    .params
+                    .iter()
+                    .map(|p| grow(|| self.of_type_with(p, &inner)))
+                    .collect();
+                let r = grow(|| self.of_type_with(&ft.ret, &inner));
+                self.func(ps, r)
             }
             TypeKind::Func(ft) if ft.type_params.is_empty() => {
                 let ps = ft
