@@ -93,7 +93,7 @@ pub static COMMANDS: &[Command<Handler>] = &[
                 CommandArgs::Expr(e) => e.span,
                 _ => c.span,
             };
-            let ctx = s.to_context(c.value(), span)?;
+            let ctx = s.to_scope(c.value(), span)?;
             done(s.enter_context(&ctx, None, span).map(|_| ()))
         },
     ),
@@ -118,7 +118,7 @@ pub static COMMANDS: &[Command<Handler>] = &[
             let CommandArgs::Block { ctx, body } = c.args else {
                 unreachable!("the parser gives `with` a block")
             };
-            let context = s.to_context(c.value(), ctx.span)?;
+            let context = s.to_scope(c.value(), ctx.span)?;
             s.run_with(&context, ctx.span, body, out)
         },
     ),
