@@ -81,6 +81,21 @@ const OPTIONS: &[&str] = &[
     "jit",
 ];
 
+/// The boolean options, which may be written bare (`-system-lib` is `-system-lib=1`).
+const FLAGS: &[&str] = &[
+    "link-params",
+    "fast-math",
+    "fast-math-nnan",
+    "fast-math-ninf",
+    "fast-math-nsz",
+    "fast-math-arcp",
+    "fast-math-contract",
+    "fast-math-reassoc",
+    "system-lib",
+    "unpacked-api",
+    "jit",
+];
+
 /// A parsed target. Cheap to clone.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Target(Arc<Inner>);
@@ -123,7 +138,8 @@ pub fn host_triple() -> &'static str {
 }
 
 impl Target {
-    /// Parses TVM's target string: `kind -option=value ...` (a bare `-flag` is `-flag=1`).
+    /// Parses TVM's target string: `kind -option=value ...` (a bare boolean `-flag` is
+    /// `-flag=1`).
     pub fn parse(text: &str) -> Result<Target, TargetError> {
         if text.len() > MAX_TARGET_BYTES {
             return Err(err(format!(
@@ -153,10 +169,19 @@ impl Target {
                         "target option {word:?} does not start with '-' (expected -name=value)"
                     ))
                 })?;
-            let (name, value) = body.split_once('=').unwrap_or((body, "1"));
+            let (name, value) = match body.split_once('=') {
+                Some((n, v)) => (n, v),
+                None if FLAGS.contains(&body) => (body, "1"),
+                None => (body, ""),
+            };
             if !OPTIONS.contains(&name) {
                 return Err(err(format!(
                     "attribute {name:?} is not available for target kind {kind:?}"
+                )));
+            }
+            if value.is_empty() {
+                return Err(err(format!(
+                    "target option -{name} needs a value (-{name}=...)"
                 )));
             }
             if name == "keys" {
@@ -312,6 +337,8 @@ mod tests {
             .0
             .contains("\"foo\""));
         assert!(Target::parse("llvm mcpu").is_err());
+        assert!(Target::parse("llvm -mcpu").unwrap_err().0.contains("needs a value"));
+        assert!(Target::parse("llvm -system-lib").is_ok());
         assert!(Target::parse(&"llvm ".repeat(2000)).is_err());
     }
 }
