@@ -337,7 +337,10 @@ mod tests {
             .0
             .contains("\"foo\""));
         assert!(Target::parse("llvm mcpu").is_err());
-        assert!(Target::parse("llvm -mcpu").unwrap_err().0.contains("needs a value"));
+        assert!(Target::parse("llvm -mcpu")
+            .unwrap_err()
+            .0
+            .contains("needs a value"));
         assert!(Target::parse("llvm -system-lib").is_ok());
         assert!(Target::parse(&"llvm ".repeat(2000)).is_err());
     }
