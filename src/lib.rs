@@ -28,6 +28,7 @@ pub mod passes;
 pub mod present;
 pub mod session;
 pub mod suggest;
+pub mod target;
 /// Generated models of any size (the benchmarks' inputs and the tests' shapes); behind the
 /// `testgen` feature, which the binary's `cli` feature turns on.
 #[cfg(any(test, feature = "testgen"))]

@@ -437,7 +437,7 @@ impl Session {
 
     pub(crate) fn run_with(
         &mut self,
-        ctx: &crate::pass::PassContext,
+        ctx: &contexts::Scoped,
         span: crate::ir::Span,
         body: &[Stmt],
         out: &mut Outputs,

@@ -105,7 +105,8 @@ fn snapshot(s: &Session) -> Vec<(String, Value)> {
         .collect()
 }
 
-/// The same value: equal data, or the very same module, pass, context, instrument, tensor.
+/// The same value: equal data (a target too), or the very same module, pass, context,
+/// instrument, tensor.
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::None, Value::None) => true,
@@ -130,6 +131,7 @@ fn same(a: &Value, b: &Value) -> bool {
             std::ptr::addr_eq(Arc::as_ptr(i), Arc::as_ptr(j))
         }
         (Value::Tensor(t), Value::Tensor(u)) => Arc::ptr_eq(t, u),
+        (Value::Target(t), Value::Target(u)) => t == u,
         _ => false,
     }
 }

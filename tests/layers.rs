@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 /// Bottom to top. A module on a row may use the modules on earlier rows and itself; modules
 /// on one row are independent of each other. ARCHITECTURE.md ("Layers") states the same order.
 const LAYERS: &[&[&str]] = &[
-    &["limits", "suggest"],
+    &["limits", "suggest", "target"],
     &["diagnostic"],
     &["files"],
     &["ir"],

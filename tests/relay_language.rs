@@ -14,6 +14,8 @@
 //! // config: relay.FuseOps.max_depth=10    <- optional, repeatable: a PassContext config
 //!                                             entry (an integer, True/False or a string)
 //! // run: direct                           <- optional: how the pipeline is applied (below)
+//! // target: llvm -mcpu=core-avx2          <- optional: the pipeline runs inside
+//!                                             `with Target("...")` (the target's hooks)
 //! // compare: as written                   <- optional: the expected module is compared only
 //!                                             as written, not also after InferType
 //! // check: idempotent                     <- optional: running the pipeline again on the
@@ -81,6 +83,7 @@ struct Case {
     pipeline: Option<String>,
     opt_level: i32,
     config: Vec<(String, ConfigValue)>,
+    target: Option<String>,
     run: Run,
     as_written: bool,
     idempotent: bool,
@@ -99,6 +102,7 @@ fn parse_case(text: &str) -> Result<Case, String> {
         pipeline: None,
         opt_level: 3,
         config: Vec::new(),
+        target: None,
         run: Run::Sequential,
         as_written: false,
         idempotent: false,
@@ -127,6 +131,9 @@ fn parse_case(text: &str) -> Result<Case, String> {
                 v => v.parse::<i64>().map_or_else(|_| v.into(), ConfigValue::Int),
             };
             case.config.push((key.trim().to_string(), value));
+        }
+        if let Some(t) = line.strip_prefix("// target:") {
+            case.target = Some(t.trim().to_string());
         }
         if let Some(r) = line.strip_prefix("// run:") {
             case.run = match r.trim() {
@@ -204,6 +211,7 @@ fn run_pipeline(
     pipeline: &str,
     opt_level: i32,
     config: &[(String, ConfigValue)],
+    target: Option<&str>,
     run: Run,
     m: &Module,
 ) -> Result<Module, String> {
@@ -223,6 +231,9 @@ fn run_pipeline(
         builder = builder.config(key, value.clone());
     }
     let ctx = builder.build().map_err(|e| e.to_string())?;
+    if let Some(t) = target {
+        pm.enter_target(&passlab::target::Target::parse(t).map_err(|e| e.to_string())?);
+    }
     let passes = match run {
         Run::Direct => pass.children().to_vec(),
         _ => vec![pass.clone()],
@@ -263,7 +274,14 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
     };
     well_formed::check_module(&input).map_err(|e| format!("input not well-formed: {e}"))?;
     let result = match &case.pipeline {
-        Some(p) => run_pipeline(p, case.opt_level, &case.config, case.run, &input),
+        Some(p) => run_pipeline(
+            p,
+            case.opt_level,
+            &case.config,
+            case.target.as_deref(),
+            case.run,
+            &input,
+        ),
         None => infer_module(&input).map_err(|e| e.render(&name, &source, false)),
     };
     let out = match (result, &case.error) {
@@ -305,7 +323,14 @@ fn check(path: &Path, bless: bool) -> Result<Option<String>, String> {
     };
     if case.idempotent {
         let pipeline = case.pipeline.as_deref().unwrap_or("InferType()");
-        let again = run_pipeline(pipeline, case.opt_level, &case.config, case.run, &out)?;
+        let again = run_pipeline(
+            pipeline,
+            case.opt_level,
+            &case.config,
+            case.target.as_deref(),
+            case.run,
+            &out,
+        )?;
         if !module_equal(&out, &again, true) {
             return Err(format!(
                 "not idempotent; a second run gives\n{}",
@@ -502,7 +527,7 @@ fn mutated_prelude_programs_never_panic() {
         };
         typed += 1;
         for p in passes {
-            let _ = run_pipeline(p, 3, &[], Run::Sequential, &t);
+            let _ = run_pipeline(p, 3, &[], None, Run::Sequential, &t);
         }
     }
     assert!(parsed > 30 && typed > 10, "{parsed} parsed, {typed} typed");

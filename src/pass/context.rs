@@ -12,13 +12,18 @@ use super::info::PassInfo;
 use super::instrument::{self, InstrumentCx, InstrumentRef};
 use super::sink::{lock, OutputSink};
 use crate::ir::Module;
+use crate::target::Target;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A pass context. `PassContext::default()` is TVM's: opt_level 2 and nothing else.
+///
+/// The second field is the target a run sees (TVM's `Target.current()`, a scope of its own
+/// that the pass manager attaches to the context of each run); it is not part of the
+/// context's identity.
 #[derive(Clone)]
-pub struct PassContext(Arc<Inner>);
+pub struct PassContext(Arc<Inner>, Option<Target>);
 
 struct Inner {
     opt_level: i32,
@@ -127,18 +132,21 @@ impl PassContextBuilder {
         let immutable_module = config.get("testing.immutable_module") == Some(&true.into());
         let cached_required = config.get("passlab.required") == Some(&"cached".into());
         let has = !self.instruments.is_empty();
-        Ok(PassContext(Arc::new(Inner {
-            opt_level: self.opt_level,
-            required_pass: self.required_pass,
-            disabled_pass: self.disabled_pass,
-            config,
-            immutable_module,
-            cached_required,
-            instruments: Mutex::new(self.instruments.into()),
-            has_instruments: AtomicBool::new(has),
-            version: AtomicU64::new(0),
-            ran_on: Mutex::new(Vec::new()),
-        })))
+        Ok(PassContext(
+            Arc::new(Inner {
+                opt_level: self.opt_level,
+                required_pass: self.required_pass,
+                disabled_pass: self.disabled_pass,
+                config,
+                immutable_module,
+                cached_required,
+                instruments: Mutex::new(self.instruments.into()),
+                has_instruments: AtomicBool::new(has),
+                version: AtomicU64::new(0),
+                ran_on: Mutex::new(Vec::new()),
+            }),
+            None,
+        ))
     }
 }
 
@@ -195,6 +203,16 @@ impl PassContext {
     pub(crate) fn instruments_versioned(&self) -> (u64, Arc<[InstrumentRef]>) {
         let list = lock(&self.0.instruments);
         (self.0.version.load(Ordering::Acquire), list.clone())
+    }
+
+    /// The target passes run for (TVM's `Target.current()`), if a run has one.
+    pub fn target(&self) -> Option<&Target> {
+        self.1.as_ref()
+    }
+
+    /// The same context (instruments, settings, identity), seen with `target`.
+    pub fn with_target(&self, target: Option<Target>) -> PassContext {
+        PassContext(self.0.clone(), target)
     }
 
     /// True when both handles are the same context.

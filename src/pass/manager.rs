@@ -12,6 +12,10 @@
 //! (a block paused in a debugger while statements enter other contexts) exits exactly the
 //! entry it made, wherever it is ([`PassManager::exit_entry`]); the same context entered
 //! twice is two entries.
+//!
+//! A target (TVM's `with tvm.target.Target(...)`) is entered on the same stack, so scopes
+//! nest and exit in one order; entering or exiting one runs no instrument. The innermost
+//! entered target is the one every run sees ([`PassManager::cx`] attaches it to the context).
 
 use super::error::PassErrorKind;
 use super::funnel::PassCx;
@@ -21,6 +25,7 @@ use super::registry::{PassOptions, Registry};
 use super::sink::{NullSink, OutputSink};
 use super::{Pass, PassContext, PassError};
 use crate::ir::Module;
+use crate::target::Target;
 use std::ops::{Deref, DerefMut};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::AtomicBool;
@@ -31,10 +36,17 @@ use std::sync::Arc;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EntryId(u64);
 
+/// One scope on the stack: a pass context, or a target.
+#[derive(Clone)]
+enum Scope {
+    Context(PassContext),
+    Target(Target),
+}
+
 /// A session's pass state. Output is discarded until a sink is installed.
 pub struct PassManager {
     default: PassContext,
-    stack: Vec<PassContext>,
+    stack: Vec<Scope>,
     /// The entry of each context in `stack`, in the same order.
     entries: Vec<EntryId>,
     next_entry: u64,
@@ -85,21 +97,64 @@ impl PassManager {
 
     /// The innermost entered context, or the default one.
     pub fn current(&self) -> &PassContext {
-        self.stack.last().unwrap_or(&self.default)
+        self.stack
+            .iter()
+            .rev()
+            .find_map(|s| match s {
+                Scope::Context(c) => Some(c),
+                Scope::Target(_) => None,
+            })
+            .unwrap_or(&self.default)
+    }
+
+    /// The innermost entered target (TVM's `Target.current()`), if any.
+    pub fn target(&self) -> Option<&Target> {
+        self.stack.iter().rev().find_map(|s| match s {
+            Scope::Target(t) => Some(t),
+            Scope::Context(_) => None,
+        })
+    }
+
+    /// The current context as a run sees it: with the current target.
+    pub fn run_context(&self) -> PassContext {
+        self.current().with_target(self.target().cloned())
     }
 
     pub fn default_context(&self) -> &PassContext {
         &self.default
     }
 
-    /// The entered contexts, outermost first.
-    pub fn stack(&self) -> &[PassContext] {
-        &self.stack
+    /// The entered contexts, outermost first (entered targets are not listed).
+    pub fn stack(&self) -> Vec<PassContext> {
+        self.stack
+            .iter()
+            .filter_map(|s| match s {
+                Scope::Context(c) => Some(c.clone()),
+                Scope::Target(_) => None,
+            })
+            .collect()
     }
 
-    /// The entries of the contexts in [`stack`](Self::stack), in the same order.
+    /// The entries of every entered scope, contexts and targets, outermost first.
     pub fn entries(&self) -> &[EntryId] {
         &self.entries
+    }
+
+    /// Whether entry `id` is an entered target.
+    pub fn is_target_entry(&self, id: EntryId) -> bool {
+        self.entries
+            .iter()
+            .position(|e| *e == id)
+            .is_some_and(|k| matches!(self.stack[k], Scope::Target(_)))
+    }
+
+    /// Enters `target` (TVM's `with tvm.target.Target(...)`): no instrument runs.
+    pub fn enter_target(&mut self, target: &Target) -> EntryId {
+        let id = EntryId(self.next_entry);
+        self.next_entry += 1;
+        self.stack.push(Scope::Target(target.clone()));
+        self.entries.push(id);
+        id
     }
 
     /// Enters `ctx`: its instruments' `enter_pass_ctx`, then push. On failure nothing is
@@ -108,7 +163,7 @@ impl PassManager {
         ctx.enter_instruments(&*self.sink)?;
         let id = EntryId(self.next_entry);
         self.next_entry += 1;
-        self.stack.push(ctx.clone());
+        self.stack.push(Scope::Context(ctx.clone()));
         self.entries.push(id);
         Ok(id)
     }
@@ -116,7 +171,7 @@ impl PassManager {
     /// Exits `ctx`, which must be the innermost entered context.
     pub fn exit(&mut self, ctx: &PassContext) -> Result<(), PassError> {
         match self.stack.last() {
-            Some(top) if top.same_as(ctx) => {}
+            Some(Scope::Context(top)) if top.same_as(ctx) => {}
             Some(_) => {
                 return Err(PassErrorKind::Context(
                     "cannot exit a PassContext that is not the innermost entered one".into(),
@@ -130,26 +185,40 @@ impl PassManager {
         ctx.exit_instruments(&*self.sink)
     }
 
-    /// Exits the innermost entered context (the language's `exit`), returning it.
+    /// Exits the innermost entered context (the language's `exit`), returning it. An
+    /// entered target above it is an error (exit the target first).
     pub fn exit_innermost(&mut self) -> Result<PassContext, PassError> {
-        let top = self.stack.last().cloned().ok_or_else(no_context)?;
-        self.exit(&top)?;
-        Ok(top)
+        match self.stack.last().cloned() {
+            None => Err(no_context()),
+            Some(Scope::Target(t)) => Err(PassErrorKind::Context(format!(
+                "the innermost scope is the target {t}, not a PassContext"
+            ))
+            .into()),
+            Some(Scope::Context(top)) => {
+                self.exit(&top)?;
+                Ok(top)
+            }
+        }
     }
 
     /// Exits the entry `id` wherever it is on the stack: removed, then its context's
     /// `exit_pass_ctx` (the entries above it stay entered, in order). For front ends whose
     /// scopes interleave; [`exit`](Self::exit) keeps TVM's innermost-only rule.
-    pub fn exit_entry(&mut self, id: EntryId) -> Result<PassContext, PassError> {
+    /// An entered target is removed and `None` returned.
+    pub fn exit_entry(&mut self, id: EntryId) -> Result<Option<PassContext>, PassError> {
         let Some(k) = self.entries.iter().rposition(|e| *e == id) else {
             return Err(
                 PassErrorKind::Context("that PassContext entry was already exited".into()).into(),
             );
         };
         self.entries.remove(k);
-        let ctx = self.stack.remove(k);
-        ctx.exit_instruments(&*self.sink)?;
-        Ok(ctx)
+        match self.stack.remove(k) {
+            Scope::Context(ctx) => {
+                ctx.exit_instruments(&*self.sink)?;
+                Ok(Some(ctx))
+            }
+            Scope::Target(_) => Ok(None),
+        }
     }
 
     /// Enters `ctx` and returns a guard that exits it when dropped (ignoring an exit error)
@@ -199,13 +268,9 @@ impl PassManager {
     /// A run under the current context, owning everything it needs (it can be moved to
     /// another thread).
     pub fn cx(&self) -> PassCx {
-        PassCx::new(
-            self.current().clone(),
-            self.registry.clone(),
-            self.sink.clone(),
-        )
-        .with_interrupt(self.interrupt.clone())
-        .with_observer(self.observer.clone())
+        PassCx::new(self.run_context(), self.registry.clone(), self.sink.clone())
+            .with_interrupt(self.interrupt.clone())
+            .with_observer(self.observer.clone())
     }
 
     /// Applies `pass` to `m` under the current context (a direct call: never gated).

@@ -24,6 +24,10 @@
 //!   replacement calling the matched op starts from the matched call's attributes, and the
 //!   attributes the rule writes with other than their default value replace them (TVM's
 //!   `relay.nn.conv2d(data, weight, **attrs)`). No matching rule is a callback returning `None`.
+mod topi;
+
+pub use topi::TargetHooks;
+
 use super::layout_rewrite::{LayoutHook, Rewriter};
 use super::rewrite_rule::Rule;
 use crate::ir::mutate::mutate;
@@ -72,7 +76,7 @@ impl LayoutHook for UserHooks {
         self.rules.iter().any(|(o, _)| *o == op)
     }
 
-    fn replace(&self, op: Op, call: &Expr) -> Option<Expr> {
+    fn replace(&self, op: Op, call: &Expr, _orig: &Expr) -> Option<Expr> {
         let matched = call.as_call()?;
         let out = self
             .rules
@@ -103,6 +107,48 @@ impl LayoutHook for UserHooks {
     }
 }
 
+impl UserHooks {
+    /// Whether the user gave a hook for `op` (TVM's `TempOpAttr` on that op).
+    fn covers(&self, op: Op) -> bool {
+        self.attrs.0.iter().any(|(name, _)| name == op.name())
+            || self.rules.iter().any(|(o, _)| *o == op)
+    }
+}
+
+/// The user's hooks for the ops they name, the target's for the others (TVM's `TempOpAttr`
+/// overrides one op's registered `FTVMAlterOpLayout`; the rest keep the target's).
+struct Layered<'a> {
+    user: Option<&'a UserHooks>,
+    target: Option<&'a TargetHooks>,
+}
+
+impl Layered<'_> {
+    fn pick(&self, op: Op) -> Option<&dyn LayoutHook> {
+        match (self.user, self.target) {
+            (Some(u), _) if u.covers(op) => Some(u),
+            (_, Some(t)) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+impl LayoutHook for Layered<'_> {
+    fn new_attrs(&self, op: Op, call: &Expr, attrs: &Attrs) -> Attrs {
+        match self.pick(op) {
+            Some(h) => h.new_attrs(op, call, attrs),
+            None => attrs.clone(),
+        }
+    }
+
+    fn replaces(&self, op: Op) -> bool {
+        self.pick(op).is_some_and(|h| h.replaces(op))
+    }
+
+    fn replace(&self, op: Op, call: &Expr, orig: &Expr) -> Option<Expr> {
+        self.pick(op)?.replace(op, call, orig)
+    }
+}
+
 /// An option value as an attribute value; `None` for a dictionary or a mixed list.
 fn attr_value(v: &ConfigValue) -> Option<AttrValue> {
     Some(match v {
@@ -129,20 +175,35 @@ pub fn pass() -> Pass {
 /// The AlterOpLayout pass with the user's hooks, or with none.
 fn pass_with(hooks: Option<UserHooks>) -> Pass {
     let info = super::builtin_info("AlterOpLayout");
-    leaf_function_pass(info, move |g, f, m, _cx| {
+    leaf_function_pass(info, move |g, f, m, cx| {
+        let target = target_hooks(cx.context());
         let typed = super::typed::typed_function("AlterOpLayout", g, f, m)?;
         // As in ConvertLayout: without an op that takes its layouts from its attributes (or a
-        // rule that may replace any op), nothing to walk.
+        // rule or target hook that may replace any op), nothing to walk.
         let rules = hooks.as_ref().is_some_and(|h| !h.rules.is_empty());
-        if !rules && !typed.contains().any(Contains::LAYOUT_OP) {
+        if !rules && target.is_none() && !typed.contains().any(Contains::LAYOUT_OP) {
             return Ok(f.clone());
         }
-        let out = match &hooks {
-            Some(hook) => alter_op_layout_with(&typed, hook),
-            None => alter_op_layout_with(&typed, &NoTargetHooks),
+        let out = match (&hooks, &target) {
+            (None, None) => alter_op_layout_with(&typed, &NoTargetHooks),
+            (user, target) => alter_op_layout_with(
+                &typed,
+                &Layered {
+                    user: user.as_ref(),
+                    target: target.as_ref(),
+                },
+            ),
         };
         Ok(if out.ptr_eq(&typed) { f.clone() } else { out })
     })
+}
+
+/// The hooks of the run's target, if it has any (an `arm_cpu` or `cpu` key).
+fn target_hooks(ctx: &crate::pass::PassContext) -> Option<TargetHooks> {
+    let on = |key: &str| ctx.config().get(key) == Some(&ConfigValue::Bool(true));
+    let auto = on("relay.backend.use_auto_scheduler") || on("relay.backend.use_meta_schedule");
+    let hooks = TargetHooks::new(ctx.target()?.clone(), auto);
+    hooks.any().then_some(hooks)
 }
 
 fn options_error(message: String) -> PassError {

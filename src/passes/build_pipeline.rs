@@ -11,8 +11,12 @@
 //! InferType, SimplifyExprPostAlterOp, FastMath, FoldConstant, FuseOps, InferType,
 //! InlineGlobals (TVM's `Inline`), InferType.
 //!
+//! Under a target (`with Target("llvm ...") { build_pipeline(...) }`, what `relay.build(mod,
+//! target=...)` runs under) `AlterOpLayout` comes between that InferType and
+//! SimplifyExprPostAlterOp, as in TVM; without one it is left out (it would change nothing).
+//!
 //! Left out, each with its reason: the target-specific passes (`qnn.Legalize`, `Legalize`,
-//! `AlterOpLayout`, `SplitArgs`, `PlanDevices`, `AnnotateMemoryScope`, the auto-scheduler and
+//! `SplitArgs`, `PlanDevices`, `AnnotateMemoryScope`, the auto-scheduler and
 //! MetaSchedule layout rewrites), the backend's `LabelOps`, and the passes passlab does not have
 //! yet (`ToBasicBlockNormalForm`, `FlattenAtrousConv`). TVM's EliminateCommonSubexpr here gets an `fskip`
 //! that means to skip casts to int32 but overwrites its answer with false, so it skips nothing;
@@ -69,7 +73,15 @@ fn steps() -> Vec<(&'static str, PassOptions)> {
 pub fn build_pipeline(pm: &PassManager, opt_level: i32) -> Result<Pass, PassError> {
     let mut passes = Vec::new();
     let required = pm.current().required_pass();
-    for (name, options) in steps() {
+    let mut steps = steps();
+    if pm.target().is_some() {
+        let at = steps
+            .iter()
+            .position(|(n, _)| *n == "SimplifyExprPostAlterOp")
+            .expect("the prefix has SimplifyExprPostAlterOp");
+        steps.insert(at, ("AlterOpLayout", PassOptions::new()));
+    }
+    for (name, options) in steps {
         let pass = pm.create(name, &options)?;
         if pass.info().opt_level() <= opt_level || required.iter().any(|r| &**r == name) {
             passes.push(pass);

@@ -67,10 +67,11 @@ pub trait LayoutHook {
 
     /// A call to put in place of `call` (an op call with its rewritten arguments, not yet
     /// transformed, and its attributes in the original layouts), as TVM's alter callbacks
-    /// that build other ops do; `None` to keep the call. The replacement's op and attributes
-    /// go to the layout rule, and its arguments are transformed by position as the original
-    /// call's would be.
-    fn replace(&self, _op: Op, _call: &Expr) -> Option<Expr> {
+    /// that build other ops do; `None` to keep the call. `orig` is the call in the input
+    /// program, whose arguments and result carry their checked types (TVM's `tinfos` and
+    /// `out_type`). The replacement's op and attributes go to the layout rule, and its
+    /// arguments are transformed by position as the original call's would be.
+    fn replace(&self, _op: Op, _call: &Expr, _orig: &Expr) -> Option<Expr> {
         None
     }
 }
@@ -275,7 +276,7 @@ impl<'h> Rewriter<'h> {
         //    A hook that replaces the call gives its op, attributes and arguments.
         let mut values: SmallVec<[Expr; 4]> = inputs.iter().map(|(v, _, _)| v.clone()).collect();
         let replaced = self
-            .replacement(op, callee, &old.attrs, &arity, &values)
+            .replacement(e, op, callee, &old.attrs, &arity, &values)
             .ok()?;
         let (new_op, new_attrs) = match replaced {
             Some(r) => {
@@ -371,6 +372,7 @@ impl Rewriter<'_> {
     /// original layouts, where the hook is asked again.
     fn replacement(
         &self,
+        orig: &Expr,
         op: Op,
         callee: &Expr,
         attrs: &Attrs,
@@ -384,7 +386,7 @@ impl Rewriter<'_> {
             return Err(());
         }
         let probe = Expr::call(callee.clone(), values.to_vec(), attrs.clone());
-        let Some(r) = self.hook.replace(op, &probe) else {
+        let Some(r) = self.hook.replace(op, &probe, orig) else {
             return Ok(None);
         };
         match r.as_call() {
@@ -459,7 +461,7 @@ impl Mutator for Rewriter<'_> {
         // hook, with its arguments in their original layouts.
         match c.callee.kind() {
             ExprKind::Op(op) if self.hook.replaces(*op) => {
-                self.hook.replace(*op, &out).unwrap_or(out)
+                self.hook.replace(*op, &out, e).unwrap_or(out)
             }
             _ => out,
         }

@@ -699,6 +699,22 @@ fn b_build_pipeline(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
         .map_err(|e| at(e.to_string(), a.span))
 }
 
+fn b_target(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let text = a.str("target")?.ok_or_else(|| {
+        at(
+            "Target needs a target string, e.g. Target(\"llvm -mcpu=core-avx2\")",
+            a.span,
+        )
+    })?;
+    crate::target::Target::parse(&text)
+        .map(Value::Target)
+        .map_err(|e| at(format!("invalid target: {e}"), a.span_of("target")))
+}
+
+fn b_current_target(s: &mut Session, _: Bound) -> Result<Value, SessionError> {
+    Ok(s.pm.target().cloned().map_or(Value::None, Value::Target))
+}
+
 fn b_pass_context(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
     let mut b = PassContext::builder()
         .opt_level(a.i32("opt_level")?.unwrap_or(2))
@@ -997,6 +1013,9 @@ pub static BUILTINS: &[Builtin] = &[
     builtin!("save_timing", Function, ["path"], "save_timing(\"trace.json\")", "write the timing records in Chrome's trace-event format (open it in Perfetto)", b_save_timing),
     builtin!("reduce", Function, ["pipeline", "module", "check", "inputs", "rtol", "atol", "seed"], "reduce(seq, m, check=\"numerics\", inputs=[...])", "shrink a pipeline that breaks the check (delta debugging over its passes) and its module (functions it does not need): {\"pipeline\": ..., \"module\": ...}", b_reduce),
     builtin!("build_pipeline", Constructor, ["opt_level"], "build_pipeline(opt_level=3)", "the optimization passes TVM's relay.build runs (v0.18), as one Sequential", b_build_pipeline),
+    builtin!("Target", Constructor, ["target"], "Target(\"llvm -mtriple=aarch64-linux-gnu -mattr=+v8.2a\")", "a compilation target (TVM's tvm.target.Target); `with Target(...) { }` makes AlterOpLayout use its layout hooks", b_target),
+    builtin!("target", Constructor, ["target"], "target(\"llvm -mcpu=core-avx2\")", "the same as Target(...)", b_target),
+    builtin!("current_target", Function, [], "current_target()", "the innermost entered Target (TVM's Target.current()), or None", b_current_target),
     builtin!("PassContext", Constructor, ["opt_level", "required_pass", "disabled_pass", "instruments", "config"], "PassContext(opt_level=2, required_pass=[], disabled_pass=[], instruments=[], config={})", "a pass context", b_pass_context),
     builtin!("module_pass", Constructor, ["name", "opt_level", "required", "add", "fail"], "module_pass(name=, opt_level=0, required=[], add=mod_or_text, fail=\"msg\")", "a user module pass", b_module_pass),
     builtin!("function_pass", Constructor, ["name", "opt_level", "required", "replace_with", "rewrite", "fail"], "function_pass(name=, opt_level=0, required=[], replace_with=function, rewrite=[\"add(?x, 0f) => ?x\"], fail=\"msg\")", "a user function pass", b_function_pass),

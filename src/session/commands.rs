@@ -84,16 +84,17 @@ pub static COMMANDS: &[Command<Handler>] = &[
         "enter",
         Expr,
         "enter ctx",
-        "push a PassContext (its instruments' enter_pass_ctx run)",
+        "push a PassContext (its instruments' enter_pass_ctx run) or a Target",
         "Makes the context current for the statements that follow, until `exit`; its \
-         instruments' enter_pass_ctx run now.\n\
+         instruments' enter_pass_ctx run now. A Target (TVM's `tvm.target.Target`) entered \
+         the same way is the target passes run for (AlterOpLayout's layout hooks).\n\
          Example: enter PassContext(opt_level=3, instruments=[PassTimingInstrument()])",
         |s, mut c, _| {
             let span = match c.args {
                 CommandArgs::Expr(e) => e.span,
                 _ => c.span,
             };
-            let ctx = s.to_context(c.value(), span)?;
+            let ctx = s.to_scope(c.value(), span)?;
             done(s.enter_context(&ctx, None, span).map(|_| ()))
         },
     ),
@@ -112,13 +113,14 @@ pub static COMMANDS: &[Command<Handler>] = &[
         "with ctx { statements }",
         "enter, run the block, exit (also when the block fails)",
         "Runs the block with the context current, and exits it afterwards whatever happens \
-         (an error, an aborted run).\n\
+         (an error, an aborted run). `with Target(\"llvm -mcpu=core-avx2\") { ... }` runs it \
+         for that target, as TVM's `with tvm.target.Target(...)`.\n\
          Example: with PassContext(opt_level=3) {\n             m2 = FoldConstant()(m)\n         }",
         |s, mut c, out| {
             let CommandArgs::Block { ctx, body } = c.args else {
                 unreachable!("the parser gives `with` a block")
             };
-            let context = s.to_context(c.value(), ctx.span)?;
+            let context = s.to_scope(c.value(), ctx.span)?;
             s.run_with(&context, ctx.span, body, out)
         },
     ),

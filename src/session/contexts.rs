@@ -16,7 +16,17 @@ use super::error::SessionError;
 use super::{Outputs, Session};
 use crate::ir::Span;
 use crate::pass::{EntryId, PassContext};
+use crate::target::Target;
 use std::sync::Arc;
+
+/// What `enter` and `with` enter: a pass context, or a target (TVM's
+/// `with tvm.target.Target(...)`), which runs no instrument and only sets the target the
+/// passes run for.
+#[derive(Clone)]
+pub(crate) enum Scoped {
+    Context(PassContext),
+    Target(Target),
+}
 
 /// A `with` block's execution (each run of a block is a new one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,14 +81,17 @@ impl Session {
     /// the header of block `with` (owned by that block). `span` is the context expression.
     pub(crate) fn enter_context(
         &mut self,
-        ctx: &PassContext,
+        scope: &Scoped,
         with: Option<BlockId>,
         span: Span,
     ) -> Result<EntryId, SessionError> {
-        let id = self
-            .pm
-            .enter(ctx)
-            .map_err(|err| SessionError::from_pass(&err, span))?;
+        let id = match scope {
+            Scoped::Context(ctx) => self
+                .pm
+                .enter(ctx)
+                .map_err(|err| SessionError::from_pass(&err, span))?,
+            Scoped::Target(t) => self.pm.enter_target(t),
+        };
         let (by, block) = match with {
             Some(b) => (EnteredBy::With, Some(b)),
             None => (EnteredBy::Enter, self.contexts.block),
@@ -90,7 +103,9 @@ impl Session {
             span,
             origin: self.input.clone(),
         });
-        self.note_timing(ctx);
+        if let Scoped::Context(ctx) = scope {
+            self.note_timing(ctx);
+        }
         Ok(id)
     }
 

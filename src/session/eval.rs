@@ -592,16 +592,17 @@ impl Session {
         se
     }
 
-    /// A statement's context value (`enter`, `with`).
-    pub(crate) fn to_context(
+    /// A statement's scope value (`enter`, `with`): what `enter` and `with` take: a PassContext or a Target.
+    pub(crate) fn to_scope(
         &self,
         v: Value,
         span: Span,
-    ) -> Result<crate::pass::PassContext, SessionError> {
+    ) -> Result<super::contexts::Scoped, SessionError> {
         match v {
-            Value::Context(c) => Ok(c),
+            Value::Context(c) => Ok(super::contexts::Scoped::Context(c)),
+            Value::Target(t) => Ok(super::contexts::Scoped::Target(t)),
             other => Err(SessionError::at(
-                format!("expected a PassContext, got a {}", other.kind()),
+                format!("expected a PassContext or a Target, got a {}", other.kind()),
                 span,
             )),
         }

@@ -26,6 +26,8 @@ pub enum Value {
     Pass(Pass),
     Instrument(InstrumentRef),
     Context(PassContext),
+    /// A compilation target (`Target("llvm -mtriple=...")`), entered with `with` / `enter`.
+    Target(crate::target::Target),
     /// A constant tensor (`const([1, 2, 3], dtype="float32")`), for `parse(..., meta=[...])`.
     Tensor(std::sync::Arc<crate::ir::TensorData>),
 }
@@ -46,6 +48,7 @@ impl Value {
             Value::Pass(_) => "pass",
             Value::Instrument(_) => "instrument",
             Value::Context(_) => "context",
+            Value::Target(_) => "target",
             Value::Tensor(_) => "tensor",
         }
     }
@@ -108,6 +111,7 @@ impl Value {
             Value::Pass(p) => format!("<pass {}>", p.info().name()),
             Value::Instrument(i) => format!("<instrument {}>", i.name()),
             Value::Context(c) => format!("<PassContext opt_level={}>", c.opt_level()),
+            Value::Target(t) => format!("Target({:?})", t.to_string()),
             Value::Tensor(t) => {
                 let vals: Vec<String> = if t.dtype.is_float() {
                     t.to_f64_vec()

@@ -44,16 +44,14 @@ fn matmul_rel(r: &mut Rel<'_>, transpose_a: bool, transpose_b: bool) -> RuleResu
         if b.shape.len() != 2 {
             return r.mismatch(format!("the weight must be 2-d, found {b}"));
         }
-        let (k, units) = if transpose_b {
-            (&b.shape[1], &b.shape[0])
+        // TVM's MatmulRel takes the result's last extent from the weight and does not
+        // compare the reduced extents (`reduce` against the weight's K): neither does this
+        // rule. The evaluator's kernel refuses operands whose extents differ.
+        let units = if transpose_b {
+            &b.shape[0]
         } else {
-            (&b.shape[0], &b.shape[1])
+            &b.shape[1]
         };
-        if dims_conflict(&reduce, k) {
-            return r.mismatch(format!(
-                "input dimension doesn't match: data {a}, weight {b}"
-            ));
-        }
         oshape[rank - 1] = units.clone();
     }
     let dt = r.dtype("out_dtype")?.unwrap_or(a.dtype);
