@@ -63,6 +63,33 @@ fn a_failed_application_replays_the_same_error() {
     assert_eq!(out.lines().next().unwrap(), first);
 }
 
+/// A run under an entered target: the reproducer enters the same target around its context,
+/// so target-dependent passes (AlterOpLayout's TOPI hooks) see it when the script replays.
+#[test]
+fn a_reproducer_enters_the_target_the_run_was_for() {
+    let dir = common::fresh_dir("reproducers", "target");
+    let mut s = session_in(&dir);
+    let o = s.execute(
+        "seq = Sequential([AlterOpLayout(), function_pass(name=\"Boom\", fail=\"boom\")])\n\
+         with Target(\"llvm -mtriple=x86_64-linux-gnu -mcpu=core-avx2\") {\n  \
+         with PassContext(opt_level=3) {\n    out = seq(m)\n  }\n}",
+    );
+    let first = o.plain().lines().next().unwrap().to_string();
+    assert_eq!(first, "error: Boom: boom");
+    let o = s.execute("reproducer(\"t.passlab\")");
+    assert!(!o.is_error(), "{}", o.plain());
+    let script = std::fs::read_to_string(dir.join("t.passlab")).unwrap();
+    assert!(
+        script.contains(
+            "with Target(\"llvm -keys=cpu -mcpu=core-avx2 -mtriple=x86_64-linux-gnu\") {\n  with ctx {"
+        ),
+        "{script}"
+    );
+    let (code, out) = run_script(&dir.join("t.passlab"));
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(out.lines().next().unwrap(), first);
+}
+
 #[test]
 fn a_bisected_numerics_break_replays_under_verify() {
     let dir = common::fresh_dir("reproducers", "numerics");

@@ -148,7 +148,7 @@ impl Session {
         span: Span,
     ) -> Result<(), SessionError> {
         let s = self;
-        let mut ctx = s.pm.current().clone();
+        let mut ctx = s.pm.run_context();
         let extra: Option<InstrumentRef> = match opts.check {
             Check::Numerics => Some(match &opts.inputs {
                 Some(inputs) => Arc::new(Verify::with_numerics_on(
@@ -174,7 +174,8 @@ impl Session {
             }
             ctx = b
                 .build()
-                .map_err(|e| SessionError::at(e.to_string(), span))?;
+                .map_err(|e| SessionError::at(e.to_string(), span))?
+                .with_target(ctx.target().cloned());
         }
         let error = format!("{} broke the check: {}", c.info.name(), c.why);
         if let Ok(r) = Reproducer::new(pass, &c.info, c.input.clone(), &ctx, &error) {

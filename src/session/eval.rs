@@ -572,7 +572,7 @@ impl Session {
             error.push('\n');
             error.push_str(d);
         }
-        let ctx = self.pm.current().clone();
+        let ctx = self.pm.run_context();
         self.last_failure =
             super::reproducer::Reproducer::new(pass, &info, module, &ctx, &error).ok();
     }

@@ -107,7 +107,21 @@ impl Reproducer {
             "ctx = {}",
             context_text_reading(&self.context, input_files)
         );
-        let _ = writeln!(out, "with ctx {{\n  out = {}(m)\n}}", self.pipeline);
+        match self.context.target() {
+            // The target the run was for, entered around the context as TVM scopes them.
+            Some(t) => {
+                let mut target = String::new();
+                write_str(&t.to_string(), &mut target);
+                let _ = writeln!(
+                    out,
+                    "with Target({target}) {{\n  with ctx {{\n    out = {}(m)\n  }}\n}}",
+                    self.pipeline
+                );
+            }
+            None => {
+                let _ = writeln!(out, "with ctx {{\n  out = {}(m)\n}}", self.pipeline);
+            }
+        }
         Ok(out)
     }
 }
