@@ -386,3 +386,47 @@ fn opt_reads_onnx() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("nn.relu"), "{}", stdout(&o));
 }
+
+/// `--target` enters the target around the context: AlterOpLayout then applies the target's
+/// TOPI hook (x86 dense packing), without one it changes nothing, and a target TVM would
+/// refuse is an error.
+#[test]
+fn target_enters_a_target_for_the_run() {
+    let dir = common::fresh_dir("opt", "target");
+    let file = dir.join("dense.relay");
+    std::fs::write(
+        &file,
+        "def @main(%x: Tensor[(1, 64), float32], %w: Tensor[(32, 64), float32]) {\n  nn.dense(%x, %w, units=32)\n}\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let pipeline = "Sequential([InferType(), AlterOpLayout()])";
+    let run = |extra: &[&str]| {
+        let mut args = vec!["opt", f, "-p", pipeline, "--opt-level", "3"];
+        args.extend_from_slice(extra);
+        passlab(&args)
+    };
+    let o = run(&["--target", "llvm -mtriple=x86_64-linux-gnu -mcpu=core-avx2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("nn.contrib_dense_pack(%x, %0, units=None, out_dtype=\"float32\", weight_layout=\"NC16n\")"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("nn.dense(%x, %w, units=32)"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["--target", "llvm -bogus=1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(
+            "error: --target: attribute \"bogus\" is not available for target kind \"llvm\""
+        ),
+        "{}",
+        stderr(&o)
+    );
+}

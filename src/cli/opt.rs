@@ -30,6 +30,10 @@ pub struct OptArgs {
     /// The context's opt_level.
     #[arg(long, default_value_t = 2)]
     pub opt_level: i32,
+    /// The target to run for, as TVM writes it ('llvm -mtriple=aarch64-linux-gnu
+    /// -mattr=+sme'): entered around the context, as `with Target(...)` in a session.
+    #[arg(long, value_name = "TARGET")]
+    pub target: Option<String>,
     /// A pass the context disables (repeatable).
     #[arg(long = "disable-pass", value_name = "PASS")]
     pub disable_pass: Vec<String>,
@@ -92,7 +96,13 @@ pub fn run(args: &OptArgs, module: Module) -> Result<(), String> {
     } else {
         trimmed.to_string()
     };
-    let statement = format!("with ctx {{\n  output = {expr}(input)\n}}");
+    let mut statement = format!("with ctx {{\n  output = {expr}(input)\n}}");
+    if let Some(text) = &args.target {
+        let target =
+            passlab::target::Target::parse(text).map_err(|e| format!("error: --target: {e}"))?;
+        s.set_var("target", Value::Target(target));
+        statement = format!("with target {{\n{statement}\n}}");
+    }
     s.set_source_name("<opt>");
     s.set_var("input", Value::Module(module.clone()));
     s.set_var("ctx", Value::Context(ctx.clone()));
