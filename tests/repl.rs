@@ -322,7 +322,9 @@ fn quit_and_exit_call_leave_the_repl() {
     assert_eq!(out.status.code(), Some(0));
 }
 
-/// The statements that build `seq`: 10,000 InferType runs (minutes of work on `m`).
+/// The statements that build `seq`: 100,000 InferType runs. Re-typing a typed module is
+/// quick, so the run is long by count: tens of seconds, far more than a Ctrl-C sent once its
+/// first output shows can take to arrive on a loaded host (10,000 once finished first).
 fn long_pipeline(p: &mut PtySession) {
     let ten = ["InferType()"; 10].join(", ");
     run(
@@ -330,7 +332,7 @@ fn long_pipeline(p: &mut PtySession) {
         &format!("s1 = Sequential([{ten}]); print(\"s1 ok\")"),
         "\r\ns1 ok",
     );
-    for (name, inner) in [("s2", "s1"), ("s3", "s2"), ("seq", "s3")] {
+    for (name, inner) in [("s2", "s1"), ("s3", "s2"), ("s4", "s3"), ("seq", "s4")] {
         let ten = [inner; 10].join(", ");
         let marker = format!("{name} ok");
         run(
@@ -342,7 +344,7 @@ fn long_pipeline(p: &mut PtySession) {
 }
 
 /// Output appears as passes produce it, and Ctrl-C stops a flood of it: PrintAfterAll prints
-/// the module after each of 10,000 passes; the first print shows while the pipeline runs (it
+/// the module after each of 100,000 passes; the first print shows while the pipeline runs (it
 /// would otherwise show only minutes later, after the test's timeout), and Ctrl-C drops the
 /// rest and stops the run at the next pass boundary.
 #[test]
