@@ -41,7 +41,8 @@ const KINDS: &[(&str, &[&str])] = &[
     ("hybrid", &[]),
 ];
 
-/// Options TVM's target kinds take (the union of the CPU and GPU kinds' `add_attr_option`s).
+/// Options TVM's target kinds take with a value (with [`FLAGS`], the union of the CPU and GPU
+/// kinds' `add_attr_option`s).
 const OPTIONS: &[&str] = &[
     "mtriple",
     "mcpu",
@@ -56,17 +57,7 @@ const OPTIONS: &[&str] = &[
     "host",
     "opt-level",
     "num-cores",
-    "link-params",
-    "fast-math",
-    "fast-math-nnan",
-    "fast-math-ninf",
-    "fast-math-nsz",
-    "fast-math-arcp",
-    "fast-math-contract",
-    "fast-math-reassoc",
-    "system-lib",
     "runtime",
-    "unpacked-api",
     "interface-api",
     "constants-byte-alignment",
     "workspace-byte-alignment",
@@ -78,7 +69,6 @@ const OPTIONS: &[&str] = &[
     "registers_per_block",
     "vector-width",
     "cl-opt-level",
-    "jit",
 ];
 
 /// The boolean options, which may be written bare (`-system-lib` is `-system-lib=1`).
@@ -174,7 +164,7 @@ impl Target {
                 None if FLAGS.contains(&body) => (body, "1"),
                 None => (body, ""),
             };
-            if !OPTIONS.contains(&name) {
+            if !OPTIONS.contains(&name) && !FLAGS.contains(&name) {
                 return Err(err(format!(
                     "attribute {name:?} is not available for target kind {kind:?}"
                 )));
