@@ -322,21 +322,125 @@ fn quit_and_exit_call_leave_the_repl() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// A pseudo-terminal for a test that floods it. rexpect's reader hands output over one byte
+/// at a time and takes everything that has arrived before it looks for a match, so under a
+/// flood on a loaded host it chases the writer and finds the first match only when the flood
+/// ends. This one reads in chunks and looks at each chunk as it comes.
+struct FloodPty {
+    _process: rexpect::process::PtyProcess,
+    writer: std::fs::File,
+    chunks: std::sync::mpsc::Receiver<Vec<u8>>,
+    /// What was read and not yet matched (only a needle's length of it is kept).
+    tail: Vec<u8>,
+    read: usize,
+    eof: bool,
+}
+
+impl FloodPty {
+    fn spawn(history: &std::path::Path) -> FloodPty {
+        use std::io::Read;
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_passlab"));
+        cmd.env("PASSLAB_HISTORY", history)
+            .env("NO_COLOR", "1")
+            .env("TERM", "xterm");
+        let mut process = rexpect::process::PtyProcess::new(cmd).expect("spawn passlab");
+        process.set_kill_timeout(Some(5_000));
+        let mut reader = process.get_file_handle().unwrap();
+        let writer = process.get_file_handle().unwrap();
+        let (tx, chunks) = std::sync::mpsc::channel();
+        std::thread::spawn(move || loop {
+            let mut buf = vec![0u8; 64 * 1024];
+            // The master reads EIO once the child has closed the terminal: the end.
+            let n = reader.read(&mut buf).unwrap_or(0);
+            buf.truncate(n);
+            if tx.send(buf).is_err() || n == 0 {
+                break;
+            }
+        });
+        let mut p = FloodPty {
+            _process: process,
+            writer,
+            chunks,
+            tail: Vec::new(),
+            read: 0,
+            eof: false,
+        };
+        p.expect(&["Ctrl-D to leave"], "banner");
+        p.expect(&[">>> "], "prompt");
+        // Let the line editor switch the terminal to raw mode before typing.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        p
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        use std::io::Write;
+        self.writer.write_all(bytes).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// Reads until one of `needles` shows (or the end, with `needles` empty); returns its index.
+    fn expect(&mut self, needles: &[&str], what: &str) -> usize {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(TIMEOUT_MS);
+        let keep = needles.iter().map(|n| n.len()).max().unwrap_or(1) - 1;
+        loop {
+            let found = needles
+                .iter()
+                .enumerate()
+                .filter_map(|(i, n)| {
+                    let at = self.tail.windows(n.len()).position(|w| w == n.as_bytes())?;
+                    Some((at + n.len(), i))
+                })
+                .min();
+            if let Some((end, i)) = found {
+                self.tail.drain(..end);
+                return i;
+            }
+            if self.eof {
+                assert!(
+                    needles.is_empty(),
+                    "{what}: the REPL ended before {needles:?}"
+                );
+                return 0;
+            }
+            let cut = self.tail.len().saturating_sub(keep);
+            self.tail.drain(..cut);
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.chunks.recv_timeout(left) {
+                Ok(chunk) if chunk.is_empty() => self.eof = true,
+                Ok(chunk) => {
+                    self.read += chunk.len();
+                    self.tail.extend_from_slice(&chunk);
+                }
+                Err(_) => panic!(
+                    "{what}: no {needles:?} in {TIMEOUT_MS} ms ({} bytes read; the last: {:?})",
+                    self.read,
+                    String::from_utf8_lossy(&self.tail)
+                ),
+            }
+        }
+    }
+
+    /// As [`run`]: types `line` and waits for `marker`.
+    fn run(&mut self, line: &str, marker: &str) {
+        self.send(format!("{line}\n").as_bytes());
+        self.expect(&[marker], line);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+}
+
 /// The statements that build `seq`: 100,000 InferType runs. Re-typing a typed module is
 /// quick, so the run is long by count: tens of seconds, far more than a Ctrl-C sent once its
-/// first output shows can take to arrive on a loaded host (10,000 once finished first).
-fn long_pipeline(p: &mut PtySession) {
+/// first output shows can take to arrive.
+fn long_pipeline(p: &mut FloodPty) {
     let ten = ["InferType()"; 10].join(", ");
-    run(
-        p,
+    p.run(
         &format!("s1 = Sequential([{ten}]); print(\"s1 ok\")"),
         "\r\ns1 ok",
     );
     for (name, inner) in [("s2", "s1"), ("s3", "s2"), ("s4", "s3"), ("seq", "s4")] {
         let ten = [inner; 10].join(", ");
         let marker = format!("{name} ok");
-        run(
-            p,
+        p.run(
             &format!("{name} = Sequential([{ten}]); print(\"{marker}\")"),
             &format!("\r\n{marker}"),
         );
@@ -352,34 +456,32 @@ fn output_streams_while_a_pipeline_runs_and_ctrl_c_stops_a_flood() {
     let dir = tmp("stream");
     let model = dir.join("model.relay");
     std::fs::write(&model, passlab::testgen::conv_model(40)).unwrap();
-    let mut p = repl(&dir.join("history"));
-    run(
-        &mut p,
+    let mut p = FloodPty::spawn(&dir.join("history"));
+    p.run(
         &format!("m = load(\"{}\"); print(\"loaded\")", model.display()),
         "\r\nloaded",
     );
     long_pipeline(&mut p);
-    p.send_line("with PassContext(instruments=[PrintAfterAll()]) { m2 = seq(m) }")
-        .unwrap();
-    p.exp_string("def @main(")
-        .expect("the first module printed while the pipeline runs");
-    p.send_control('c').unwrap();
+    p.send(b"with PassContext(instruments=[PrintAfterAll()]) { m2 = seq(m) }\n");
+    p.expect(
+        &["def @main("],
+        "the first module printed while the pipeline runs",
+    );
+    p.send(b"\x03");
     // Ctrl-C stops the output (with a note when more output was on its way) and the run, at
     // the next pass boundary: a Ctrl-C landing between a print and that boundary leaves no
     // output to stop.
-    let (_, seen) = p
-        .exp_regex("output stopped|interrupted before pass ")
-        .expect("Ctrl-C stops the output");
-    if seen.starts_with("output") {
-        p.exp_string("interrupted before pass ")
-            .expect("and the run, at a pass boundary");
+    let stopped = ["output stopped", "interrupted before pass "];
+    if p.expect(&stopped, "Ctrl-C stops the output") == 0 {
+        p.expect(&[stopped[1]], "and the run, at a pass boundary");
     }
-    p.exp_string(">>> ").unwrap();
+    p.expect(&[">>> "], "the prompt after the interrupted run");
     std::thread::sleep(std::time::Duration::from_millis(300));
-    run(&mut p, "m2", "unknown name `m2`");
-    run(&mut p, "print(\"still here\")", "\r\nstill here");
-    ctrl_d(&mut p);
-    p.exp_eof().unwrap();
+    p.run("m2", "unknown name `m2`");
+    p.run("print(\"still here\")", "\r\nstill here");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    p.send(b"\x04");
+    p.expect(&[], "the end after Ctrl-D");
 }
 
 /// Piped input streams too: the first Trace line of a statement that runs for minutes is read
