@@ -4,8 +4,8 @@
 //! - `fold_weights`: FoldConstant on the module as FoldScaleAxis leaves it for FoldConstant
 //!   (InferType, SimplifyInference, BackwardFoldScaleAxis, ForwardFoldScaleAxis): every
 //!   convolution's weights multiplied by its batch norm's scale, every bias computed, i.e.
-//!   the whole weight set folded once. TVM 0.27 takes 2.3 s for FoldConstant on ResNet-50
-//!   (`shared/peers/tvm/compare_onnx.sh`); the goal is 100x faster.
+//!   the whole weight set folded once. The goal is 100x faster than TVM's FoldConstant on
+//!   the same model (`shared/peers/tvm/compare_onnx.sh`; benches/README has the figures).
 //! - `evaluate_resnet50`: `@main` of the typed module on one seeded 1x3x224x224 image
 //!   (about 4.1 GFLOP), and of the folded module (the same numbers, within float32 rounding:
 //!   checked here).

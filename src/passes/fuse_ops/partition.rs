@@ -194,8 +194,7 @@ impl Partition {
     /// counted adds at least one, so at most `max_depth + 1` nodes are visited. TVM counts the
     /// whole region, and on a recurrent model (each step's state is used by the next step and
     /// by the final result, so its post-dominator is the last node) the region of every step
-    /// runs to the end of the model: quadratic (an unrolled LSTM took 128 ms at 10k ops and
-    /// 13 s at 100k). The check and the merge that may follow visit the same region, which is
+    /// runs to the end of the model: quadratic in the number of steps. The check and the merge that may follow visit the same region, which is
     /// then known to be within the limit, so the phase stays linear.
     ///
     /// A node found over the limit stays over it: the region is fixed and every count in the
