@@ -34,6 +34,10 @@ pub const MAX_ONNX_BYTES: u64 = 2 << 30;
 /// table grow past this many (a few MiB). A model names a handful.
 pub const MAX_LAYOUTS: usize = 1 << 16;
 
+/// Ops registered at run time (`register_op`) in a process: each lives until the process ends,
+/// so a script cannot make the registry grow without bound.
+pub const MAX_REGISTERED_OPS: usize = 4096;
+
 /// Threads one function pass may use (`passlab.num_threads`): each is an OS thread with its
 /// own stack, so a mistyped count must not start millions.
 pub const MAX_THREADS: usize = 256;

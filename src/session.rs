@@ -82,6 +82,10 @@ pub struct Session {
     live: Option<Arc<dyn outputs::LiveOutput>>,
     /// The last failed pass application, for `reproducer("file.passlab")`.
     pub(crate) last_failure: Option<reproducer::Reproducer>,
+    /// The ops this session registered (`register_op`): registering one again is an error
+    /// here, as in TVM, though the process-wide registry takes the same definition again
+    /// from another session.
+    pub(crate) registered_ops: std::collections::BTreeSet<String>,
 }
 
 impl Default for Session {
@@ -116,6 +120,7 @@ impl Session {
             running: Vec::new(),
             live: None,
             last_failure: None,
+            registered_ops: Default::default(),
         }
     }
 

@@ -151,16 +151,144 @@ fn index() -> &'static rustc_hash::FxHashMap<&'static str, &'static OpDef> {
     INDEX.get_or_init(|| super::op_table::OPS.iter().map(|d| (d.name, d)).collect())
 }
 
+/// The type relations an op registered at run time may name, as TVM's
+/// `tvm.relay.type_relation.<name>` functions: the name given and the relation it stands for.
+pub const REGISTRABLE_RELATIONS: &[(&str, &str)] = &[
+    ("Identity", "IdentityRel"),
+    ("IdentityComp", "IdentityCompRel"),
+    ("Broadcast", "BroadcastRel"),
+    ("BroadcastComp", "BroadcastCompRel"),
+    ("Reduce", "ReduceRel"),
+];
+
+/// The relation a registered op names (`Identity`), as the table names it (`IdentityRel`).
+pub fn registrable_relation(name: &str) -> Result<&'static str, String> {
+    if let Some((_, full)) = REGISTRABLE_RELATIONS.iter().find(|(n, _)| *n == name) {
+        return Ok(full);
+    }
+    let names = REGISTRABLE_RELATIONS.iter().map(|(n, _)| *n);
+    let hint = crate::suggest::closest(name, names.clone())
+        .map(|s| format!("; did you mean `{s}`?"))
+        .unwrap_or_default();
+    Err(format!(
+        "unknown type relation `{}` (known: {}){hint}",
+        crate::suggest::shown(name),
+        names.collect::<Vec<_>>().join(", ")
+    ))
+}
+
+/// An op to register at run time ([`Op::register`]): what TVM's `_op.register` followed by
+/// `set_num_inputs`, `add_type_rel`, `register_pattern`, `register_stateful` and
+/// `set_attrs_type_key` say.
+#[derive(Clone, Debug)]
+pub struct OpSpec {
+    pub name: String,
+    pub num_inputs: i32,
+    /// One of [`REGISTRABLE_RELATIONS`]' names (`Identity`), or `None`: calls of the op then
+    /// fail to type, as an op without a relation does in TVM.
+    pub type_rel: Option<String>,
+    pub pattern: Option<OpPattern>,
+    pub stateful: bool,
+    /// Calls take any attributes, kept as written, under this key (`DictAttrs`).
+    pub attrs_type_key: Option<String>,
+}
+
+/// The ops registered at run time. Process-wide, as TVM's op registry is: an op exists for
+/// every session once registered, and for the rest of the process (each is leaked to give it
+/// the table's `'static` lifetime; [`crate::limits::MAX_REGISTERED_OPS`] bounds them).
+fn registered() -> &'static std::sync::RwLock<rustc_hash::FxHashMap<&'static str, &'static OpDef>> {
+    static REGISTERED: OnceLock<
+        std::sync::RwLock<rustc_hash::FxHashMap<&'static str, &'static OpDef>>,
+    > = OnceLock::new();
+    REGISTERED.get_or_init(Default::default)
+}
+
+/// Every op registered at run time, by name.
+pub fn registered_ops() -> Vec<Op> {
+    let table = registered().read().unwrap_or_else(|e| e.into_inner());
+    let mut ops: Vec<Op> = table.values().map(|d| Op(d)).collect();
+    ops.sort_by_key(|o| o.name());
+    ops
+}
+
 impl Op {
-    /// Looks an op up by name (`nn.conv2d`).
+    /// Looks an op up by name (`nn.conv2d`): the table's, then those registered at run time.
     pub fn get(name: &str) -> Option<Op> {
-        index().get(name).map(|d| Op(d))
+        if let Some(d) = index().get(name) {
+            return Some(Op(d));
+        }
+        let table = registered().read().unwrap_or_else(|e| e.into_inner());
+        table.get(name).map(|d| Op(d))
+    }
+
+    /// Registers an op at run time. A table op's name is refused, as TVM refuses it
+    /// ("Operator custom_log3 is registered before"); so is a name registered with another
+    /// definition, and an unknown relation. The same definition registered again gives the op
+    /// registered first: a session replayed in the same process registers its ops again
+    /// (sessions refuse their own repeats, as TVM does).
+    pub fn register(spec: OpSpec) -> Result<Op, String> {
+        if spec.name.is_empty() {
+            return Err("an op needs a name".into());
+        }
+        let type_rel = match &spec.type_rel {
+            None => "",
+            Some(rel) => registrable_relation(rel)?,
+        };
+        if spec.num_inputs < -1 {
+            return Err(format!(
+                "`num_inputs` must be -1 (any number) or at least 0, not {}",
+                spec.num_inputs
+            ));
+        }
+        let mut table = registered().write().unwrap_or_else(|e| e.into_inner());
+        if index().contains_key(spec.name.as_str()) {
+            return Err(format!(
+                "operator `{}` is registered before",
+                crate::suggest::shown(&spec.name)
+            ));
+        }
+        if let Some(def) = table.get(spec.name.as_str()) {
+            let same = def.num_inputs == spec.num_inputs
+                && def.type_rel == type_rel
+                && def.pattern == spec.pattern
+                && def.stateful == spec.stateful
+                && def.attrs_type_key == spec.attrs_type_key.as_deref();
+            return if same {
+                Ok(Op(def))
+            } else {
+                Err(format!(
+                    "operator `{}` is registered before, with another definition (ops are \
+                     registered for the rest of the process: use another name)",
+                    crate::suggest::shown(&spec.name)
+                ))
+            };
+        }
+        if table.len() >= crate::limits::MAX_REGISTERED_OPS {
+            return Err(format!(
+                "at most {} ops may be registered in a process",
+                crate::limits::MAX_REGISTERED_OPS
+            ));
+        }
+        let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+        let def: &'static OpDef = Box::leak(Box::new(OpDef {
+            name: leak(spec.name),
+            num_inputs: spec.num_inputs,
+            pattern: spec.pattern,
+            stateful: spec.stateful,
+            non_computational: false,
+            type_rel,
+            attrs_type_key: spec.attrs_type_key.map(leak),
+            schema: None,
+        }));
+        table.insert(def.name, def);
+        Ok(Op(def))
     }
 
     /// Looks an op up, or returns an error that suggests the closest known names.
     pub fn lookup(name: &str) -> Result<Op, String> {
         Op::get(name).ok_or_else(|| {
-            let names: Vec<&str> = all().map(|o| o.name).collect();
+            let mut names: Vec<&str> = all().map(|o| o.name).collect();
+            names.extend(registered_ops().iter().map(|o| o.name()));
             match crate::suggest::closest(name, names.iter().copied()) {
                 Some(s) => format!(
                     "unknown op `{}`; did you mean `{s}`?",

@@ -711,6 +711,130 @@ fn b_target(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
         .map_err(|e| at(format!("invalid target: {e}"), a.span_of("target")))
 }
 
+/// Words of the Relay text that cannot name an op: a call of one would parse as something else.
+const RESERVED_OP_NAMES: &[&str] = &[
+    "True",
+    "False",
+    "inff",
+    "nanf",
+    "fn",
+    "if",
+    "else",
+    "let",
+    "match",
+    "ref",
+    "ref_read",
+    "ref_write",
+    "free_var",
+    "meta",
+    "def",
+    "type",
+    "extern",
+];
+
+/// TVM's `OpPattern` names (`elemwise` or `ELEMWISE`) and values (0 to 8).
+fn op_pattern(a: &Bound) -> Result<Option<crate::ir::OpPattern>, SessionError> {
+    use crate::ir::OpPattern::*;
+    const NAMES: &[(&str, crate::ir::OpPattern)] = &[
+        ("elemwise", ElemWise),
+        ("broadcast", Broadcast),
+        ("injective", Injective),
+        ("comm_reduce", CommReduce),
+        ("out_elemwise_fusable", OutEWiseFusable),
+        ("tuple", Tuple),
+        ("opaque", Opaque),
+    ];
+    match a.get("pattern") {
+        None => Ok(None),
+        Some(Value::Int(i)) => NAMES
+            .iter()
+            .find(|(_, p)| *p as i64 == *i)
+            .map(|(_, p)| Some(*p))
+            .ok_or_else(|| {
+                at(
+                    format!(
+                        "register_op: no op pattern has the value {i} (TVM's are 0 to 4, 7 and 8)"
+                    ),
+                    a.span_of("pattern"),
+                )
+            }),
+        Some(Value::Str(name)) => {
+            let lower = name.to_ascii_lowercase();
+            match NAMES.iter().find(|(n, _)| *n == lower) {
+                Some((_, p)) => Ok(Some(*p)),
+                None => {
+                    let hint = crate::suggest::closest(&lower, NAMES.iter().map(|(n, _)| *n))
+                        .map(|s| format!("; did you mean `{s}`?"))
+                        .unwrap_or_default();
+                    Err(at(
+                        format!(
+                            "register_op: unknown op pattern `{}` (known: {}){hint}",
+                            crate::suggest::shown(name),
+                            NAMES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                        ),
+                        a.span_of("pattern"),
+                    ))
+                }
+            }
+        }
+        Some(v) => Err(a.type_err("pattern", "a pattern name or number", v)),
+    }
+}
+
+/// `register_op(name, num_inputs, type_rel, pattern, stateful, attrs_type_key)`: TVM's
+/// `_op.register` with what usually follows it. The op exists for the rest of the process.
+fn b_register_op(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
+    let name = match a.require("name")? {
+        Value::Str(n) => n.clone(),
+        v => return Err(a.type_err("name", "a string", v)),
+    };
+    let whole = crate::text::lexer::hier_name(&name).is_ok_and(|(rest, _)| rest.is_empty());
+    if !whole || name.trim() != name || RESERVED_OP_NAMES.contains(&name.as_str()) {
+        return Err(at(
+            format!(
+                "register_op: `{}` cannot name an op: an op's name is a word or dotted words \
+                 (`custom_log`, `my.op`) other than a keyword of the text",
+                crate::suggest::shown(&name)
+            ),
+            a.span_of("name"),
+        ));
+    }
+    if s.registered_ops.contains(&name) {
+        return Err(at(
+            format!(
+                "register_op: operator `{}` is registered before",
+                crate::suggest::shown(&name)
+            ),
+            a.span,
+        ));
+    }
+    let num_inputs = a.i32("num_inputs")?.unwrap_or(-1);
+    if num_inputs < -1 {
+        return Err(at(
+            format!(
+                "register_op: `num_inputs` must be -1 (any number) or at least 0, not {num_inputs}"
+            ),
+            a.span_of("num_inputs"),
+        ));
+    }
+    let type_rel = a.str("type_rel")?;
+    if let Some(rel) = &type_rel {
+        crate::ir::op::registrable_relation(rel)
+            .map_err(|e| at(format!("register_op: {e}"), a.span_of("type_rel")))?;
+    }
+    let spec = crate::ir::op::OpSpec {
+        name,
+        num_inputs,
+        type_rel,
+        pattern: op_pattern(&a)?,
+        stateful: a.bool("stateful")?.unwrap_or(false),
+        attrs_type_key: a.str("attrs_type_key")?,
+    };
+    let op = crate::ir::Op::register(spec).map_err(|e| at(format!("register_op: {e}"), a.span))?;
+    s.registered_ops.insert(op.name().to_string());
+    Ok(Value::None)
+}
+
 fn b_current_target(s: &mut Session, _: Bound) -> Result<Value, SessionError> {
     Ok(s.pm.target().cloned().map_or(Value::None, Value::Target))
 }
@@ -1015,6 +1139,7 @@ pub static BUILTINS: &[Builtin] = &[
     builtin!("build_pipeline", Constructor, ["opt_level"], "build_pipeline(opt_level=3)", "the optimization passes TVM's relay.build runs (v0.18), as one Sequential", b_build_pipeline),
     builtin!("Target", Constructor, ["target"], "Target(\"llvm -mtriple=aarch64-linux-gnu -mattr=+v8.2a\")", "a compilation target (TVM's tvm.target.Target); `with Target(...) { }` makes AlterOpLayout use its layout hooks", b_target),
     builtin!("target", Constructor, ["target"], "target(\"llvm -mcpu=core-avx2\")", "the same as Target(...)", b_target),
+    builtin!("register_op", Function, ["name", "num_inputs", "type_rel", "pattern", "stateful", "attrs_type_key"], "register_op(\"custom_log\", num_inputs=1, type_rel=\"Identity\", pattern=\"elemwise\", stateful=false, attrs_type_key=None)", "register an op for the rest of the process (TVM's _op.register): relations Identity, IdentityComp, Broadcast, BroadcastComp, Reduce", b_register_op),
     builtin!("current_target", Function, [], "current_target()", "the innermost entered Target (TVM's Target.current()), or None", b_current_target),
     builtin!("PassContext", Constructor, ["opt_level", "required_pass", "disabled_pass", "instruments", "config"], "PassContext(opt_level=2, required_pass=[], disabled_pass=[], instruments=[], config={})", "a pass context", b_pass_context),
     builtin!("module_pass", Constructor, ["name", "opt_level", "required", "add", "fail"], "module_pass(name=, opt_level=0, required=[], add=mod_or_text, fail=\"msg\")", "a user module pass", b_module_pass),

@@ -51,6 +51,7 @@ pub(super) enum Rule {
 
 /// The rule for an op, or `None` when passlab has no type rule for it. Keyed by name, not by
 /// the op's address: the op may come from another copy of the library (see `Op`'s equality).
+/// An op registered at run time (`register_op`) is not in the table: its relation decides.
 pub(super) fn rule_for(op: Op) -> Option<Rule> {
     static TABLE: OnceLock<FxHashMap<&'static str, Rule>> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
@@ -58,7 +59,7 @@ pub(super) fn rule_for(op: Op) -> Option<Rule> {
             .filter_map(|o| lookup(o).map(|r| (o.name(), r)))
             .collect()
     });
-    table.get(op.name()).copied()
+    table.get(op.name()).copied().or_else(|| lookup(op))
 }
 
 fn lookup(op: Op) -> Option<Rule> {
