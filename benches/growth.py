@@ -78,6 +78,10 @@ def main():
     ap.add_argument("--cold", action="store_true",
                     help="flush the caches before every timed run (passlab bench --cold): a "
                          "diagnostic, not the goal's method")
+    ap.add_argument("--untyped", action="store_true",
+                    help="time the passes on the module as generated, not typed first "
+                         "(passlab bench --untyped): a pass that needs types types each "
+                         "function itself")
     ap.add_argument("--instructions", action="store_true",
                     help="count instructions per run under valgrind instead of timing: the "
                          "growth of the work, the same on any host")
@@ -114,6 +118,8 @@ def main():
                     cmd = [a.bin, "bench", files[size], "--runs", str(runs), "--json", "--walk"]
                     if a.cold:
                         cmd.append("--cold")
+                    if a.untyped:
+                        cmd.append("--untyped")
                     for p in passes:
                         cmd += bench_args(p)
                     out = subprocess.run(cmd, capture_output=True, text=True)
@@ -247,6 +253,8 @@ def callgrind(a, ll, file, p):
         # The LL size must be a power of two times ways times 64-byte lines.
         cmd += ["--cache-sim=yes", f"--LL={ll[0]},{ll[1]},64"]
     cmd += [a.bin, "bench", file, *bench_args(p), "--runs", str(RUNS), "--json"]
+    if a.untyped:
+        cmd.append("--untyped")
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"error: {' '.join(cmd)}\n{out.stderr}")

@@ -101,6 +101,10 @@ enum Command {
         /// FoldConstant` times the fold of the scaled weights.
         #[arg(long = "prepare", value_name = "PASS")]
         prepare: Vec<String>,
+        /// Time the passes on the module as read, without typing it first: a pass that needs
+        /// types then types each function itself, as on an untyped module in a session.
+        #[arg(long, conflicts_with = "prepare")]
+        untyped: bool,
         /// Timed runs of each pass (the report gives their median, fastest and slowest).
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
         runs: u64,
@@ -368,6 +372,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             file,
             passes,
             prepare,
+            untyped,
             runs,
             overhead,
             json,
@@ -401,6 +406,7 @@ fn run(cmd: Command, color: bool) -> Result<(), String> {
             let what = cli::bench::Timed {
                 passes: &passes,
                 prepare: &prepare,
+                untyped,
                 walk,
                 parse: src.as_deref().filter(|_| parse).map(|s| (s, file.as_str())),
                 print,

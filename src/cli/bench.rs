@@ -48,6 +48,8 @@ pub struct Timed<'a> {
     /// Passes applied once, in order, untimed, to the typed module before anything is timed
     /// (each followed by InferType, so the timed passes see a typed module).
     pub prepare: &'a [String],
+    /// Time the passes on the module as given, not typed first.
+    pub untyped: bool,
     /// Also time [`walk_every_node`] (reported as `walk`).
     pub walk: bool,
     /// Also time parsing this text (with this file name), reported as `parse`.
@@ -133,7 +135,7 @@ fn evict_caches(buf: &mut [u64]) {
 /// with `what.walk`, [`walk_every_node`] (reported as `walk`); and
 /// measures the overhead of `overhead` no-op passes when asked. The module is typed once first
 /// (InferType, untimed), as every TVM module is, so a pass that needs types does not pay for
-/// inferring them in each timed run.
+/// inferring them in each timed run; with `what.untyped` it is timed as given.
 ///
 /// With `cold`, the caches are flushed (untimed, [`EVICT_BYTES`] written) before every run, so
 /// each run starts with the module in memory only: the time of a pass's first touch of a
@@ -156,9 +158,12 @@ pub fn bench(
     let infer = pm
         .create("InferType", &PassOptions::new())
         .map_err(|e| e.to_string())?;
-    let mut typed = pm
-        .run(&infer, m)
-        .map_err(|e| format!("the module does not type-check: {e}"))?;
+    let mut typed = if what.untyped {
+        m.clone()
+    } else {
+        pm.run(&infer, m)
+            .map_err(|e| format!("the module does not type-check: {e}"))?
+    };
     for name in what.prepare {
         let pass = pm
             .create(name, &PassOptions::new())

@@ -307,11 +307,9 @@ pub fn infer_expr(e: &Expr, m: Option<&Module>) -> Result<Expr, TypeError> {
     let mut gen = Gen::new(64);
     if let Some(m) = m {
         gen.declare_adts(&m.type_defs);
-        for (g, f) in m.functions() {
-            if let Some(f) = f.as_function() {
-                gen.declare_global(g.name(), f);
-            }
-        }
+        // Only the globals `e` uses are declared, as it reaches them: a pass that types each
+        // of a module's functions this way does work linear in the module.
+        gen.signatures = Some(m);
     }
     gen.expr(e).map_err(err)?;
     gen.s.solve().map_err(err)?;

@@ -289,6 +289,10 @@ impl<'a> Gen<'a> {
         match e.kind() {
             ExprKind::Var(v) => Ok(self.var(v)),
             ExprKind::GlobalVar(g) if self.current != Some(g.name()) => {
+                // Declared on first use from `signatures` (a polymorphic one gets its scheme).
+                if !self.globals.contains_key(g.name()) {
+                    self.global_tv(g.name());
+                }
                 match self.schemes.get(g.name()) {
                     Some(Some(scheme)) => {
                         let scheme = scheme.clone();
