@@ -226,7 +226,15 @@ impl Mutator for Subst<'_> {
     }
 }
 
-struct Apply<'a>(&'a [Rule]);
+/// How many times the rules may rewrite one call before they are taken not to settle.
+pub const MAX_REWRITES_PER_CALL: usize = 100;
+
+struct Apply<'a> {
+    rules: &'a [Rule],
+    /// The first rule that still fired at a call after [`MAX_REWRITES_PER_CALL`] rewrites.
+    runaway: Option<&'a str>,
+}
+
 impl Mutator for Apply<'_> {
     fn call(&mut self, e: &Expr, callee: Expr, args: Vec<Expr>, _attrs: &Attrs) -> Expr {
         // A rebuilt call whose children changed type (a rule fired below with a differently
@@ -237,9 +245,17 @@ impl Mutator for Apply<'_> {
         } else {
             with_node_type(rebuilt)
         };
-        for _ in 0..100 {
+        for round in 0..=MAX_REWRITES_PER_CALL {
             let mut fired = false;
-            for rule in self.0 {
+            for rule in self.rules {
+                if round == MAX_REWRITES_PER_CALL {
+                    // One more match here means the rules would go on: report the rule.
+                    let mut binds = FxHashMap::default();
+                    if self.runaway.is_none() && matches(&rule.lhs, &cur, &mut binds) {
+                        self.runaway = Some(&rule.text);
+                    }
+                    continue;
+                }
                 let mut binds = FxHashMap::default();
                 if matches(&rule.lhs, &cur, &mut binds) {
                     let typed = cur.ty().is_some();
@@ -248,8 +264,11 @@ impl Mutator for Apply<'_> {
                         binds: &binds,
                         typed,
                     };
-                    cur = mutate(&mut subst, rhs);
-                    fired = true;
+                    let next = mutate(&mut subst, rhs);
+                    // A replacement that is the call again (same callee, arguments and
+                    // attributes) is a fixed point: nothing more to rewrite here.
+                    fired = !same_call(&next, &cur);
+                    cur = next;
                     break;
                 }
             }
@@ -261,12 +280,42 @@ impl Mutator for Apply<'_> {
     }
 }
 
-/// Applies the rules everywhere in `f`, bottom-up.
-pub fn apply(rules: &[Rule], f: &Expr) -> Expr {
-    if rules.is_empty() {
-        return f.clone();
+/// Whether `a` and `b` are calls of the same callee on the same argument nodes with equal
+/// attributes.
+fn same_call(a: &Expr, b: &Expr) -> bool {
+    match (a.as_call(), b.as_call()) {
+        (Some(x), Some(y)) => {
+            let callee = x.callee.ptr_eq(&y.callee)
+                || matches!((x.callee.kind(), y.callee.kind()), (ExprKind::Op(p), ExprKind::Op(q)) if p == q);
+            callee
+                && x.args.len() == y.args.len()
+                && x.args.iter().zip(y.args.iter()).all(|(p, q)| p.ptr_eq(q))
+                && x.attrs == y.attrs
+        }
+        _ => a.ptr_eq(b),
     }
-    mutate(&mut Apply(rules), f)
+}
+
+/// Applies the rules everywhere in `f`, bottom-up, each call rewritten until no rule matches
+/// it. Rules that never stop matching (one undoing another, or one matching its own result)
+/// are an error naming a rule that still matched after [`MAX_REWRITES_PER_CALL`] rewrites.
+pub fn apply(rules: &[Rule], f: &Expr) -> Result<Expr, String> {
+    if rules.is_empty() {
+        return Ok(f.clone());
+    }
+    let mut run = Apply {
+        rules,
+        runaway: None,
+    };
+    let out = mutate(&mut run, f);
+    match run.runaway {
+        None => Ok(out),
+        Some(rule) => Err(format!(
+            "the rewrite rules do not settle: `{rule}` still matches a call after \
+             {MAX_REWRITES_PER_CALL} rewrites of it (a rule that undoes another, or matches \
+             its own result, rewrites forever)"
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -282,9 +331,39 @@ mod tests {
         let m =
             crate::text::parse_module("def @main(%a: float32) { multiply(add(%a, 0f), 1f) }", "t")
                 .unwrap();
-        let out = apply(&rules, m.get("main").unwrap());
+        let out = apply(&rules, m.get("main").unwrap()).unwrap();
         let f = out.as_function().unwrap();
         assert!(matches!(f.body.kind(), ExprKind::Var(_)));
         assert!(Rule::parse("add(?x, 0f) => ?y").is_err());
+    }
+
+    /// Rules that undo each other are reported, naming a rule, not applied a hundred times
+    /// in silence; rules that settle, or rebuild a call as it was, are not.
+    #[test]
+    fn rules_that_never_settle_are_an_error() {
+        let m =
+            crate::text::parse_module("def @main(%a: float32, %b: float32) { add(%a, %b) }", "t")
+                .unwrap();
+        let swap = vec![Rule::parse("add(?x, ?y) => add(?y, ?x)").unwrap()];
+        let err = apply(&swap, m.get("main").unwrap()).unwrap_err();
+        assert!(
+            err.contains("`add(?x, ?y) => add(?y, ?x)` still matches"),
+            "{err}"
+        );
+        // 60 nested negations cancel pairwise as the rewrite goes up: rules that settle.
+        let mut body = "%a".to_string();
+        for _ in 0..60 {
+            body = format!("negative({body})");
+        }
+        let m = crate::text::parse_module(&format!("def @main(%a: float32) {{ {body} }}"), "t")
+            .unwrap();
+        let cancel = vec![Rule::parse("negative(negative(?x)) => ?x").unwrap()];
+        let out = apply(&cancel, m.get("main").unwrap()).unwrap();
+        assert!(matches!(
+            out.as_function().unwrap().body.kind(),
+            ExprKind::Var(_)
+        ));
+        let same = vec![Rule::parse("negative(?x) => negative(?x)").unwrap()];
+        assert!(apply(&same, m.get("main").unwrap()).is_ok());
     }
 }

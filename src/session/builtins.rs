@@ -964,7 +964,7 @@ fn b_function_pass(_: &mut Session, a: Bound) -> Result<Value, SessionError> {
         if let Some(r) = &replacement {
             return Ok(r.clone());
         }
-        Ok(super::rewrite::apply(&rules, f))
+        super::rewrite::apply(&rules, f).map_err(PassError::failed)
     })
     .with_origin(PassOrigin::Constructor {
         constructor: "function_pass",
