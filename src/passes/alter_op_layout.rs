@@ -5,10 +5,11 @@
 //! `layout_transform`s the new layouts need.
 //!
 //! The hooks are target-specific (TVM registers them in Python per target, and the generic ones
-//! return no replacement). passlab has no targets, so it registers no hook: every call keeps its
-//! attributes, the rewriter finds the same layouts before and after, inserts nothing, and the
-//! pass returns each function unchanged (the same node), exactly like TVM without a target.
-//! Hooks are a [`LayoutHook`]: [`alter_op_layout_with`] runs the rewriter with any hook, which
+//! return no replacement). Under an entered target (`with Target("llvm ...")`) the pass uses
+//! TOPI's x86 and ARM hooks ([`TargetHooks`], `alter_op_layout/topi.rs`). Without one no hook
+//! applies: every call keeps its attributes, the rewriter finds the same layouts before and
+//! after, inserts nothing, and the pass returns each function unchanged (the same node),
+//! exactly like TVM without a target. Hooks are a [`LayoutHook`]: [`alter_op_layout_with`] runs the rewriter with any hook, which
 //! is how the machinery is tested. The user gives hooks in two forms, TVM's Python
 //! `FTVMAlterOpLayout` callbacks written as data ([`UserHooks`]):
 //! - `alter_attrs={"nn.conv2d": {"data_layout": "NCHW16c", "kernel_layout": "OIHW16i"}}`: every
@@ -35,7 +36,7 @@ use crate::ir::{AttrValue, Attrs, Call, Contains, Expr, ExprKind, Op};
 use crate::pass::{leaf_function_pass, ConfigValue, Pass, PassError, PassErrorKind, PassOptions};
 use std::sync::Arc;
 
-/// The hooks passlab knows: none (no targets), so attributes never change.
+/// The hooks without a target: none, so attributes never change.
 pub struct NoTargetHooks;
 
 impl LayoutHook for NoTargetHooks {

@@ -27,7 +27,8 @@
 //! and shares every node that did not change. Linear in the graph size for the usual shapes
 //! (each node's path check covers the nodes up to its post-dominator), with no recursion.
 //!
-//! Deliberately not done: the target's `max_function_args` limit (passlab has no targets), and
+//! Deliberately not done: the target's `max_function_args` limit (passlab's targets carry no
+//! such attribute: TVM sets it for GPU kinds such as metal and opencl), and
 //! the `TShapeDataDependent` attribute (only `dyn.*` ops with a dynamic result are opaque).
 
 mod graph;

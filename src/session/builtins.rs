@@ -788,8 +788,11 @@ fn b_register_op(s: &mut Session, a: Bound) -> Result<Value, SessionError> {
         Value::Str(n) => n.clone(),
         v => return Err(a.type_err("name", "a string", v)),
     };
-    let whole = crate::text::lexer::hier_name(&name).is_ok_and(|(rest, _)| rest.is_empty());
-    if !whole || name.trim() != name || RESERVED_OP_NAMES.contains(&name.as_str()) {
+    // The text's dotted names (`nn.conv2d`): identifiers joined by dots.
+    use crate::text::lexer::{is_ident_char, is_ident_start};
+    let word =
+        |w: &str| w.chars().next().is_some_and(is_ident_start) && w.chars().all(is_ident_char);
+    if !name.split('.').all(word) || RESERVED_OP_NAMES.contains(&name.as_str()) {
         return Err(at(
             format!(
                 "register_op: `{}` cannot name an op: an op's name is a word or dotted words \
