@@ -69,7 +69,13 @@ const OPTIONS: &[&str] = &[
     "registers_per_block",
     "vector-width",
     "cl-opt-level",
+    "max_function_args",
+    "texture_spatial_limit",
 ];
+
+/// The kinds whose `max_function_args` has a default (`add_attr_option<Integer>(
+/// "max_function_args", ...)`): the most buffers one kernel may take.
+const MAX_FUNCTION_ARGS: &[(&str, usize)] = &[("opencl", 128), ("metal", 31)];
 
 /// The boolean options, which may be written bare (`-system-lib` is `-system-lib=1`).
 const FLAGS: &[&str] = &[
@@ -178,6 +184,11 @@ impl Target {
                 user_keys = Some(list(value));
                 continue;
             }
+            if name == "max_function_args" && value.parse::<u32>().is_err() {
+                return Err(err(format!(
+                    "target option -{name} takes a count (a whole number from 0), not {value:?}"
+                )));
+            }
             match options.iter_mut().find(|(n, _)| n == name) {
                 Some(slot) => slot.1 = value.to_string(),
                 None => options.push((name.to_string(), value.to_string())),
@@ -251,6 +262,18 @@ impl Target {
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// The most arguments a fused function may take (`-max_function_args=`, else the kind's
+    /// default: opencl 128, metal 31), 0 for no limit. FuseOps reads it.
+    pub fn max_function_args(&self) -> usize {
+        match self.option("max_function_args") {
+            Some(v) => v.parse().unwrap_or(0),
+            None => MAX_FUNCTION_ARGS
+                .iter()
+                .find(|(k, _)| *k == self.kind())
+                .map_or(0, |(_, n)| *n),
+        }
     }
 
     /// `-libs=` as a list (`cblas`, `mkl`, `dnnl`, ...).

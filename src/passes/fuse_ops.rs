@@ -27,8 +27,10 @@
 //! and shares every node that did not change. Linear in the graph size for the usual shapes
 //! (each node's path check covers the nodes up to its post-dominator), with no recursion.
 //!
-//! Deliberately not done: the target's `max_function_args` limit (passlab's targets carry no
-//! such attribute: TVM sets it for GPU kinds such as metal and opencl), and
+//! Under a target with a `max_function_args` (metal 31, opencl 128, or `-max_function_args=`),
+//! a group is not grown past that many arguments, counted as TVM counts them (a tensor with
+//! `?` dimensions also passes its shape and strides), with TVM's postponed fusion of a node
+//! whose producers' groups are not yet counted. Deliberately not done:
 //! the `TShapeDataDependent` attribute (only `dyn.*` ops with a dynamic result are opaque).
 
 mod graph;
@@ -58,6 +60,9 @@ pub struct FuseConfig {
     pub max_depth: usize,
     /// Keep constants inside the fused functions instead of passing them as parameters.
     pub link_params: bool,
+    /// The most arguments a fused function may take (the target's `max_function_args`), 0
+    /// for no limit.
+    pub max_function_args: usize,
 }
 
 impl FuseConfig {
@@ -66,6 +71,7 @@ impl FuseConfig {
             opt_level,
             max_depth: DEFAULT_MAX_DEPTH,
             link_params: false,
+            max_function_args: 0,
         }
     }
 }
@@ -79,7 +85,13 @@ pub fn fuse_function(f: &Expr, cfg: FuseConfig) -> Expr {
     let mut g = Graph::build(f);
     let uses = std::mem::take(&mut g.uses);
     let dom = post_dominators(&g);
-    let partition = Partition::run(&g, &dom, cfg.opt_level, cfg.max_depth);
+    let partition = Partition::run(
+        &g,
+        &dom,
+        cfg.opt_level,
+        cfg.max_depth,
+        cfg.max_function_args,
+    );
     let mut fuser = Fuser {
         graph: &g,
         partition,
@@ -501,10 +513,12 @@ pub fn fuse_ops(fuse_opt_level: i64) -> Pass {
                 .get_or_default("relay.FuseOps.link_params")
                 .and_then(|v| v.as_bool())
                 .unwrap_or(false);
+            let max_function_args = cx.context().target().map_or(0, |t| t.max_function_args());
             let cfg = FuseConfig {
                 opt_level: level(fuse_opt_level, cx),
                 max_depth,
                 link_params,
+                max_function_args,
             };
             let typed = super::typed::typed_function("FuseOps", g, f, m)?;
             Ok(fuse_function(&typed, cfg))

@@ -14,11 +14,14 @@
 //! * phase 2: injective nodes into a tuple that has itself been fused into an injective group.
 //!
 //! `CommReduce` nodes never fuse into their consumers and nothing fuses *into* a tuple before
-//! phase 2. Path checks and merges are iterative (explicit stacks, visit stamps), so they are
+//! phase 2. With an argument limit (the target's `max_function_args`), a node whose fusion would
+//! give its consumers' group more arguments than the limit (less the consumers' outputs) stays
+//! apart, and a fusion that meets a producer group not yet counted waits for its consumer's
+//! turn ([`Args`]). Path checks and merges are iterative (explicit stacks, visit stamps), so they are
 //! stack-safe and allocation-free per query.
 
-use super::graph::{DomNode, Graph};
-use crate::ir::OpPattern;
+use super::graph::{DomNode, Graph, NO_NODE};
+use crate::ir::{Dim, Expr, ExprKind, OpPattern, Type};
 
 const NONE: u32 = u32::MAX;
 
@@ -39,9 +42,34 @@ struct Group {
 
 const _: () = assert!(std::mem::size_of::<Group>() == 16);
 
+/// TVM's argument counting for a limited fused function (`GraphPartitioner::CountArgs_` and
+/// its postponed fusions), present only under a limit.
+struct Args {
+    limit: usize,
+    /// Each node's group record's arguments (TVM's `Group::args_num`): a root's is its
+    /// group's; a merged node keeps what it had.
+    count: Vec<u32>,
+    /// Set while counting a fusion's arguments when a producer group had none counted yet: the
+    /// fusion then waits for that consumer's turn (TVM's `postpone_node_`).
+    postpone: Option<u32>,
+    /// Waiting fusions: (node whose turn decides, node to fuse), in the order they were put off.
+    postponed: Vec<(u32, u32)>,
+    /// Nodes of `postponed` by the node whose turn decides (first entry, and each entry's next).
+    first: rustc_hash::FxHashMap<u32, usize>,
+    next: Vec<usize>,
+    last: rustc_hash::FxHashMap<u32, usize>,
+    /// Group roots already counted in one [`Partition::count_args`].
+    seen: Vec<u32>,
+}
+
+/// Most counting steps one postponed check may take (TVM's recursive count can revisit shared
+/// producers along every path); past it the fusion is refused.
+const MAX_COUNT_STEPS: usize = 1 << 10;
+
 /// The result of partitioning: one group per node, found with [`Partition::root`].
 pub struct Partition {
     groups: Vec<Group>,
+    args: Option<Args>,
     stamp: Vec<u32>,
     epoch: u32,
     stack: Vec<u32>,
@@ -53,8 +81,15 @@ pub struct Partition {
 }
 
 impl Partition {
-    /// Partitions `g` at fusion level `opt_level` with groups of at most `max_depth` nodes.
-    pub fn run(g: &Graph, dom: &[DomNode], opt_level: i64, max_depth: usize) -> Partition {
+    /// Partitions `g` at fusion level `opt_level` with groups of at most `max_depth` nodes
+    /// and, when `max_args` is not 0, fused functions of at most `max_args` arguments.
+    pub fn run(
+        g: &Graph,
+        dom: &[DomNode],
+        opt_level: i64,
+        max_depth: usize,
+        max_args: usize,
+    ) -> Partition {
         let groups = g
             .nodes
             .iter()
@@ -71,8 +106,21 @@ impl Partition {
                 too_deep: false,
             })
             .collect();
+        let args = (max_args > 0).then(|| Args {
+            limit: max_args,
+            count: (0..g.nodes.len() as u32)
+                .map(|n| initial_args(g, n))
+                .collect(),
+            postpone: None,
+            postponed: Vec::new(),
+            first: Default::default(),
+            next: Vec::new(),
+            last: Default::default(),
+            seen: Vec::new(),
+        });
         let mut p = Partition {
             groups,
+            args,
             stamp: vec![0; g.nodes.len()],
             epoch: 0,
             stack: Vec::new(),
@@ -157,8 +205,23 @@ impl Partition {
         true
     }
 
-    /// Merges every node from `src` up to (not including) `sink` into `sink`'s group.
+    /// Merges every node from `src` up to (not including) `sink` into `sink`'s group; or,
+    /// when counting its arguments met an uncounted producer group, puts it off ([`Args`]).
     fn commit_fuse(&mut self, g: &Graph, src: u32, sink: u32) {
+        if let Some(a) = &mut self.args {
+            if let Some(at) = a.postpone {
+                let k = a.postponed.len();
+                a.postponed.push((at, src));
+                a.next.push(usize::MAX);
+                match a.last.insert(at, k) {
+                    Some(prev) => a.next[prev] = k,
+                    None => {
+                        a.first.insert(at, k);
+                    }
+                }
+                return;
+            }
+        }
         self.next_epoch();
         self.stack.clear();
         self.stack.push(src);
@@ -177,6 +240,9 @@ impl Partition {
             return;
         }
         let child_group = self.groups[c as usize].clone();
+        if let Some(a) = &mut self.args {
+            a.count[p as usize] += a.count[c as usize];
+        }
         let pg = &mut self.groups[p as usize];
         pg.num_nodes += child_group.num_nodes;
         if child_group.anchor != NONE {
@@ -194,8 +260,9 @@ impl Partition {
     /// counted adds at least one, so at most `max_depth + 1` nodes are visited. TVM counts the
     /// whole region, and on a recurrent model (each step's state is used by the next step and
     /// by the final result, so its post-dominator is the last node) the region of every step
-    /// runs to the end of the model: quadratic in the number of steps. The check and the merge that may follow visit the same region, which is
-    /// then known to be within the limit, so the phase stays linear.
+    /// runs to the end of the model: quadratic in the number of steps. The check and the merge
+    /// that may follow visit the same region, which is then known to be within the limit, so
+    /// the phase stays linear.
     ///
     /// A node found over the limit stays over it: the region is fixed and every count in the
     /// sum only grows (merges add to a root's count, and a new root of `dom_parent`'s group
@@ -234,9 +301,122 @@ impl Partition {
         false
     }
 
+    /// The arguments of `src`'s group with the groups of its inputs (TVM's `CountArgs_`): a
+    /// counted input group adds its count, once; an uncounted one puts the fusion off
+    /// (`postpone`) or, when deciding a postponed fusion, is counted through its own inputs.
+    /// `None` when that count passes [`MAX_COUNT_STEPS`].
+    fn count_args(&mut self, g: &Graph, src: u32, postpone: bool) -> Option<usize> {
+        let mut total = 0usize;
+        let mut steps = 0usize;
+        self.stack.clear();
+        self.stack.push(src);
+        while let Some(n) = self.stack.pop() {
+            steps += 1;
+            if steps > MAX_COUNT_STEPS {
+                self.stack.clear();
+                return None;
+            }
+            let root = self.root(n);
+            let inputs = counted_inputs(g, n);
+            let a = self.args.as_mut().expect("counting needs a limit");
+            total += a.count[n as usize] as usize;
+            a.seen.clear();
+            a.seen.push(root);
+            for &k in inputs {
+                if k == NO_NODE || matches!(g.nodes[k as usize].expr.kind(), ExprKind::Var(_)) {
+                    continue;
+                }
+                let prev = self.root(k);
+                let a = self.args.as_mut().expect("counting needs a limit");
+                if a.seen.contains(&prev) {
+                    continue;
+                }
+                a.seen.push(prev);
+                let c = a.count[prev as usize];
+                if c > 0 {
+                    total += c as usize;
+                } else if postpone {
+                    a.postpone = Some(n);
+                } else {
+                    self.stack.push(k);
+                }
+            }
+        }
+        Some(total)
+    }
+
+    /// The argument limit left for a group ending at `child`: the limit less one argument per
+    /// output of `child` (and the `?` dimensions of an output call's result) (TVM's
+    /// `CountArgsLimit_`).
+    fn args_limit(&self, g: &Graph, child: u32) -> usize {
+        let Some(a) = &self.args else { return 0 };
+        let outputs: usize = g
+            .outputs(child)
+            .iter()
+            .map(|e| {
+                let out = g.nodes[e.node as usize].expr;
+                match out.kind() {
+                    ExprKind::Call(_) => 1 + out.ty().map_or(0, |t| any_dims(t, false)),
+                    _ => 1,
+                }
+            })
+            .sum();
+        a.limit.saturating_sub(outputs)
+    }
+
+    /// Whether fusing `child` would give a consumer's group more arguments than the limit
+    /// allows (TVM's `CountFusedArgs(..) > CountArgsLimit_(..)`, with a limit left).
+    fn exceeds_args(&mut self, g: &Graph, child: u32) -> bool {
+        if self.args.is_none() {
+            return false;
+        }
+        let limit = self.args_limit(g, child);
+        if limit == 0 {
+            return false;
+        }
+        let mut most = 0;
+        for i in 0..g.outputs(child).len() {
+            let out = g.outputs(child)[i].node;
+            match self.count_args(g, out, true) {
+                Some(c) => most = most.max(c),
+                None => return true,
+            }
+        }
+        most > limit
+    }
+
+    /// The fusions put off until `nid`'s turn, decided now: each goes ahead when `nid`'s
+    /// arguments are within its limit and its post-dominator's group has no anchor.
+    fn run_postponed(&mut self, g: &Graph, dom: &[DomNode], nid: u32) {
+        let Some(a) = &mut self.args else { return };
+        a.postpone = None;
+        let Some(mut k) = a.first.remove(&nid) else {
+            return;
+        };
+        a.last.remove(&nid);
+        while k != usize::MAX {
+            let a = self.args.as_ref().expect("a limit");
+            let (src, next) = (a.postponed[k].1, a.next[k]);
+            let fits = self
+                .count_args(g, nid, false)
+                .is_some_and(|c| c <= self.args_limit(g, nid));
+            if fits {
+                if let Some(sink) = dom[src as usize].parent() {
+                    if self.groups[sink as usize].anchor == NONE {
+                        self.commit_fuse(g, src, sink);
+                    }
+                }
+            }
+            k = next;
+        }
+    }
+
     fn run_phase(&mut self, g: &Graph, dom: &[DomNode], phase: u32) {
         use OpPattern::*;
         for nid in 0..g.nodes.len() as u32 {
+            if self.args.is_some() {
+                self.run_postponed(g, dom, nid);
+            }
             let own = self.groups[nid as usize].pattern;
             if own == Opaque {
                 continue;
@@ -244,6 +424,9 @@ impl Partition {
             let dn = dom[nid as usize];
             let Some(sink) = dn.parent() else { continue };
             if self.exceeds_depth(g, nid, sink) {
+                continue;
+            }
+            if self.exceeds_args(g, nid) {
                 continue;
             }
             if phase == 2 {
@@ -297,6 +480,52 @@ impl Partition {
     }
 }
 
+/// The inputs TVM counts arguments over: a call's arguments (not its callee), a tuple's fields.
+fn counted_inputs<'g>(g: &'g Graph, n: u32) -> &'g [u32] {
+    let inputs = g.inputs(n);
+    match g.nodes[n as usize].expr.kind() {
+        ExprKind::Call(_) => &inputs[1..],
+        ExprKind::Tuple(_) => inputs,
+        _ => &[],
+    }
+}
+
+/// A node's own arguments (TVM's `InitGroups` count): a call's or a tuple's inputs that are
+/// variables or projections, and a variable itself, each one plus its tensor's `?` dimensions
+/// with their strides.
+fn initial_args(g: &Graph, n: u32) -> u32 {
+    let one = |e: &Expr| 1 + e.ty().map_or(0, |t| any_dims(t, true));
+    let e = g.nodes[n as usize].expr;
+    let count: usize = match e.kind() {
+        ExprKind::Var(_) => one(e),
+        ExprKind::Call(c) => c
+            .args
+            .iter()
+            .filter(|a| matches!(a.kind(), ExprKind::Var(_) | ExprKind::TupleGetItem(..)))
+            .map(one)
+            .sum(),
+        ExprKind::Tuple(fields) => fields
+            .iter()
+            .filter(|a| matches!(a.kind(), ExprKind::Var(_) | ExprKind::TupleGetItem(..)))
+            .map(one)
+            .sum(),
+        _ => 0,
+    };
+    u32::try_from(count).unwrap_or(u32::MAX)
+}
+
+/// A tensor type's `?` dimensions, and with `strides` its rank again when it has any (TVM's
+/// `CountAdditionalArgs_`); 0 for other types.
+fn any_dims(t: &Type, strides: bool) -> usize {
+    let Some(tt) = t.as_tensor() else { return 0 };
+    let any = tt.shape.iter().filter(|d| matches!(d, Dim::Any)).count();
+    if strides && any > 0 {
+        any + tt.shape.len()
+    } else {
+        any
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::graph::{post_dominators, Graph};
@@ -317,7 +546,7 @@ mod tests {
             let f = m.get("main").expect("@main");
             let g = Graph::build(f);
             let dom = post_dominators(&g);
-            let p = Partition::run(&g, &dom, 3, 4);
+            let p = Partition::run(&g, &dom, 3, 4, 0);
             let per_node = p.visits as f64 / g.nodes.len() as f64;
             assert!(
                 per_node < 20.0,
