@@ -241,7 +241,7 @@ impl Partition {
         }
         let child_group = self.groups[c as usize].clone();
         if let Some(a) = &mut self.args {
-            a.count[p as usize] += a.count[c as usize];
+            a.count[p as usize] = a.count[p as usize].saturating_add(a.count[c as usize]);
         }
         let pg = &mut self.groups[p as usize];
         pg.num_nodes += child_group.num_nodes;
