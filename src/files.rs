@@ -10,7 +10,8 @@
 //! own temporary file behind (nothing else can remove it); the target is untouched.
 //!
 //! The target is what the path leads to: a symbolic link is followed (the file it points to is
-//! replaced, the link stays a link), and anything but a regular file (a directory, a FIFO, a
+//! replaced, the link stays a link). A character device (`/dev/null`) is written directly: it
+//! has no contents to tear. Anything else but a regular file (a directory, a FIFO, a block
 //! device, a socket) is refused with an error naming it. An existing file keeps its permission
 //! bits (a 0600 file stays 0600; set-id bits are dropped, as the kernel drops them on a write);
 //! a new file gets `0666` less the umask, as a plain create does. A file we may not write (a
@@ -40,6 +41,14 @@ pub fn write_atomic_with(
         Err(e) => return Err(e),
     };
     if let Some(meta) = &existing {
+        if is_char_device(meta) {
+            // `-o /dev/null`: a device has no contents to tear, and no directory entry to
+            // replace; it is written directly.
+            let mut device = fs::OpenOptions::new().write(true).open(&target)?;
+            let mut buffered = io::BufWriter::with_capacity(1 << 16, &mut device);
+            write(&mut buffered)?;
+            return buffered.flush();
+        }
         if !meta.is_file() {
             return Err(not_regular(path, &target, meta));
         }
@@ -125,6 +134,19 @@ fn not_regular(path: &Path, target: &Path, meta: &fs::Metadata) -> io::Error {
         format!("{} is {what}, not a regular file", target.display())
     };
     io::Error::new(io::ErrorKind::InvalidInput, msg)
+}
+
+fn is_char_device(meta: &fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        meta.file_type().is_char_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
 }
 
 fn kind_of(meta: &fs::Metadata) -> &'static str {
@@ -333,11 +355,8 @@ mod tests {
                 .ends_with(" is a directory, not a regular file"),
             "{e}"
         );
-        let e = write_atomic(Path::new("/dev/null"), b"x").unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "it is a character device, not a regular file"
-        );
+        // A character device is written directly (`-o /dev/null`).
+        write_atomic(Path::new("/dev/null"), b"x").unwrap();
         fs::remove_dir_all(&d).unwrap();
     }
 

@@ -119,6 +119,17 @@ fn a_pass_name_is_a_pipeline_and_o_writes_the_module() {
     assert_eq!(stdout(&o), "");
     let text = std::fs::read_to_string(&out_file).unwrap();
     assert!(text.contains("add(%x, 3f"), "{text}");
+    // `-o /dev/null`, as with LLVM's opt: the run happens, nothing is printed, and the device
+    // stays a device.
+    #[cfg(unix)]
+    {
+        let o = passlab(&["opt", &f, "-p", "FoldConstant", "-o", "/dev/null"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(stdout(&o), "");
+        use std::os::unix::fs::FileTypeExt;
+        let null = std::fs::metadata("/dev/null").unwrap();
+        assert!(null.file_type().is_char_device());
+    }
 }
 
 #[test]
