@@ -86,30 +86,10 @@ fn after(dynamic: bool, max_function_args: i64) -> String {
         out: String::new(),
         next: 0,
     };
-    if limit == 0 {
-        let mut inner = Text {
-            out: String::new(),
-            next: INNER,
-        };
-        let ps: Vec<String> = (0..OPS).map(|i| format!("%p{i}")).collect();
-        let w = sum_body(&mut inner, &ps);
-        let f = t.bind(format!(
-            "fn ({}, Primitive=1) {{\n{}  {w}\n}}",
-            params("p", 0..OPS, t_).join(", "),
-            inner.out
-        ));
-        let args: Vec<String> = (0..OPS).map(|i| format!("%x{i}")).collect();
-        let out = t.bind(format!("{f}({})", args.join(", ")));
-        return format!(
-            "#[version = \"0.0.5\"]\ndef @main({}) {{\n{}  {out}\n}}\n",
-            params("x", 0..OPS, t_).join(", "),
-            t.out
-        );
-    }
-    // The first function takes as many inputs as fit.
-    let mut first = 0;
+    // The first function takes as many inputs as fit (all of them without a limit).
+    let mut first = if limit == 0 { OPS } else { 0 };
     let mut added = 0;
-    while added < limit && added + per_input <= limit {
+    while limit > 0 && first < OPS && added + per_input <= limit {
         added += per_input;
         first += 1;
     }
